@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# mrc: a software MRC device where eBPF is the NIC.
+#
+#   make deps     install the Debian packages the build and tests need
+#   make          build everything into build/
+#   make test     unit tests (no root), plain and under ASan/UBSan
+#   make check    everything: unit, BPF fixture and network-namespace tests
+#   make bench    benchmarks (figures, not pass/fail)
+#   make verify   load every BPF object, print verified instruction counts
+#   make lint     clang-format, shellcheck, cppcheck
+#   make demo     testbed up, traffic, a failure, the result, testbed down
+#
+# V=1 shows full commands.
+
+BUILD      ?= build
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+CLANG      ?= clang
+BPFTOOL    ?= bpftool
+CC         ?= gcc
+
+MULTIARCH  := $(shell $(CC) -dumpmachine 2>/dev/null)
+LIBS_BPF   := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+LIBS_CMOCKA := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+# -fno-strict-aliasing: headers are rewritten through both struct fields and
+# __u16 words (for checksums), as in the kernel, which builds the same way.
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -fno-strict-aliasing -Wall -Wextra -Werror \
+	      -Iinclude -I/usr/include/$(MULTIARCH)
+CFLAGS     ?= -O2 -g
+CFLAGS     += -std=gnu11 -Wall -Wextra -Wformat-signedness -Werror \
+	      -Iinclude -I$(BUILD)/tests/fabric -I$(BUILD)/bpf
+SAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	      -fno-omit-frame-pointer
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all deps test check bench verify lint demo install uninstall clean \
+	unit-tests bpf-tests system-tests
+
+# --- BPF objects and skeletons ------------------------------------------------
+BPF_SRCS   := $(wildcard bpf/*.bpf.c) tests/fabric/fabric.bpf.c
+BPF_OBJS   := $(patsubst %.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+BPF_HDRS   := $(wildcard bpf/lib/*.h include/mrc/*.h tests/fabric/*.h)
+
+$(BUILD)/%.tmp.bpf.o: %.bpf.c $(BPF_HDRS) Makefile
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.bpf.o: $(BUILD)/%.tmp.bpf.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+# The skeleton's name is the file's stem with "mrc_" added when missing:
+# fabric.bpf.c -> struct mrc_fab (see SKEL_NAME_fabric).
+SKEL_NAME_fabric := mrc_fab
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(or $(SKEL_NAME_$(notdir $*)),$(notdir $*)) > $@
+
+# --- userspace ----------------------------------------------------------------
+TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen
+
+$(BUILD)/tests/fabricctl: tests/fabric/fabricctl.c tests/fabric/fault_parse.c \
+		$(BUILD)/tests/fabric/fabric.skel.h tests/fabric/*.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(LIBS_BPF) -lm
+
+$(BUILD)/tests/fabgen: tests/fabric/fabgen.c $(BUILD)/tests/fabric/fabgen.skel.h \
+		tests/lib/pkt.c lib/csum.c tests/lib/*.h include/mrc/*.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib -I$(BUILD)/tests/fabric -o $@ \
+		$(filter %.c,$^) $(LIBS_BPF)
+
+$(BUILD)/tests/flowgen: tests/tools/flowgen.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
+
+all: $(BPF_OBJS) $(TOOLS)
+
+# --- unit tests (cmocka, no root) ---------------------------------------------
+# One binary per tests/unit/test_X.c; UNIT_SRCS_X lists what it links.
+UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+UNIT_SRCS_test_csum        := lib/csum.c
+UNIT_SRCS_test_fault_parse := tests/fabric/fault_parse.c
+UNIT_SRCS_test_pkt         := tests/lib/pkt.c lib/csum.c
+
+define unit_rule
+$(BUILD)/unit/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(wildcard include/mrc/*.h tests/lib/*.h tests/fabric/*.h lib/*.h)
+	$$(call msg,CC,$$@)
+	@mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(CFLAGS) -Itests/lib -Ilib -Itests/fabric -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) -lm
+$(BUILD)/unit-san/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(wildcard include/mrc/*.h tests/lib/*.h tests/fabric/*.h lib/*.h)
+	$$(call msg,CC-SAN,$$@)
+	@mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(CFLAGS) $$(SAN_FLAGS) -Itests/lib -Ilib -Itests/fabric -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) -lm
+endef
+$(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
+
+UNIT_BINS := $(addprefix $(BUILD)/unit/,$(UNIT_TESTS)) \
+	     $(addprefix $(BUILD)/unit-san/,$(UNIT_TESTS))
+
+test: $(UNIT_BINS)
+	$(Q)tests/run-unit.sh $(UNIT_BINS)
+
+# --- BPF fixture tests (root: BPF_PROG_TEST_RUN) ------------------------------
+BPF_TESTS := $(patsubst tests/bpf/%.c,%,$(wildcard tests/bpf/test_*.c))
+BPF_TEST_SKEL_test_fabric_faults := $(BUILD)/tests/fabric/fabric.skel.h
+
+define bpf_test_rule
+$(BUILD)/bpftest/$(1): tests/bpf/$(1).c tests/lib/pkt.c lib/csum.c tests/lib/fixture.c $$(BPF_TEST_SKEL_$(1)) $$(wildcard tests/lib/*.h include/mrc/*.h tests/fabric/*.h)
+	$$(call msg,CC,$$@)
+	@mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(CFLAGS) -Itests/lib -Ilib -Itests/fabric -o $$@ $$(filter %.c,$$^) $$(LIBS_BPF) $$(LIBS_CMOCKA) -lm
+endef
+$(foreach t,$(BPF_TESTS),$(eval $(call bpf_test_rule,$(t))))
+BPF_TEST_BINS := $(addprefix $(BUILD)/bpftest/,$(BPF_TESTS))
+
+bpf-tests: $(BPF_TEST_BINS)
+	$(Q)tests/run-unit.sh $(BPF_TEST_BINS)
+
+system-tests: all
+	$(Q)tests/run-system.sh
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(BPF_TEST_BINS)
+	$(Q)tests/run-all.sh "$(UNIT_BINS)" "$(BPF_TEST_BINS)"
+
+bench: deps all
+	$(Q)tests/bench/run.sh
+
+verify: $(BPF_OBJS)
+	$(Q)tests/verify.sh $(BPF_OBJS)
+
+demo: deps all
+	$(Q)tests/demo.sh
+
+deps:
+	$(Q)deploy/deps.sh
+
+LINT_C  := $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+LINT_SH := $(shell git ls-files '*.sh' .ci/run tests/testbed 2>/dev/null)
+lint:
+	$(call msg,FORMAT,$(words $(LINT_C)) files)
+	$(Q)clang-format --dry-run --Werror $(LINT_C)
+	$(call msg,SHCHECK,$(words $(LINT_SH)) files)
+	$(Q)shellcheck -x $(LINT_SH)
+	$(call msg,CPPCHECK,$(words $(LINT_C)) files)
+	$(Q)cppcheck -q --error-exitcode=1 --enable=warning,performance,portability \
+		--inline-suppr --suppress=missingIncludeSystem -Iinclude $(LINT_C)
+
+install: all
+	@echo "install: nothing ships yet (mrcd, mrcctl and libmrc come with the data path)"
+
+uninstall:
+	@echo "uninstall: nothing installed yet"
+
+clean:
+	$(call msg,CLEAN,$(BUILD))
+	$(Q)rm -rf $(BUILD)

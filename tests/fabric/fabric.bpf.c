@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The test fabric's router data path: forward IPv4/IPv6 with bpf_fib_lookup
+ * (which honours ECMP and the L4 multipath hash) and bpf_redirect_map, and
+ * inject faults per interface on the way in and on the way out: random drop,
+ * drop by UDP source port, blackhole, one corrupted byte, duplication, trim
+ * (with lengths and checksums fixed and a DSCP mark) and ECN CE marking.
+ * Everything it does is counted per interface in mrc_fab_stats.
+ *
+ * Whatever it cannot handle (ARP, ND, ICMP errors, TTL expiry, no neighbour)
+ * it passes to the kernel, which forwards it the slow way.
+ *
+ * This is test equipment: it lives in tests/ and never ships.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/pkt_cls.h>
+#include <linux/udp.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "../../bpf/lib/csum.h"
+#include "fabric_abi.h"
+
+#ifndef AF_INET
+#define AF_INET 2
+#endif
+#ifndef AF_INET6
+#define AF_INET6 10
+#endif
+
+#define IPV6_FLOWINFO_MASK bpf_htonl(0x0fffffff)
+#define CONTINUE -1
+
+/* Fault configuration per interface; written by fabricctl. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FAB_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, struct fab_fault);
+} mrc_fab_fault SEC(".maps");
+
+/* UDP source ports dropped per interface (FAB_F_SPORT_DROP); fabricctl. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct fab_sport_key);
+	__type(value, __u8);
+} mrc_fab_sport SEC(".maps");
+
+/* Counters per interface; written here, read by fabricctl. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, FAB_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, struct fab_stats);
+} mrc_fab_stats SEC(".maps");
+
+/* Interfaces this node forwards to, by ifindex; filled by fabricctl. */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, FAB_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, __u32);
+} mrc_fab_tx SEC(".maps");
+
+struct pkt {
+	struct ethhdr *eth;
+	struct iphdr *ip4; /* exactly one of ip4 and ip6 is set */
+	struct ipv6hdr *ip6;
+	struct udphdr *udp; /* set for UDP only */
+	__u16 sport; /* network byte order, TCP or UDP; 0 otherwise */
+	__u16 dport;
+	__u8 l4proto;
+};
+
+/*
+ * fabricctl creates the counters of every interface it attaches to, so
+ * the per-packet path only looks them up.
+ */
+static __always_inline struct fab_stats *stats_of(__u32 ifindex)
+{
+	return bpf_map_lookup_elem(&mrc_fab_stats, &ifindex);
+}
+
+static __always_inline void count(struct fab_stats *st, enum fab_counter c,
+				  __u64 n)
+{
+	if (st && c < FAB_CNT_MAX)
+		st->cnt[c] += n;
+}
+
+static __always_inline int chance(__u32 prob)
+{
+	if (prob == FAB_PROB_NEVER)
+		return 0;
+	if (prob == FAB_PROB_ALWAYS)
+		return 1;
+	return bpf_get_prandom_u32() < prob;
+}
+
+/* Returns 0 and fills p for IPv4/IPv6, 1 for other ethertypes, -1 if cut. */
+static __always_inline int parse(struct xdp_md *ctx, struct pkt *p)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	void *l4;
+
+	__builtin_memset(p, 0, sizeof(*p));
+	if ((void *)(eth + 1) > end)
+		return -1;
+	p->eth = eth;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip4 = (void *)(eth + 1);
+
+		if ((void *)(ip4 + 1) > end || ip4->ihl < 5 || ip4->version != 4)
+			return -1;
+		p->ip4 = ip4;
+		p->l4proto = ip4->protocol;
+		/* Fragments carry no ports: hash and fault on L3 only. */
+		if (ip4->frag_off & bpf_htons(0x3fff))
+			return 0;
+		l4 = (void *)ip4 + ip4->ihl * 4;
+	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+
+		if ((void *)(ip6 + 1) > end || ip6->version != 6)
+			return -1;
+		p->ip6 = ip6;
+		p->l4proto = ip6->nexthdr;
+		l4 = ip6 + 1;
+	} else {
+		return 1;
+	}
+	if (p->l4proto == IPPROTO_UDP || p->l4proto == IPPROTO_TCP) {
+		__u16 *ports = l4;
+
+		if ((void *)(ports + 2) > end)
+			return -1;
+		p->sport = ports[0];
+		p->dport = ports[1];
+	}
+	if (p->l4proto == IPPROTO_UDP) {
+		struct udphdr *udp = l4;
+
+		if ((void *)(udp + 1) > end)
+			return -1;
+		p->udp = udp;
+	}
+	return 0;
+}
+
+/* UDP payload length from the UDP header, bounded by the frame. */
+static __always_inline __u32 udp_payload_len(struct xdp_md *ctx, struct pkt *p)
+{
+	void *end = (void *)(long)ctx->data_end;
+	void *payload = p->udp + 1;
+	__u64 len = bpf_ntohs(p->udp->len);
+	__u64 avail = end - payload; /* 64-bit: no 32-bit pointer arithmetic */
+
+	if (len < sizeof(struct udphdr))
+		return 0;
+	len -= sizeof(struct udphdr);
+	return len < avail ? len : avail;
+}
+
+/*
+ * Set the DSCP and/or ECN bits of the traffic class. dscp < 0 keeps the
+ * DSCP; ecn < 0 keeps the ECN field.
+ */
+static __always_inline void set_tclass(struct pkt *p, int dscp, int ecn)
+{
+	if (p->ip4) {
+		__u16 *word = (__u16 *)p->ip4; /* version/ihl, tos */
+		__u16 old = *word;
+		__u8 tos = p->ip4->tos;
+
+		if (dscp >= 0)
+			tos = (tos & 0x03) | (dscp << 2);
+		if (ecn >= 0)
+			tos = (tos & 0xfc) | ecn;
+		p->ip4->tos = tos;
+		csum_replace2(&p->ip4->check, old, *word);
+	} else if (p->ip6) {
+		__u8 *b = (__u8 *)p->ip6;
+		__u8 tc = (b[0] << 4) | (b[1] >> 4);
+
+		if (dscp >= 0)
+			tc = (tc & 0x03) | (dscp << 2);
+		if (ecn >= 0)
+			tc = (tc & 0xfc) | ecn;
+		b[0] = (b[0] & 0xf0) | (tc >> 4);
+		b[1] = (b[1] & 0x0f) | (tc << 4);
+	}
+}
+
+static __always_inline __u8 get_ecn(struct pkt *p)
+{
+	if (p->ip4)
+		return p->ip4->tos & 0x03;
+	if (p->ip6)
+		return (((__u8 *)p->ip6)[1] >> 4) & 0x03;
+	return 0;
+}
+
+/*
+ * Recompute the UDP checksum of a trimmed packet over the pseudo-header,
+ * the UDP header and at most FAB_TRIM_KEEP_MAX payload bytes.
+ */
+static __always_inline void udp_csum_full(struct xdp_md *ctx, struct pkt *p)
+{
+	void *end = (void *)(long)ctx->data_end;
+	__u16 *w = (__u16 *)p->udp;
+	__u32 sum = 0;
+	int i;
+
+	if (p->ip4) {
+		/* RFC 768: a zero checksum means "none"; keep it that way. */
+		if (!p->udp->check)
+			return;
+		sum += p->ip4->saddr & 0xffff;
+		sum += p->ip4->saddr >> 16;
+		sum += p->ip4->daddr & 0xffff;
+		sum += p->ip4->daddr >> 16;
+	} else if (p->ip6) {
+		__u16 *a = (__u16 *)&p->ip6->saddr;
+
+		for (i = 0; i < 16; i++)
+			sum += a[i]; /* saddr and daddr are adjacent */
+	}
+	sum += bpf_htons(IPPROTO_UDP);
+	sum += p->udp->len;
+	p->udp->check = 0;
+	for (i = 0; i < (int)(sizeof(struct udphdr) + FAB_TRIM_KEEP_MAX) / 2;
+	     i++) {
+		if ((void *)(w + 1) > end)
+			break;
+		sum += *w++;
+	}
+	if ((void *)w + 1 <= end) {
+		__u8 *last = (__u8 *)w;
+
+		if ((void *)(last + 1) <= end)
+			sum += bpf_htons(*last << 8);
+	}
+	p->udp->check = csum_fold32(sum) ?: 0xffff;
+}
+
+/*
+ * Cut the UDP payload to trim_keep_bytes, fix lengths and checksums and
+ * write the trim DSCP, as a trimming switch does. Returns 0 when trimmed,
+ * 1 when the payload was already short enough, -1 when the packet is lost.
+ */
+static __always_inline int trim(struct xdp_md *ctx, struct pkt *p,
+				const struct fab_fault *f)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	__u32 keep = f->trim_keep_bytes;
+	__u64 new_len, old_len;
+	__u16 old, len;
+
+	if (keep > FAB_TRIM_KEEP_MAX)
+		keep = FAB_TRIM_KEEP_MAX;
+	if (udp_payload_len(ctx, p) <= keep)
+		return 1;
+	new_len = (void *)(p->udp + 1) - data + keep;
+	old_len = end - data;
+	if (bpf_xdp_adjust_tail(ctx, (int)(new_len - old_len)))
+		return -1;
+	if (parse(ctx, p) || !p->udp)
+		return -1;
+	len = sizeof(struct udphdr) + keep;
+	p->udp->len = bpf_htons(len);
+	if (p->ip4) {
+		old = p->ip4->tot_len;
+		p->ip4->tot_len = bpf_htons((void *)p->udp - (void *)p->ip4 + len);
+		csum_replace2(&p->ip4->check, old, p->ip4->tot_len);
+	} else if (p->ip6) {
+		p->ip6->payload_len = bpf_htons(len);
+	}
+	set_tclass(p, f->trim_dscp, -1);
+	udp_csum_full(ctx, p);
+	return 0;
+}
+
+static __always_inline void corrupt(struct xdp_md *ctx, struct pkt *p,
+				    const struct fab_fault *f)
+{
+	void *data = (void *)(long)ctx->data;
+	__u64 plen = udp_payload_len(ctx, p), off = f->corrupt_offset_bytes;
+	__u8 byte;
+
+	if (!plen)
+		return;
+	if (off >= plen)
+		off = plen - 1;
+	/* Through the helpers: the verifier need not follow a variable offset. */
+	off += (void *)(p->udp + 1) - data;
+	if (bpf_xdp_load_bytes(ctx, off, &byte, 1))
+		return;
+	byte ^= 0xff;
+	bpf_xdp_store_bytes(ctx, off, &byte, 1);
+}
+
+/*
+ * Apply the faults configured on ifindex for direction dir. Returns
+ * XDP_DROP, or CONTINUE; sets *dup when the packet is to be duplicated.
+ */
+static __always_inline int apply_faults(struct xdp_md *ctx, struct pkt *p,
+					__u32 ifindex, __u32 dir, int *dup)
+{
+	struct fab_fault *f = bpf_map_lookup_elem(&mrc_fab_fault, &ifindex);
+	struct fab_stats *st;
+
+	if (!f || !(f->dir_mask & dir))
+		return CONTINUE;
+	st = stats_of(ifindex);
+	if (f->flags & FAB_F_BLACKHOLE) {
+		count(st, FAB_CNT_DROP_BLACKHOLE, 1);
+		return XDP_DROP;
+	}
+	if ((f->flags & FAB_F_SPORT_DROP) && p->udp) {
+		struct fab_sport_key k = { .ifindex = ifindex,
+					   .sport = bpf_ntohs(p->sport) };
+
+		if (bpf_map_lookup_elem(&mrc_fab_sport, &k)) {
+			count(st, FAB_CNT_DROP_SPORT, 1);
+			return XDP_DROP;
+		}
+	}
+	if (chance(f->drop_prob)) {
+		count(st, FAB_CNT_DROP_RANDOM, 1);
+		return XDP_DROP;
+	}
+	if (chance(f->ecn_prob)) {
+		if (get_ecn(p)) {
+			set_tclass(p, -1, 3);
+			count(st, FAB_CNT_ECN_MARKED, 1);
+		} else {
+			count(st, FAB_CNT_ECN_NOT_ECT, 1);
+		}
+	}
+	if (p->udp && chance(f->corrupt_prob)) {
+		corrupt(ctx, p, f);
+		count(st, FAB_CNT_CORRUPTED, 1);
+	}
+	if (p->udp && chance(f->trim_prob)) {
+		int rc = trim(ctx, p, f);
+
+		if (rc < 0) {
+			count(st, FAB_CNT_DROP_TRIM_FAILED, 1);
+			return XDP_DROP;
+		}
+		if (rc == 0)
+			count(st, FAB_CNT_TRIMMED, 1);
+	}
+	if (chance(f->dup_prob))
+		*dup = 1;
+	return CONTINUE;
+}
+
+static __always_inline int fib_lookup(struct xdp_md *ctx, struct pkt *p,
+				      struct bpf_fib_lookup *fib)
+{
+	__builtin_memset(fib, 0, sizeof(*fib));
+	fib->ifindex = ctx->ingress_ifindex;
+	fib->l4_protocol = p->l4proto;
+	fib->sport = p->sport;
+	fib->dport = p->dport;
+	if (p->ip4) {
+		fib->family = AF_INET;
+		fib->tos = p->ip4->tos;
+		fib->tot_len = bpf_ntohs(p->ip4->tot_len);
+		fib->ipv4_src = p->ip4->saddr;
+		fib->ipv4_dst = p->ip4->daddr;
+	} else if (p->ip6) {
+		struct in6_addr *src = (struct in6_addr *)fib->ipv6_src;
+		struct in6_addr *dst = (struct in6_addr *)fib->ipv6_dst;
+
+		fib->family = AF_INET6;
+		fib->flowinfo = *(__be32 *)p->ip6 & IPV6_FLOWINFO_MASK;
+		fib->tot_len = bpf_ntohs(p->ip6->payload_len);
+		*src = p->ip6->saddr;
+		*dst = p->ip6->daddr;
+	}
+	return bpf_fib_lookup(ctx, fib, sizeof(*fib), 0);
+}
+
+static __always_inline void decrement_ttl(struct pkt *p)
+{
+	if (p->ip4) {
+		__u16 *word = (__u16 *)&p->ip4->ttl; /* ttl, protocol */
+		__u16 old = *word;
+
+		p->ip4->ttl--;
+		csum_replace2(&p->ip4->check, old, *word);
+	} else if (p->ip6) {
+		p->ip6->hop_limit--;
+	}
+}
+
+SEC("xdp")
+int mrc_fab_xdp(struct xdp_md *ctx)
+{
+	__u32 in_if = ctx->ingress_ifindex, out_if;
+	struct fab_stats *in_st, *out_st;
+	struct bpf_fib_lookup fib;
+	struct fab_fault *out_fault;
+	struct fab_meta *meta;
+	__u64 len, copies;
+	struct pkt p;
+	int rc, dup = 0;
+	__u8 ttl;
+
+	in_st = stats_of(in_if);
+	rc = parse(ctx, &p);
+	if (rc) {
+		count(in_st, rc > 0 ? FAB_CNT_PASS_NOT_IP : FAB_CNT_PASS_MALFORMED,
+		      1);
+		return XDP_PASS;
+	}
+	len = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
+	count(in_st, FAB_CNT_RX_PACKETS, 1);
+	count(in_st, FAB_CNT_RX_BYTES, len);
+
+	if (apply_faults(ctx, &p, in_if, FAB_DIR_IN, &dup) == XDP_DROP)
+		return XDP_DROP;
+
+	ttl = p.ip4 ? p.ip4->ttl : p.ip6 ? p.ip6->hop_limit : 0;
+	if (ttl <= 1) {
+		count(in_st, FAB_CNT_PASS_TTL, 1);
+		return XDP_PASS; /* the kernel sends the ICMP error */
+	}
+	if (fib_lookup(ctx, &p, &fib) != BPF_FIB_LKUP_RET_SUCCESS) {
+		count(in_st, FAB_CNT_PASS_LOCAL, 1);
+		return XDP_PASS;
+	}
+	out_if = fib.ifindex;
+	out_st = stats_of(out_if);
+	if (apply_faults(ctx, &p, out_if, FAB_DIR_OUT, &dup) == XDP_DROP)
+		return XDP_DROP;
+	out_fault = bpf_map_lookup_elem(&mrc_fab_fault, &out_if);
+	if (out_fault && (out_fault->flags & FAB_F_VIA_STACK)) {
+		/* The kernel forwards it, through the qdisc (tbf) of out_if. */
+		count(out_st, FAB_CNT_PASS_STACK, 1);
+		return XDP_PASS;
+	}
+
+	decrement_ttl(&p);
+	__builtin_memcpy(p.eth->h_dest, fib.dmac, ETH_ALEN);
+	__builtin_memcpy(p.eth->h_source, fib.smac, ETH_ALEN);
+	len = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
+	copies = dup ? 2 : 1;
+	count(out_st, FAB_CNT_TX_PACKETS, copies);
+	count(out_st, FAB_CNT_TX_BYTES, len * copies);
+
+	if (dup) {
+		/*
+		 * XDP cannot clone a frame. Leave the egress interface in the
+		 * metadata and let mrc_fab_tc_dup, on this interface's tc
+		 * ingress, send the packet out twice.
+		 */
+		count(out_st, FAB_CNT_DUPLICATED, 1);
+		if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta)))
+			return XDP_PASS;
+		meta = (void *)(long)ctx->data_meta;
+		if ((void *)(meta + 1) > (void *)(long)ctx->data)
+			return XDP_PASS;
+		meta->magic = FAB_META_DUP_MAGIC;
+		meta->egress_ifindex = out_if;
+		return XDP_PASS;
+	}
+	return bpf_redirect_map(&mrc_fab_tx, out_if, XDP_PASS);
+}
+
+SEC("tc")
+int mrc_fab_tc_dup(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	struct fab_meta *meta = (void *)(long)skb->data_meta;
+
+	__u32 out_if;
+
+	if ((void *)(meta + 1) > data || meta->magic != FAB_META_DUP_MAGIC)
+		return TC_ACT_OK;
+	out_if = meta->egress_ifindex; /* the clone invalidates meta */
+	bpf_clone_redirect(skb, out_if, 0);
+	return bpf_redirect(out_if, 0);
+}
+
+char LICENSE[] SEC("license") = "GPL";

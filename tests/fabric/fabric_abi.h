@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains the map layouts of the test fabric's forwarding and
+ * fault-injection program (tests/fabric/fabric.bpf.c), shared with its
+ * control tool (tests/fabric/fabricctl.c). It is part of the test fabric,
+ * not of the product.
+ */
+#ifndef MRC_FABRIC_ABI_H
+#define MRC_FABRIC_ABI_H
+
+#include <linux/types.h>
+
+/* Probability fields: an event happens when a random u32 < prob. */
+#define FAB_PROB_NEVER 0u
+#define FAB_PROB_ALWAYS 0xffffffffu /* special-cased: always, not 1 - 2^-32 */
+
+/* Where on a node's interface a fault applies. */
+#define FAB_DIR_IN 1u /* packets arriving on this interface */
+#define FAB_DIR_OUT 2u /* packets this node forwards out of this interface */
+
+/* struct fab_fault.flags */
+#define FAB_F_BLACKHOLE (1u << 0) /* drop every IP packet */
+#define FAB_F_SPORT_DROP (1u << 1) /* drop UDP source ports in mrc_fab_sport */
+#define FAB_F_VIA_STACK (1u << 2) /* forward through the kernel (qdisc, tbf) */
+
+/* Largest UDP payload a trimmed packet keeps (bounds the checksum loop). */
+#define FAB_TRIM_KEEP_MAX 512
+
+/* Magic in the XDP metadata that asks the tc program to duplicate. */
+#define FAB_META_DUP_MAGIC 0x4d524344u /* "MRCD" */
+
+/* Value of mrc_fab_fault, keyed by ifindex in the node's network namespace. */
+struct fab_fault {
+	__u32 flags; /* FAB_F_* */
+	__u32 dir_mask; /* FAB_DIR_*: where the actions apply */
+	__u32 drop_prob; /* random drop */
+	__u32 corrupt_prob; /* flip one payload byte (checksums left as is) */
+	__u32 dup_prob; /* send the packet twice */
+	__u32 trim_prob; /* cut the UDP payload to trim_keep_bytes */
+	__u32 ecn_prob; /* set CE on ECN-capable packets */
+	__u16 corrupt_offset_bytes; /* into the UDP payload, clamped to its end */
+	__u16 trim_keep_bytes; /* UDP payload bytes a trimmed packet keeps */
+	__u8 trim_dscp; /* DSCP written into trimmed packets (the mark) */
+	__u8 pad[3];
+};
+_Static_assert(sizeof(struct fab_fault) == 36, "fab_fault layout");
+
+/* Key of mrc_fab_sport: one UDP source port dropped on one interface. */
+struct fab_sport_key {
+	__u32 ifindex;
+	__u16 sport; /* host byte order */
+	__u16 pad;
+};
+_Static_assert(sizeof(struct fab_sport_key) == 8, "fab_sport_key layout");
+
+/* Metadata the XDP program leaves in front of a packet to be duplicated. */
+struct fab_meta {
+	__u32 magic; /* FAB_META_DUP_MAGIC */
+	__u32 egress_ifindex;
+};
+_Static_assert(sizeof(struct fab_meta) == 8, "fab_meta layout");
+
+/*
+ * Counters of mrc_fab_stats (per-CPU, keyed by ifindex). rx_* and the fault
+ * counters of direction "in" belong to the interface a packet arrived on;
+ * tx_* and the fault counters of direction "out" to the one it left by.
+ */
+#define FAB_COUNTERS(X)                                                      \
+	X(RX_PACKETS, "rx_packets")                                          \
+	X(RX_BYTES, "rx_bytes")                                              \
+	X(TX_PACKETS, "tx_packets")                                          \
+	X(TX_BYTES, "tx_bytes")                                              \
+	X(PASS_NOT_IP, "pass_not_ip")                                        \
+	X(PASS_MALFORMED, "pass_malformed")                                  \
+	X(PASS_LOCAL, "pass_no_fib")                                         \
+	X(PASS_TTL, "pass_ttl")                                              \
+	X(PASS_STACK, "pass_via_stack")                                      \
+	X(DROP_RANDOM, "drop_random")                                        \
+	X(DROP_SPORT, "drop_sport")                                          \
+	X(DROP_BLACKHOLE, "drop_blackhole")                                  \
+	X(DROP_TRIM_FAILED, "drop_trim_failed")                              \
+	X(CORRUPTED, "corrupted")                                            \
+	X(DUPLICATED, "duplicated")                                          \
+	X(TRIMMED, "trimmed")                                                \
+	X(ECN_MARKED, "ecn_ce_marked")                                       \
+	X(ECN_NOT_ECT, "ecn_not_ect")
+
+#define FAB_X_ENUM(name, str) FAB_CNT_##name,
+enum fab_counter { FAB_COUNTERS(FAB_X_ENUM) FAB_CNT_MAX };
+#undef FAB_X_ENUM
+
+struct fab_stats {
+	__u64 cnt[FAB_CNT_MAX];
+};
+
+#define FAB_MAX_IFACES 256
+
+#endif /* MRC_FABRIC_ABI_H */

@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fabricctl: loads the test fabric's forwarding program into one router
+ * namespace, and configures and reads its faults and counters.
+ *
+ *   fabricctl [-j] attach  NODE IFNAME...
+ *   fabricctl      detach  NODE IFNAME...
+ *   fabricctl      fault   NODE IFNAME ACTION...
+ *   fabricctl [-j] show    NODE
+ *
+ * NODE is "NETNS:PINDIR": the network namespace (a name under /run/netns)
+ * the interfaces live in, and the bpffs directory the maps are pinned in.
+ * The tool enters the namespace only (not its mount namespace), so the pins
+ * go to the host's bpffs and outlive this process; the attached programs
+ * live as long as their interfaces.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "fabric_abi.h"
+#include "fault_parse.h"
+#include "fabric.skel.h"
+
+static const char *const counter_names[] = {
+#define FAB_X_NAME(name, str) str,
+	FAB_COUNTERS(FAB_X_NAME)
+#undef FAB_X_NAME
+};
+
+static int json;
+
+static const char *const map_pins[] = { "fault", "sport", "stats", "tx" };
+
+struct node {
+	char netns[NAME_MAX + 1];
+	char pindir[PATH_MAX / 2];
+};
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"Usage: fabricctl [-j] attach NODE IFNAME...\n"
+		"       fabricctl detach NODE IFNAME...\n"
+		"       fabricctl fault NODE IFNAME ACTION...\n"
+		"       fabricctl [-j] show NODE\n"
+		"NODE := NETNS:PINDIR\n"
+		"ACTION := { clear | blackhole { on | off } | drop PROB |\n"
+		"            sport-drop { PORTS | none } | corrupt PROB [offset N] |\n"
+		"            dup PROB | trim PROB keep N [dscp D] | ecn PROB |\n"
+		"            via-stack { on | off } | dir { in | out | both } }\n"
+		"PROB := { 0.02 | 2%% | 1 | 0 }  PORTS := 20000-20063,30000\n");
+	return 2;
+}
+
+static int parse_node(const char *arg, struct node *n)
+{
+	const char *colon = strchr(arg, ':');
+
+	if (!colon || colon == arg || !colon[1] ||
+	    (size_t)(colon - arg) >= sizeof(n->netns) ||
+	    strlen(colon + 1) >= sizeof(n->pindir)) {
+		fprintf(stderr, "fabricctl: bad NODE '%s': want NETNS:PINDIR\n",
+			arg);
+		return -EINVAL;
+	}
+	memcpy(n->netns, arg, colon - arg);
+	n->netns[colon - arg] = '\0';
+	strcpy(n->pindir, colon + 1);
+	return 0;
+}
+
+static int enter_netns(const char *name)
+{
+	char path[PATH_MAX];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		fprintf(stderr, "fabricctl: netns %s: %s\n", name,
+			strerror(-err));
+		return err;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		err = -errno;
+		fprintf(stderr, "fabricctl: entering netns %s: %s\n", name,
+			strerror(-err));
+	}
+	close(fd);
+	return err;
+}
+
+static int ifindex_of(const char *ifname)
+{
+	unsigned int idx = if_nametoindex(ifname);
+
+	if (!idx) {
+		fprintf(stderr, "fabricctl: no interface '%s': %s\n", ifname,
+			strerror(errno));
+		return -ENODEV;
+	}
+	return (int)idx;
+}
+
+static int open_pinned(const struct node *n, const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", n->pindir, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		fprintf(stderr, "fabricctl: opening %s: %s\n", path,
+			strerror(errno));
+	return fd < 0 ? -errno : fd;
+}
+
+static int cmd_attach(const struct node *n, int argc, char **argv)
+{
+	struct bpf_map *maps[4];
+	struct mrc_fab *skel;
+	char path[PATH_MAX];
+	int i, err;
+
+	if (mkdir(n->pindir, 0700) && errno != EEXIST) {
+		err = -errno;
+		fprintf(stderr, "fabricctl: mkdir %s: %s\n", n->pindir,
+			strerror(-err));
+		return err;
+	}
+	skel = mrc_fab__open_and_load();
+	if (!skel) {
+		err = -errno;
+		fprintf(stderr, "fabricctl: loading the fabric program: %s\n",
+			strerror(-err));
+		return err;
+	}
+	for (i = 0; i < argc; i++) {
+		LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_INGRESS);
+		LIBBPF_OPTS(bpf_tc_opts, tc, .handle = 1, .priority = 1);
+		struct fab_stats zero = {};
+		int idx = ifindex_of(argv[i]);
+		__u32 key = idx, val = idx;
+
+		if (idx < 0) {
+			err = idx;
+			goto out;
+		}
+		err = bpf_map__update_elem(skel->maps.mrc_fab_tx, &key,
+					   sizeof(key), &val, sizeof(val), 0);
+		if (!err) {
+			/* Per-CPU value: bpf_map_update_elem wants them all. */
+			size_t sz = sizeof(zero) * libbpf_num_possible_cpus();
+			void *zeros = calloc(1, sz);
+
+			err = zeros ? bpf_map_update_elem(
+					      bpf_map__fd(skel->maps.mrc_fab_stats),
+					      &key, zeros, BPF_ANY) :
+				      -ENOMEM;
+			free(zeros);
+		}
+		if (err) {
+			fprintf(stderr, "fabricctl: maps for %s: %s\n", argv[i],
+				strerror(-err));
+			goto out;
+		}
+		err = bpf_xdp_attach(idx, bpf_program__fd(skel->progs.mrc_fab_xdp),
+				     XDP_FLAGS_DRV_MODE, NULL);
+		if (err) {
+			fprintf(stderr, "fabricctl: attaching XDP to %s: %s\n",
+				argv[i], strerror(-err));
+			goto out;
+		}
+		hook.ifindex = idx;
+		err = bpf_tc_hook_create(&hook);
+		if (err && err != -EEXIST) {
+			fprintf(stderr, "fabricctl: clsact on %s: %s\n",
+				argv[i], strerror(-err));
+			goto out;
+		}
+		tc.prog_fd = bpf_program__fd(skel->progs.mrc_fab_tc_dup);
+		err = bpf_tc_attach(&hook, &tc);
+		if (err) {
+			fprintf(stderr, "fabricctl: tc ingress on %s: %s\n",
+				argv[i], strerror(-err));
+			goto out;
+		}
+	}
+	maps[0] = skel->maps.mrc_fab_fault;
+	maps[1] = skel->maps.mrc_fab_sport;
+	maps[2] = skel->maps.mrc_fab_stats;
+	maps[3] = skel->maps.mrc_fab_tx;
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", n->pindir, map_pins[i]);
+		unlink(path); /* a re-attach replaces the old maps */
+		err = bpf_map__pin(maps[i], path);
+		if (err) {
+			fprintf(stderr, "fabricctl: pinning %s: %s\n", path,
+				strerror(-err));
+			goto out;
+		}
+	}
+out:
+	/* Attached programs and pinned maps keep living without us. */
+	mrc_fab__destroy(skel);
+	return err;
+}
+
+static int cmd_detach(const struct node *n, int argc, char **argv)
+{
+	char path[PATH_MAX];
+	int i, idx, err = 0;
+
+	for (i = 0; i < argc; i++) {
+		LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_INGRESS);
+
+		idx = ifindex_of(argv[i]);
+		if (idx < 0) {
+			err = idx;
+			continue;
+		}
+		bpf_xdp_detach(idx, XDP_FLAGS_DRV_MODE, NULL);
+		hook.ifindex = idx;
+		bpf_tc_hook_destroy(&hook);
+	}
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", n->pindir, map_pins[i]);
+		unlink(path);
+	}
+	rmdir(n->pindir);
+	return err;
+}
+
+struct sport_ctx {
+	int fd;
+	__u32 ifindex;
+	int add;
+};
+
+static int sport_set(uint16_t port, void *arg)
+{
+	struct sport_ctx *c = arg;
+	struct fab_sport_key k = { .ifindex = c->ifindex, .sport = port };
+	__u8 one = 1;
+
+	if (c->add)
+		return bpf_map_update_elem(c->fd, &k, &one, BPF_ANY) ? -errno :
+									0;
+	return 0;
+}
+
+/* Remove every sport entry of one interface. */
+static void sport_clear(int fd, __u32 ifindex)
+{
+	struct fab_sport_key k, next, *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		if (k.ifindex == ifindex && !bpf_map_delete_elem(fd, &k)) {
+			prev = NULL; /* restart: deleting breaks iteration */
+			continue;
+		}
+		prev = &k;
+	}
+}
+
+static int bad_arg(const char *action, const char *val, const char *want)
+{
+	fprintf(stderr, "fabricctl: fault %s: bad value '%s': want %s\n",
+		action, val ? val : "(missing)", want);
+	return -EINVAL;
+}
+
+static int on_off(const char *action, const char *v, int *on)
+{
+	if (v && !strcmp(v, "on"))
+		*on = 1;
+	else if (v && !strcmp(v, "off"))
+		*on = 0;
+	else
+		return bad_arg(action, v, "on or off");
+	return 0;
+}
+
+static int cmd_fault(const struct node *n, int argc, char **argv)
+{
+	struct sport_ctx sc = { .add = 1 };
+	struct fab_fault f = {};
+	int ffd = -1, sfd = -1, i, idx, err, on;
+	unsigned long v;
+	char *end;
+	__u32 key;
+
+	if (argc < 2)
+		return usage();
+	idx = ifindex_of(argv[0]);
+	if (idx < 0)
+		return idx;
+	key = idx;
+	ffd = open_pinned(n, "fault");
+	sfd = open_pinned(n, "sport");
+	if (ffd < 0 || sfd < 0) {
+		err = ffd < 0 ? ffd : sfd;
+		goto out;
+	}
+	if (bpf_map_lookup_elem(ffd, &key, &f))
+		f.dir_mask = FAB_DIR_IN | FAB_DIR_OUT;
+	sc.fd = sfd;
+	sc.ifindex = key;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		err = 0;
+		if (!strcmp(a, "clear")) {
+			memset(&f, 0, sizeof(f));
+			f.dir_mask = FAB_DIR_IN | FAB_DIR_OUT;
+			sport_clear(sfd, key);
+			continue;
+		}
+		i++; /* every other action takes a value */
+		if (!strcmp(a, "blackhole") || !strcmp(a, "via-stack")) {
+			__u32 flag = a[0] == 'b' ? FAB_F_BLACKHOLE :
+						   FAB_F_VIA_STACK;
+
+			err = on_off(a, val, &on);
+			if (!err)
+				f.flags = on ? f.flags | flag : f.flags & ~flag;
+		} else if (!strcmp(a, "drop")) {
+			if (fault_parse_prob(val, &f.drop_prob))
+				err = bad_arg(a, val, "a probability");
+		} else if (!strcmp(a, "ecn")) {
+			if (fault_parse_prob(val, &f.ecn_prob))
+				err = bad_arg(a, val, "a probability");
+		} else if (!strcmp(a, "dup")) {
+			if (fault_parse_prob(val, &f.dup_prob))
+				err = bad_arg(a, val, "a probability");
+		} else if (!strcmp(a, "corrupt")) {
+			if (fault_parse_prob(val, &f.corrupt_prob))
+				err = bad_arg(a, val, "a probability");
+		} else if (!strcmp(a, "offset")) {
+			v = val ? strtoul(val, &end, 0) : 0;
+			if (!val || *end || v > 0xffff)
+				err = bad_arg(a, val, "0..65535");
+			f.corrupt_offset_bytes = v;
+		} else if (!strcmp(a, "trim")) {
+			if (fault_parse_prob(val, &f.trim_prob))
+				err = bad_arg(a, val, "a probability");
+		} else if (!strcmp(a, "keep")) {
+			v = val ? strtoul(val, &end, 0) : 0;
+			if (!val || *end || v > FAB_TRIM_KEEP_MAX)
+				err = bad_arg(a, val, "0..512 bytes");
+			f.trim_keep_bytes = v;
+		} else if (!strcmp(a, "dscp")) {
+			v = val ? strtoul(val, &end, 0) : 0;
+			if (!val || *end || v > 63)
+				err = bad_arg(a, val, "0..63");
+			f.trim_dscp = v;
+		} else if (!strcmp(a, "dir")) {
+			if (val && !strcmp(val, "in"))
+				f.dir_mask = FAB_DIR_IN;
+			else if (val && !strcmp(val, "out"))
+				f.dir_mask = FAB_DIR_OUT;
+			else if (val && !strcmp(val, "both"))
+				f.dir_mask = FAB_DIR_IN | FAB_DIR_OUT;
+			else
+				err = bad_arg(a, val, "in, out or both");
+		} else if (!strcmp(a, "sport-drop")) {
+			sport_clear(sfd, key);
+			f.flags &= ~FAB_F_SPORT_DROP;
+			if (val && strcmp(val, "none")) {
+				err = fault_parse_ports(val, sport_set, &sc);
+				if (err == -EINVAL || err == -ERANGE)
+					err = bad_arg(a, val,
+						      "ports like 20000-20063,30000");
+				else if (!err)
+					f.flags |= FAB_F_SPORT_DROP;
+			}
+		} else {
+			fprintf(stderr, "fabricctl: unknown fault action '%s'\n",
+				a);
+			err = -EINVAL;
+		}
+		if (err)
+			goto out;
+	}
+	err = bpf_map_update_elem(ffd, &key, &f, BPF_ANY) ? -errno : 0;
+	if (err)
+		fprintf(stderr, "fabricctl: writing fault of %s: %s\n", argv[0],
+			strerror(-err));
+out:
+	if (ffd >= 0)
+		close(ffd);
+	if (sfd >= 0)
+		close(sfd);
+	return err;
+}
+
+static void print_fault(const struct fab_fault *f)
+{
+	const char *dir = f->dir_mask == FAB_DIR_IN  ? "in" :
+			  f->dir_mask == FAB_DIR_OUT ? "out" :
+						       "both";
+
+	if (json) {
+		printf(",\"fault\":{\"dir\":\"%s\",\"blackhole\":%s,"
+		       "\"via_stack\":%s,\"sport_drop\":%s,\"drop_prob\":%.6f,"
+		       "\"corrupt_prob\":%.6f,\"corrupt_offset_bytes\":%u,"
+		       "\"dup_prob\":%.6f,\"trim_prob\":%.6f,"
+		       "\"trim_keep_bytes\":%u,\"trim_dscp\":%u,"
+		       "\"ecn_prob\":%.6f}",
+		       dir, f->flags & FAB_F_BLACKHOLE ? "true" : "false",
+		       f->flags & FAB_F_VIA_STACK ? "true" : "false",
+		       f->flags & FAB_F_SPORT_DROP ? "true" : "false",
+		       fault_prob_value(f->drop_prob),
+		       fault_prob_value(f->corrupt_prob),
+		       f->corrupt_offset_bytes, fault_prob_value(f->dup_prob),
+		       fault_prob_value(f->trim_prob), f->trim_keep_bytes,
+		       f->trim_dscp, fault_prob_value(f->ecn_prob));
+		return;
+	}
+	printf("    fault dir %s%s%s%s", dir,
+	       f->flags & FAB_F_BLACKHOLE ? " blackhole" : "",
+	       f->flags & FAB_F_VIA_STACK ? " via-stack" : "",
+	       f->flags & FAB_F_SPORT_DROP ? " sport-drop" : "");
+	if (f->drop_prob)
+		printf(" drop %g", fault_prob_value(f->drop_prob));
+	if (f->corrupt_prob)
+		printf(" corrupt %g offset %u", fault_prob_value(f->corrupt_prob),
+		       f->corrupt_offset_bytes);
+	if (f->dup_prob)
+		printf(" dup %g", fault_prob_value(f->dup_prob));
+	if (f->trim_prob)
+		printf(" trim %g keep %u dscp %u", fault_prob_value(f->trim_prob),
+		       f->trim_keep_bytes, f->trim_dscp);
+	if (f->ecn_prob)
+		printf(" ecn %g", fault_prob_value(f->ecn_prob));
+	printf("\n");
+}
+
+static int cmd_show(const struct node *n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct fab_stats *per_cpu = NULL;
+	int sfd, ffd, err = 0, first = 1;
+	__u32 key, *prev = NULL;
+
+	sfd = open_pinned(n, "stats");
+	ffd = open_pinned(n, "fault");
+	if (sfd < 0 || ffd < 0 || ncpu <= 0) {
+		err = sfd < 0 ? sfd : ffd < 0 ? ffd : -EINVAL;
+		goto out;
+	}
+	per_cpu = calloc(ncpu, sizeof(*per_cpu));
+	if (!per_cpu) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (json)
+		printf("[");
+	while (!bpf_map_get_next_key(sfd, prev, &key)) {
+		struct fab_stats sum = {};
+		char ifname[IF_NAMESIZE] = "?";
+		struct fab_fault f;
+		int c, k;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(sfd, &key, per_cpu))
+			continue;
+		for (c = 0; c < ncpu; c++)
+			for (k = 0; k < FAB_CNT_MAX; k++)
+				sum.cnt[k] += per_cpu[c].cnt[k];
+		if_indextoname(key, ifname);
+		if (json)
+			printf("%s{\"ifname\":\"%s\",\"ifindex\":%u", first ? "" : ",",
+			       ifname, key);
+		else
+			printf("%s (ifindex %u)\n", ifname, key);
+		for (k = 0; k < FAB_CNT_MAX; k++) {
+			if (json)
+				printf(",\"%s\":%llu", counter_names[k],
+				       (unsigned long long)sum.cnt[k]);
+			else if (sum.cnt[k])
+				printf("    %-16s %llu\n", counter_names[k],
+				       (unsigned long long)sum.cnt[k]);
+		}
+		if (!bpf_map_lookup_elem(ffd, &key, &f))
+			print_fault(&f);
+		if (json)
+			printf("}");
+		first = 0;
+	}
+	if (json)
+		printf("]\n");
+out:
+	free(per_cpu);
+	if (sfd >= 0)
+		close(sfd);
+	if (ffd >= 0)
+		close(ffd);
+	return err;
+}
+
+static int silent_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int main(int argc, char **argv)
+{
+	struct node n;
+	int err;
+
+	if (argc > 1 && !strcmp(argv[1], "-j")) {
+		json = 1;
+		argv++;
+		argc--;
+	}
+	if (argc < 3)
+		return usage();
+	libbpf_set_print(silent_print);
+	if (parse_node(argv[2], &n) || enter_netns(n.netns))
+		return 1;
+	if (!strcmp(argv[1], "attach") && argc > 3)
+		err = cmd_attach(&n, argc - 3, argv + 3);
+	else if (!strcmp(argv[1], "detach") && argc > 3)
+		err = cmd_detach(&n, argc - 3, argv + 3);
+	else if (!strcmp(argv[1], "fault"))
+		err = cmd_fault(&n, argc - 3, argv + 3);
+	else if (!strcmp(argv[1], "show") && argc == 3)
+		err = cmd_show(&n);
+	else
+		return usage();
+	return err == 2 ? 2 : err ? 1 : 0;
+}
