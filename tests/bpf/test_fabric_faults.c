@@ -147,6 +147,15 @@ static void arp(struct pkt *p)
 	pkt_bytes(p, body, sizeof(body));
 }
 
+static void udp6_multicast(struct pkt *p)
+{
+	pkt_eth(p, PKT_MAC_B, PKT_MAC_A);
+	pkt_ipv6(p, SRC6, "ff02::16", 0);
+	pkt_udp(p, 20000, 4791);
+	pkt_pattern(p, 20, 1);
+	pkt_finish(p);
+}
+
 static void ipv4_cut(struct pkt *p)
 {
 	static const uint8_t half_header[10] = { 0x45, 0, 0, 40 };
@@ -404,6 +413,14 @@ static int counted_not_ip(const struct fixture_out *o)
 	return 0;
 }
 
+static int counted_multicast(const struct fixture_out *o)
+{
+	(void)o;
+	EXPECT(stat(LO, FAB_CNT_PASS_MULTICAST) == 1);
+	EXPECT(stat(LO, FAB_CNT_RX_PACKETS) == 0);
+	return 0;
+}
+
 static int counted_malformed(const struct fixture_out *o)
 {
 	(void)o;
@@ -533,6 +550,8 @@ static const struct fixture cases[] = {
 	  XDP_PASS, udp4_ttl1, counted_ttl ),
 	FX("ARP: passed, not counted as IP", NULL, arp, XDP_PASS, arp,
 	  counted_not_ip ),
+	FX("IPv6 multicast: passed, stays on the link", NULL, udp6_multicast,
+	   XDP_PASS, udp6_multicast, counted_multicast),
 	FX("truncated IPv4 header: passed as malformed", NULL, ipv4_cut,
 	  XDP_PASS, ipv4_cut, counted_malformed ),
 	FX("blackhole in: dropped on arrival", blackhole_in, udp4, XDP_DROP,

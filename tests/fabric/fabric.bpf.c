@@ -102,7 +102,10 @@ static __always_inline int chance(__u32 prob)
 	return bpf_get_prandom_u32() < prob;
 }
 
-/* Returns 0 and fills p for IPv4/IPv6, 1 for other ethertypes, -1 if cut. */
+/*
+ * Returns 0 and fills p for unicast IPv4/IPv6, 1 for other ethertypes, 2
+ * for multicast or broadcast, -1 for a header cut short.
+ */
 static __always_inline int parse(struct xdp_md *ctx, struct pkt *p)
 {
 	void *data = (void *)(long)ctx->data;
@@ -121,6 +124,10 @@ static __always_inline int parse(struct xdp_md *ctx, struct pkt *p)
 			return -1;
 		p->ip4 = ip4;
 		p->l4proto = ip4->protocol;
+		/* Multicast and broadcast stay on the link: not ours to route. */
+		if ((ip4->daddr & bpf_htonl(0xf0000000)) == bpf_htonl(0xe0000000) ||
+		    ip4->daddr == 0xffffffff)
+			return 2;
 		/* Fragments carry no ports: hash and fault on L3 only. */
 		if (ip4->frag_off & bpf_htons(0x3fff))
 			return 0;
@@ -132,6 +139,8 @@ static __always_inline int parse(struct xdp_md *ctx, struct pkt *p)
 			return -1;
 		p->ip6 = ip6;
 		p->l4proto = ip6->nexthdr;
+		if (ip6->daddr.s6_addr[0] == 0xff)
+			return 2;
 		l4 = ip6 + 1;
 	} else {
 		return 1;
@@ -273,7 +282,7 @@ static __always_inline int trim(struct xdp_md *ctx, struct pkt *p,
 	if (bpf_xdp_adjust_tail(ctx, (int)(new_len - old_len)))
 		return -1;
 	if (parse(ctx, p) || !p->udp)
-		return -1;
+		return -1; /* cannot happen: the headers were there before */
 	len = sizeof(struct udphdr) + keep;
 	p->udp->len = bpf_htons(len);
 	if (p->ip4) {
@@ -420,7 +429,9 @@ int mrc_fab_xdp(struct xdp_md *ctx)
 	in_st = stats_of(in_if);
 	rc = parse(ctx, &p);
 	if (rc) {
-		count(in_st, rc > 0 ? FAB_CNT_PASS_NOT_IP : FAB_CNT_PASS_MALFORMED,
+		count(in_st, rc == 1 ? FAB_CNT_PASS_NOT_IP :
+			     rc == 2 ? FAB_CNT_PASS_MULTICAST :
+				       FAB_CNT_PASS_MALFORMED,
 		      1);
 		return XDP_PASS;
 	}

@@ -71,6 +71,7 @@ _Static_assert(sizeof(struct fab_meta) == 8, "fab_meta layout");
 	X(TX_PACKETS, "tx_packets")                                          \
 	X(TX_BYTES, "tx_bytes")                                              \
 	X(PASS_NOT_IP, "pass_not_ip")                                        \
+	X(PASS_MULTICAST, "pass_multicast")                                  \
 	X(PASS_MALFORMED, "pass_malformed")                                  \
 	X(PASS_LOCAL, "pass_no_fib")                                         \
 	X(PASS_TTL, "pass_ttl")                                              \

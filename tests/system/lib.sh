@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the network-namespace suites in tests/system/. Each
+# suite sources this, builds its own testbed under a prefix carrying its PID,
+# and tears it down from an EXIT trap, whatever happens.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TESTBED=$TOP/tests/testbed/testbed
+FLOWGEN=$TOP/build/tests/flowgen
+export TB_PREFIX=${TB_PREFIX:-mrct$$}
+SUITE=$(basename "$0")
+TMP=$(mktemp -d "/tmp/$TB_PREFIX.XXXX")
+
+skip() {
+	echo "SKIP: $SUITE: $*"
+	exit 77
+}
+
+fail() {
+	echo "FAIL: $SUITE: $*" >&2
+	exit 1
+}
+
+log() { echo "  $SUITE: $*"; }
+
+cleanup() {
+	local rc=$?
+	# Background jobs we started (receivers) end by themselves; make sure.
+	local j
+	for j in $(jobs -p); do kill "$j" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	"$TESTBED" down >/dev/null 2>&1 || true
+	rm -rf "$TMP"
+	exit $rc
+}
+trap cleanup EXIT
+
+require_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, BPF)"
+	command -v ip >/dev/null || skip "needs iproute2"
+	ip netns add "$TB_PREFIX-probe" 2>/dev/null || skip "cannot create network namespaces"
+	ip netns del "$TB_PREFIX-probe"
+}
+
+tb() { "$TESTBED" "$@"; }
+
+# JSON counter sum over a node's interfaces: node counter [ifname]
+fab_counter() {
+	local node=$1 counter=$2 ifn=${3:-}
+	tb status -j | jq --arg n "$node" --arg c "$counter" --arg i "$ifn" \
+		'[.nodes[] | select(.node == $n) | .interfaces[] |
+		  select($i == "" or .ifname == $i) | .[$c]] | add // 0'
+}
+
+# Run flowgen recv in DST's namespace in the background; prints nothing.
+# recv_start HOST OUTFILE ARGS...
+recv_start() {
+	local host=$1 out=$2
+	shift 2
+	tb exec "$host" "$FLOWGEN" recv "$@" >"$out" &
+	sleep 0.3
+}
