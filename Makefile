@@ -64,25 +64,25 @@ $(BUILD)/%.bpf.o: $(BUILD)/%.tmp.bpf.o
 # The skeleton's name is the file's stem with "mrc_" added when missing:
 # fabric.bpf.c -> struct mrc_fab (see SKEL_NAME_fabric).
 SKEL_NAME_fabric := mrc_fab
+SKEL_NAME_fabgen := fabgen
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(or $(SKEL_NAME_$(notdir $*)),$(notdir $*)) > $@
 
 # --- userspace ----------------------------------------------------------------
-TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen
+TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen
 
 $(BUILD)/tests/fabricctl: tests/fabric/fabricctl.c tests/fabric/fault_parse.c \
-		$(BUILD)/tests/fabric/fabric.skel.h tests/fabric/*.h
+		$(BUILD)/tests/fabric/fabric.skel.h $(wildcard tests/fabric/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(LIBS_BPF) -lm
 
 $(BUILD)/tests/fabgen: tests/fabric/fabgen.c $(BUILD)/tests/fabric/fabgen.skel.h \
-		tests/lib/pkt.c lib/csum.c tests/lib/*.h include/mrc/*.h
+		lib/csum.c lib/csum.h
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itests/lib -I$(BUILD)/tests/fabric -o $@ \
-		$(filter %.c,$^) $(LIBS_BPF)
+	$(Q)$(CC) $(CFLAGS) -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF)
 
 $(BUILD)/tests/flowgen: tests/tools/flowgen.c
 	$(call msg,CC,$@)

@@ -96,4 +96,10 @@ struct fab_stats {
 
 #define FAB_MAX_IFACES 256
 
+/* Value of mrc_fab_sink_c (tests/fabric/fabgen.bpf.c), per CPU. */
+struct fab_sink_counts {
+	__u64 packets;
+	__u64 bytes;
+};
+
 #endif /* MRC_FABRIC_ABI_H */

@@ -62,3 +62,18 @@ recv_start() {
 	tb exec "$host" "$FLOWGEN" recv "$@" >"$out" &
 	sleep 0.3
 }
+
+# Packets a spine received from one leaf: spine_rx PLANE SPINE LEAF-HOST
+spine_rx() {
+	"$TOP"/build/tests/fabricctl -j show "$TB_PREFIX-p$1s$2:/sys/fs/bpf/$TB_PREFIX/p$1s$2" |
+		jq --arg i "l$3" '[.[] | select(.ifname == $i) | .rx_packets] | add // 0'
+}
+
+# send FROM TO PLANE [flowgen send options]: UDP flows from host FROM to
+# host TO's address on PLANE (add -6 as the first option for IPv6).
+send() {
+	local from=$1 to=$2 plane=$3 six=""
+	shift 3
+	if [ "${1:-}" = -6 ]; then six=-6; shift; fi
+	tb exec "$from" "$FLOWGEN" send --dst "$(tb addr "$to" "$plane" $six)" "$@"
+}

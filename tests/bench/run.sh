@@ -1,0 +1,13 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: every benchmark, figures printed and written as JSON under
+# build/bench. Benchmarks report; they do not pass or fail on figures.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+[ "$(id -u)" = 0 ] || { echo "bench: needs root (network namespaces, BPF)" >&2; exit 1; }
+for b in "$TOP"/tests/bench/[a-z]*.sh; do
+	[ "$(basename "$b")" = run.sh ] && continue
+	echo "== $(basename "$b" .sh)"
+	"$b"
+done

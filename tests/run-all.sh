@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: unit tests (plain and under ASan/UBSan), BPF fixture tests,
+# network-namespace suites. Closes with the sum: "check: N passed, N failed,
+# N skipped".
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+unit_bins=$1 bpf_bins=$2
+total_p=0 total_f=0 total_s=0 rc=0
+
+tally() {
+	local line
+	line=$(tail -n 1 "$1")
+	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+		total_p=$((total_p + BASH_REMATCH[1]))
+		total_f=$((total_f + BASH_REMATCH[2]))
+		total_s=$((total_s + BASH_REMATCH[3]))
+	else
+		total_f=$((total_f + 1))
+	fi
+}
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+echo "== unit tests (plain, ASan/UBSan)"
+# shellcheck disable=SC2086
+"$TOP"/tests/run-unit.sh $unit_bins | tee "$out" || rc=1
+tally "$out"
+echo "== BPF fixture tests"
+# shellcheck disable=SC2086
+"$TOP"/tests/run-unit.sh $bpf_bins | tee "$out" || rc=1
+tally "$out"
+echo "== lint"
+if make -s -C "$TOP" lint >"$out" 2>&1; then
+	echo "lint: 1 passed, 0 failed, 0 skipped"
+	total_p=$((total_p + 1))
+else
+	cat "$out"
+	echo "lint: 0 passed, 1 failed, 0 skipped"
+	total_f=$((total_f + 1))
+	rc=1
+fi
+echo "== network-namespace suites"
+"$TOP"/tests/run-system.sh | tee "$out" || rc=1
+tally "$out"
+echo "check: $total_p passed, $total_f failed, $total_s skipped"
+exit $rc
