@@ -48,7 +48,7 @@ endif
 	unit-tests bpf-tests system-tests
 
 # --- BPF objects and skeletons ------------------------------------------------
-BPF_SRCS   := $(wildcard bpf/*.bpf.c) tests/fabric/fabric.bpf.c
+BPF_SRCS   := $(wildcard bpf/*.bpf.c tests/fabric/*.bpf.c)
 BPF_OBJS   := $(patsubst %.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 BPF_HDRS   := $(wildcard bpf/lib/*.h include/mrc/*.h tests/fabric/*.h)
 
@@ -152,15 +152,18 @@ deps:
 	$(Q)deploy/deps.sh
 
 LINT_C  := $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+LINT_USER_C := $(filter-out %.bpf.c bpf/%,$(LINT_C))
 LINT_SH := $(shell git ls-files '*.sh' .ci/run tests/testbed 2>/dev/null)
 lint:
 	$(call msg,FORMAT,$(words $(LINT_C)) files)
 	$(Q)clang-format --dry-run --Werror $(LINT_C)
 	$(call msg,SHCHECK,$(words $(LINT_SH)) files)
-	$(Q)shellcheck -x $(LINT_SH)
-	$(call msg,CPPCHECK,$(words $(LINT_C)) files)
+	$(Q)shellcheck -x -S warning $(LINT_SH)
+	$(call msg,CPPCHECK,$(words $(LINT_USER_C)) files)
 	$(Q)cppcheck -q --error-exitcode=1 --enable=warning,performance,portability \
-		--inline-suppr --suppress=missingIncludeSystem -Iinclude $(LINT_C)
+		--inline-suppr --suppress=missingIncludeSystem \
+		--library=tests/lint/libbpf.cfg -Iinclude -Ilib -Itests/lib \
+		-Itests/fabric $(LINT_USER_C)
 
 install: all
 	@echo "install: nothing ships yet (mrcd, mrcctl and libmrc come with the data path)"

@@ -23,7 +23,7 @@ static __always_inline __u16 csum_fold32(__u32 sum)
  */
 static __always_inline void csum_replace2(__u16 *check, __u16 old, __u16 new)
 {
-	__u32 sum = (__u16)~*check;
+	__u32 sum = (__u16) ~*check;
 
 	sum += (__u16)~old;
 	sum += new;

@@ -304,14 +304,14 @@ static int sport_drop_20000(void)
 	struct fab_sport_key k = { .ifindex = LO, .sport = 20000 };
 	__u8 one = 1;
 
-	return bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_fab_sport), &k,
-				   &one, BPF_ANY) ?:
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_fab_sport), &k, &one, BPF_ANY) ?:
 		       set_fault(LO, &f);
 }
 
 static int corrupt_at_5(void)
 {
-	struct fab_fault f = { .dir_mask = OUT, .corrupt_prob = ALWAYS,
+	struct fab_fault f = { .dir_mask = OUT,
+			       .corrupt_prob = ALWAYS,
 			       .corrupt_offset_bytes = 5 };
 
 	return set_fault(fx0, &f);
@@ -319,7 +319,8 @@ static int corrupt_at_5(void)
 
 static int corrupt_past_end(void)
 {
-	struct fab_fault f = { .dir_mask = IN, .corrupt_prob = ALWAYS,
+	struct fab_fault f = { .dir_mask = IN,
+			       .corrupt_prob = ALWAYS,
 			       .corrupt_offset_bytes = 60000 };
 
 	return set_fault(LO, &f);
@@ -327,23 +328,28 @@ static int corrupt_past_end(void)
 
 static int trim_64_dscp_9(void)
 {
-	struct fab_fault f = { .dir_mask = IN, .trim_prob = ALWAYS,
-			       .trim_keep_bytes = 64, .trim_dscp = 9 };
+	struct fab_fault f = { .dir_mask = IN,
+			       .trim_prob = ALWAYS,
+			       .trim_keep_bytes = 64,
+			       .trim_dscp = 9 };
 
 	return set_fault(LO, &f);
 }
 
 static int trim_32_dscp_46_out(void)
 {
-	struct fab_fault f = { .dir_mask = OUT, .trim_prob = ALWAYS,
-			       .trim_keep_bytes = 32, .trim_dscp = 46 };
+	struct fab_fault f = { .dir_mask = OUT,
+			       .trim_prob = ALWAYS,
+			       .trim_keep_bytes = 32,
+			       .trim_dscp = 46 };
 
 	return set_fault(fx0, &f);
 }
 
 static int trim_keep_max(void)
 {
-	struct fab_fault f = { .dir_mask = IN, .trim_prob = ALWAYS,
+	struct fab_fault f = { .dir_mask = IN,
+			       .trim_prob = ALWAYS,
 			       .trim_keep_bytes = FAB_TRIM_KEEP_MAX,
 			       .trim_dscp = 9 };
 
@@ -373,12 +379,12 @@ static int via_stack_fx0(void)
 
 /* --- checks ---------------------------------------------------------------- */
 
-#define EXPECT(cond)                                                         \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "  expected: %s\n", #cond);          \
-			return -1;                                           \
-		}                                                            \
+#define EXPECT(cond)                                                \
+	do {                                                        \
+		if (!(cond)) {                                      \
+			fprintf(stderr, "  expected: %s\n", #cond); \
+			return -1;                                  \
+		}                                                   \
 	} while (0)
 
 static int counted_forward(const struct fixture_out *o)
@@ -533,67 +539,67 @@ static int counted_via_stack(const struct fixture_out *o)
 /* --- the table ------------------------------------------------------------- */
 
 /* One case: description, setup, input, verdict, expected frame, check. */
-#define FX(d, s, i, v, o, c)                                                 \
-	{                                                                    \
-		.desc = d, .setup = s, .in = i, .verdict = v, .out = o,      \
-		.check = c                                                   \
+#define FX(d, s, i, v, o, c)                                            \
+	{                                                               \
+		.desc = d, .setup = s, .in = i, .verdict = v, .out = o, \
+		.check = c                                              \
 	}
 
 static const struct fixture cases[] = {
 	FX("IPv4 UDP forwarded: TTL-1, next-hop MACs, counted", NULL, udp4,
-	  XDP_REDIRECT, udp4_fwd, counted_forward ),
+	   XDP_REDIRECT, udp4_fwd, counted_forward),
 	FX("IPv6 UDP forwarded: hop limit-1, next-hop MACs", NULL, udp6,
-	  XDP_REDIRECT, udp6_fwd, counted_forward ),
+	   XDP_REDIRECT, udp6_fwd, counted_forward),
 	FX("no route: passed to the kernel unchanged", NULL, udp4_noroute,
-	  XDP_PASS, NULL, counted_no_fib ),
+	   XDP_PASS, NULL, counted_no_fib),
 	FX("TTL 1: passed so the kernel sends time-exceeded", NULL, udp4_ttl1,
-	  XDP_PASS, udp4_ttl1, counted_ttl ),
+	   XDP_PASS, udp4_ttl1, counted_ttl),
 	FX("ARP: passed, not counted as IP", NULL, arp, XDP_PASS, arp,
-	  counted_not_ip ),
+	   counted_not_ip),
 	FX("IPv6 multicast: passed, stays on the link", NULL, udp6_multicast,
 	   XDP_PASS, udp6_multicast, counted_multicast),
 	FX("truncated IPv4 header: passed as malformed", NULL, ipv4_cut,
-	  XDP_PASS, ipv4_cut, counted_malformed ),
+	   XDP_PASS, ipv4_cut, counted_malformed),
 	FX("blackhole in: dropped on arrival", blackhole_in, udp4, XDP_DROP,
-	  NULL, counted_blackhole_lo ),
+	   NULL, counted_blackhole_lo),
 	FX("blackhole out on fx0: dropped after the lookup", blackhole_out_fx0,
-	  udp4, XDP_DROP, NULL, counted_blackhole_fx0 ),
+	   udp4, XDP_DROP, NULL, counted_blackhole_fx0),
 	FX("blackhole dir out on the ingress: arrivals pass",
-	  blackhole_out_on_lo, udp4, XDP_REDIRECT, udp4_fwd, counted_forward ),
+	   blackhole_out_on_lo, udp4, XDP_REDIRECT, udp4_fwd, counted_forward),
 	FX("drop probability 1: dropped", drop_always, udp4, XDP_DROP, NULL,
-	  counted_drop_random ),
+	   counted_drop_random),
 	FX("drop probability 0: forwarded", drop_never, udp4, XDP_REDIRECT,
-	  udp4_fwd, counted_forward ),
+	   udp4_fwd, counted_forward),
 	FX("sport-drop 20000: source port 20000 dropped", sport_drop_20000,
-	  udp4, XDP_DROP, NULL, counted_drop_sport ),
+	   udp4, XDP_DROP, NULL, counted_drop_sport),
 	FX("sport-drop 20000: source port 20001 forwarded", sport_drop_20000,
-	  udp4_sport20001, XDP_REDIRECT, udp4_sport20001_fwd, NULL ),
+	   udp4_sport20001, XDP_REDIRECT, udp4_sport20001_fwd, NULL),
 	FX("corrupt offset 5: one byte flipped, checksum left stale",
-	  corrupt_at_5, udp4, XDP_REDIRECT, udp4_corrupt5_fwd,
-	  counted_corrupt_fx0 ),
+	   corrupt_at_5, udp4, XDP_REDIRECT, udp4_corrupt5_fwd,
+	   counted_corrupt_fx0),
 	FX("corrupt offset past the end: last byte flipped", corrupt_past_end,
-	  udp4, XDP_REDIRECT, udp4_corrupt_last_fwd, counted_corrupt_lo ),
+	   udp4, XDP_REDIRECT, udp4_corrupt_last_fwd, counted_corrupt_lo),
 	FX("trim keep 64 dscp 9 (IPv4): lengths, checksums, mark",
-	  trim_64_dscp_9, udp4, XDP_REDIRECT, udp4_trim64_fwd,
-	  counted_trim_lo ),
+	   trim_64_dscp_9, udp4, XDP_REDIRECT, udp4_trim64_fwd,
+	   counted_trim_lo),
 	FX("trim without UDP checksum (IPv4): checksum stays zero",
-	  trim_64_dscp_9, udp4_nocsum, XDP_REDIRECT, udp4_nocsum_trim64_fwd,
-	  counted_trim_lo ),
+	   trim_64_dscp_9, udp4_nocsum, XDP_REDIRECT, udp4_nocsum_trim64_fwd,
+	   counted_trim_lo),
 	FX("trim keep 32 dscp 46 out (IPv6): lengths, checksum, mark",
-	  trim_32_dscp_46_out, udp6, XDP_REDIRECT, udp6_trim32_fwd,
-	  counted_trim_fx0 ),
+	   trim_32_dscp_46_out, udp6, XDP_REDIRECT, udp6_trim32_fwd,
+	   counted_trim_fx0),
 	FX("trim of a short payload: unchanged, not counted", trim_keep_max,
-	  udp4, XDP_REDIRECT, udp4_fwd, not_trimmed ),
+	   udp4, XDP_REDIRECT, udp4_fwd, not_trimmed),
 	FX("ecn on ECT(0) IPv4: CE set, header checksum fixed", ecn_always,
-	  udp4, XDP_REDIRECT, udp4_ce_fwd, counted_ce ),
+	   udp4, XDP_REDIRECT, udp4_ce_fwd, counted_ce),
 	FX("ecn on ECT(1) IPv6: CE set", ecn_always, udp6, XDP_REDIRECT,
-	  udp6_ce_fwd, counted_ce ),
+	   udp6_ce_fwd, counted_ce),
 	FX("ecn on Not-ECT: unchanged, counted", ecn_always, udp4_notect,
-	  XDP_REDIRECT, udp4_notect_fwd, counted_not_ect ),
+	   XDP_REDIRECT, udp4_notect_fwd, counted_not_ect),
 	FX("dup: passed with metadata for the tc program, two copies counted",
-	  dup_always, udp4, XDP_PASS, udp4_fwd, dup_meta ),
+	   dup_always, udp4, XDP_PASS, udp4_fwd, dup_meta),
 	FX("via-stack on fx0: passed unchanged to the kernel", via_stack_fx0,
-	  udp4, XDP_PASS, udp4, counted_via_stack ),
+	   udp4, XDP_PASS, udp4, counted_via_stack),
 };
 
 /*
@@ -723,7 +729,8 @@ int main(void)
 	}
 	failed = fixture_run_xdp("fabric fault fixtures", cases,
 				 sizeof(cases) / sizeof(cases[0]),
-				 bpf_program__fd(skel->progs.mrc_fab_xdp), reset);
+				 bpf_program__fd(skel->progs.mrc_fab_xdp),
+				 reset);
 	failed += cmocka_run_group_tests_name("fabric fault rates", stats_tests,
 					      NULL, NULL);
 	mrc_fab__destroy(skel);

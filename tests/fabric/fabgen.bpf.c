@@ -15,8 +15,8 @@
 
 #include "fabric_abi.h"
 
-#define GEN_HDR_LEN (sizeof(struct ethhdr) + sizeof(struct iphdr) + \
-		     sizeof(struct udphdr))
+#define GEN_HDR_LEN \
+	(sizeof(struct ethhdr) + sizeof(struct iphdr) + sizeof(struct udphdr))
 
 /* Set by fabgen before load. */
 const volatile __u8 gen_hdr[GEN_HDR_LEN];
@@ -63,7 +63,8 @@ int mrc_fab_gen(struct xdp_md *ctx)
 SEC("xdp")
 int mrc_fab_sink(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	void *data = (void *)(long)ctx->data,
+	     *end = (void *)(long)ctx->data_end;
 	struct fab_sink_counts *c;
 	__u8 *hdr = data;
 	__u32 zero = 0;
@@ -75,7 +76,8 @@ int mrc_fab_sink(struct xdp_md *ctx)
 	c = bpf_map_lookup_elem(&mrc_fab_sink_c, &zero);
 	if (c) {
 		c->packets++;
-		c->bytes += (void *)(long)ctx->data_end - (void *)(long)ctx->data;
+		c->bytes +=
+			(void *)(long)ctx->data_end - (void *)(long)ctx->data;
 	}
 	return XDP_DROP;
 }

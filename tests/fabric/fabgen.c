@@ -139,19 +139,26 @@ static int usage(void)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "src-netns", 1, 0, 1 }, { "src-dev", 1, 0, 2 },
-		{ "src-mac", 1, 0, 3 },	  { "src-ip", 1, 0, 4 },
-		{ "dst-netns", 1, 0, 5 }, { "dst-dev", 1, 0, 6 },
-		{ "dst-mac", 1, 0, 7 },	  { "dst-ip", 1, 0, 8 },
-		{ "anchor-dev", 1, 0, 9 }, { "flows", 1, 0, 10 },
-		{ "size", 1, 0, 11 },	  { "ms", 1, 0, 12 },
+		{ "src-netns", 1, 0, 1 },
+		{ "src-dev", 1, 0, 2 },
+		{ "src-mac", 1, 0, 3 },
+		{ "src-ip", 1, 0, 4 },
+		{ "dst-netns", 1, 0, 5 },
+		{ "dst-dev", 1, 0, 6 },
+		{ "dst-mac", 1, 0, 7 },
+		{ "dst-ip", 1, 0, 8 },
+		{ "anchor-dev", 1, 0, 9 },
+		{ "flows", 1, 0, 10 },
+		{ "size", 1, 0, 11 },
+		{ "ms", 1, 0, 12 },
 		{ 0, 0, 0, 0 },
 	};
-	const char **strs[] = { &o->src_ns, &o->src_dev, &o->src_mac,
-				&o->src_ip, &o->dst_ns,	 &o->dst_dev,
-				&o->dst_mac, &o->dst_ip, &o->anchor };
+	const char **strs[] = { &o->src_ns,  &o->src_dev, &o->src_mac,
+				&o->src_ip,  &o->dst_ns,  &o->dst_dev,
+				&o->dst_mac, &o->dst_ip,  &o->anchor };
 	unsigned long *nums[] = { &o->flows, &o->size, &o->ms };
-	const unsigned long lim[][2] = { { 1, 65536 }, { 60, 1500 },
+	const unsigned long lim[][2] = { { 1, 65536 },
+					 { 60, 1500 },
 					 { 10, 60000 } };
 	char *end;
 	int c;
@@ -188,7 +195,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	int ncpu = libbpf_num_possible_cpus(), src_if, dst_if = -1, anchor_if = -1;
+	int ncpu = libbpf_num_possible_cpus(), src_if, dst_if = -1,
+	    anchor_if = -1;
 	struct fab_sink_counts *per_cpu = NULL;
 	uint8_t frame[1501 + 1];
 	struct fabgen *skel;
@@ -225,7 +233,8 @@ int main(int argc, char **argv)
 	if (err || (err = src_if = ifindex(o.src_dev)) < 0 ||
 	    (err = anchor_if = ifindex(o.anchor)) < 0)
 		goto out;
-	err = bpf_xdp_attach(anchor_if, bpf_program__fd(skel->progs.mrc_fab_gen),
+	err = bpf_xdp_attach(anchor_if,
+			     bpf_program__fd(skel->progs.mrc_fab_gen),
 			     XDP_FLAGS_DRV_MODE, NULL);
 	if (err) {
 		fprintf(stderr, "fabgen: anchor %s: %s\n", o.anchor,

@@ -120,12 +120,14 @@ static __always_inline int parse(struct xdp_md *ctx, struct pkt *p)
 	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
 		struct iphdr *ip4 = (void *)(eth + 1);
 
-		if ((void *)(ip4 + 1) > end || ip4->ihl < 5 || ip4->version != 4)
+		if ((void *)(ip4 + 1) > end || ip4->ihl < 5 ||
+		    ip4->version != 4)
 			return -1;
 		p->ip4 = ip4;
 		p->l4proto = ip4->protocol;
 		/* Multicast and broadcast stay on the link: not ours to route. */
-		if ((ip4->daddr & bpf_htonl(0xf0000000)) == bpf_htonl(0xe0000000) ||
+		if ((ip4->daddr & bpf_htonl(0xf0000000)) ==
+			    bpf_htonl(0xe0000000) ||
 		    ip4->daddr == 0xffffffff)
 			return 2;
 		/* Fragments carry no ports: hash and fault on L3 only. */
@@ -287,7 +289,8 @@ static __always_inline int trim(struct xdp_md *ctx, struct pkt *p,
 	p->udp->len = bpf_htons(len);
 	if (p->ip4) {
 		old = p->ip4->tot_len;
-		p->ip4->tot_len = bpf_htons((void *)p->udp - (void *)p->ip4 + len);
+		p->ip4->tot_len =
+			bpf_htons((void *)p->udp - (void *)p->ip4 + len);
 		csum_replace2(&p->ip4->check, old, p->ip4->tot_len);
 	} else if (p->ip6) {
 		p->ip6->payload_len = bpf_htons(len);
@@ -429,9 +432,10 @@ int mrc_fab_xdp(struct xdp_md *ctx)
 	in_st = stats_of(in_if);
 	rc = parse(ctx, &p);
 	if (rc) {
-		count(in_st, rc == 1 ? FAB_CNT_PASS_NOT_IP :
-			     rc == 2 ? FAB_CNT_PASS_MULTICAST :
-				       FAB_CNT_PASS_MALFORMED,
+		count(in_st,
+		      rc == 1 ? FAB_CNT_PASS_NOT_IP :
+		      rc == 2 ? FAB_CNT_PASS_MULTICAST :
+				FAB_CNT_PASS_MALFORMED,
 		      1);
 		return XDP_PASS;
 	}

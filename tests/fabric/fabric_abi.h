@@ -65,25 +65,25 @@ _Static_assert(sizeof(struct fab_meta) == 8, "fab_meta layout");
  * counters of direction "in" belong to the interface a packet arrived on;
  * tx_* and the fault counters of direction "out" to the one it left by.
  */
-#define FAB_COUNTERS(X)                                                      \
-	X(RX_PACKETS, "rx_packets")                                          \
-	X(RX_BYTES, "rx_bytes")                                              \
-	X(TX_PACKETS, "tx_packets")                                          \
-	X(TX_BYTES, "tx_bytes")                                              \
-	X(PASS_NOT_IP, "pass_not_ip")                                        \
-	X(PASS_MULTICAST, "pass_multicast")                                  \
-	X(PASS_MALFORMED, "pass_malformed")                                  \
-	X(PASS_LOCAL, "pass_no_fib")                                         \
-	X(PASS_TTL, "pass_ttl")                                              \
-	X(PASS_STACK, "pass_via_stack")                                      \
-	X(DROP_RANDOM, "drop_random")                                        \
-	X(DROP_SPORT, "drop_sport")                                          \
-	X(DROP_BLACKHOLE, "drop_blackhole")                                  \
-	X(DROP_TRIM_FAILED, "drop_trim_failed")                              \
-	X(CORRUPTED, "corrupted")                                            \
-	X(DUPLICATED, "duplicated")                                          \
-	X(TRIMMED, "trimmed")                                                \
-	X(ECN_MARKED, "ecn_ce_marked")                                       \
+#define FAB_COUNTERS(X)                         \
+	X(RX_PACKETS, "rx_packets")             \
+	X(RX_BYTES, "rx_bytes")                 \
+	X(TX_PACKETS, "tx_packets")             \
+	X(TX_BYTES, "tx_bytes")                 \
+	X(PASS_NOT_IP, "pass_not_ip")           \
+	X(PASS_MULTICAST, "pass_multicast")     \
+	X(PASS_MALFORMED, "pass_malformed")     \
+	X(PASS_LOCAL, "pass_no_fib")            \
+	X(PASS_TTL, "pass_ttl")                 \
+	X(PASS_STACK, "pass_via_stack")         \
+	X(DROP_RANDOM, "drop_random")           \
+	X(DROP_SPORT, "drop_sport")             \
+	X(DROP_BLACKHOLE, "drop_blackhole")     \
+	X(DROP_TRIM_FAILED, "drop_trim_failed") \
+	X(CORRUPTED, "corrupted")               \
+	X(DUPLICATED, "duplicated")             \
+	X(TRIMMED, "trimmed")                   \
+	X(ECN_MARKED, "ecn_ce_marked")          \
 	X(ECN_NOT_ECT, "ecn_not_ect")
 
 #define FAB_X_ENUM(name, str) FAB_CNT_##name,

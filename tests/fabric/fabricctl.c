@@ -167,7 +167,8 @@ static int cmd_attach(const struct node *n, int argc, char **argv)
 			void *zeros = calloc(1, sz);
 
 			err = zeros ? bpf_map_update_elem(
-					      bpf_map__fd(skel->maps.mrc_fab_stats),
+					      bpf_map__fd(
+						      skel->maps.mrc_fab_stats),
 					      &key, zeros, BPF_ANY) :
 				      -ENOMEM;
 			free(zeros);
@@ -177,7 +178,8 @@ static int cmd_attach(const struct node *n, int argc, char **argv)
 				strerror(-err));
 			goto out;
 		}
-		err = bpf_xdp_attach(idx, bpf_program__fd(skel->progs.mrc_fab_xdp),
+		err = bpf_xdp_attach(idx,
+				     bpf_program__fd(skel->progs.mrc_fab_xdp),
 				     XDP_FLAGS_DRV_MODE, NULL);
 		if (err) {
 			fprintf(stderr, "fabricctl: attaching XDP to %s: %s\n",
@@ -258,7 +260,7 @@ static int sport_set(uint16_t port, void *arg)
 
 	if (c->add)
 		return bpf_map_update_elem(c->fd, &k, &one, BPF_ANY) ? -errno :
-									0;
+								       0;
 	return 0;
 }
 
@@ -321,7 +323,8 @@ static int cmd_fault(const struct node *n, int argc, char **argv)
 	sc.fd = sfd;
 	sc.ifindex = key;
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i],
+			   *val = i + 1 < argc ? argv[i + 1] : NULL;
 
 		err = 0;
 		if (!strcmp(a, "clear")) {
@@ -383,14 +386,15 @@ static int cmd_fault(const struct node *n, int argc, char **argv)
 			if (val && strcmp(val, "none")) {
 				err = fault_parse_ports(val, sport_set, &sc);
 				if (err == -EINVAL || err == -ERANGE)
-					err = bad_arg(a, val,
-						      "ports like 20000-20063,30000");
+					err = bad_arg(
+						a, val,
+						"ports like 20000-20063,30000");
 				else if (!err)
 					f.flags |= FAB_F_SPORT_DROP;
 			}
 		} else {
-			fprintf(stderr, "fabricctl: unknown fault action '%s'\n",
-				a);
+			fprintf(stderr,
+				"fabricctl: unknown fault action '%s'\n", a);
 			err = -EINVAL;
 		}
 		if (err)
@@ -438,13 +442,15 @@ static void print_fault(const struct fab_fault *f)
 	if (f->drop_prob)
 		printf(" drop %g", fault_prob_value(f->drop_prob));
 	if (f->corrupt_prob)
-		printf(" corrupt %g offset %u", fault_prob_value(f->corrupt_prob),
+		printf(" corrupt %g offset %u",
+		       fault_prob_value(f->corrupt_prob),
 		       f->corrupt_offset_bytes);
 	if (f->dup_prob)
 		printf(" dup %g", fault_prob_value(f->dup_prob));
 	if (f->trim_prob)
-		printf(" trim %g keep %u dscp %u", fault_prob_value(f->trim_prob),
-		       f->trim_keep_bytes, f->trim_dscp);
+		printf(" trim %g keep %u dscp %u",
+		       fault_prob_value(f->trim_prob), f->trim_keep_bytes,
+		       f->trim_dscp);
 	if (f->ecn_prob)
 		printf(" ecn %g", fault_prob_value(f->ecn_prob));
 	printf("\n");
@@ -484,8 +490,8 @@ static int cmd_show(const struct node *n)
 				sum.cnt[k] += per_cpu[c].cnt[k];
 		if_indextoname(key, ifname);
 		if (json)
-			printf("%s{\"ifname\":\"%s\",\"ifindex\":%u", first ? "" : ",",
-			       ifname, key);
+			printf("%s{\"ifname\":\"%s\",\"ifindex\":%u",
+			       first ? "" : ",", ifname, key);
 		else
 			printf("%s (ifindex %u)\n", ifname, key);
 		for (k = 0; k < FAB_CNT_MAX; k++) {

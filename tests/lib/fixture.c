@@ -26,8 +26,10 @@ void fixture_diff(const uint8_t *want, size_t want_len, const uint8_t *got,
 
 	for (i = 0; i < n && want[i] == got[i]; i++)
 		;
-	fprintf(stderr, "  frame length want %zu got %zu; first difference at "
-		"byte %zu\n", want_len, got_len, i);
+	fprintf(stderr,
+		"  frame length want %zu got %zu; first difference at "
+		"byte %zu\n",
+		want_len, got_len, i);
 	from = i >= 8 ? i - 8 : 0;
 	fprintf(stderr, "  want:");
 	for (n = from; n < want_len && n < from + 24; n++)
@@ -81,7 +83,8 @@ static void run_case(void **state)
 	if (fx->verdict != XDP_DROP && (fx->out || !fx->check)) {
 		pkt_init(&want);
 		(fx->out ? fx->out : fx->in)(&want);
-		if (want.len != res.len || memcmp(want.data, res.frame, res.len)) {
+		if (want.len != res.len ||
+		    memcmp(want.data, res.frame, res.len)) {
 			fixture_diff(want.data, want.len, res.frame, res.len);
 			fail_msg("%s: output frame differs", fx->desc);
 		}

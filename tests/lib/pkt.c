@@ -142,8 +142,8 @@ void pkt_finish(struct pkt *p)
 	put16(udp + 4, l4_len);
 	put16(udp + 6, 0);
 	if (p->family == AF_INET6 || p->udp_csum) {
-		c = mrc_csum_fold(mrc_csum_add(pseudo_sum(ip, p->family, l4_len),
-					       udp, l4_len));
+		c = mrc_csum_fold(mrc_csum_add(
+			pseudo_sum(ip, p->family, l4_len), udp, l4_len));
 		put16(udp + 6, c ? c : 0xffff);
 	}
 }
@@ -181,9 +181,9 @@ int pkt_verify_csums(const uint8_t *frame, size_t len)
 		return -1;
 	if (v4 && !udp[6] && !udp[7])
 		return 0; /* no checksum */
-	return mrc_csum_fold(mrc_csum_add(pseudo_sum(ip, v4 ? AF_INET : AF_INET6,
-						     l4_len),
-					  udp, l4_len)) ?
+	return mrc_csum_fold(mrc_csum_add(
+		       pseudo_sum(ip, v4 ? AF_INET : AF_INET6, l4_len), udp,
+		       l4_len)) ?
 		       -1 :
 		       0;
 }

@@ -5,6 +5,7 @@
 # IPv4 and IPv6, through the XDP-forwarding fabric.
 #
 #   h1 =p0..p3= [pPl1] =s0..s3= [pPs0..pPs3] =l1..l3= [pPl2], [pPl3] =p0..p3= h2, h3
+# shellcheck source=tests/system/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root
 

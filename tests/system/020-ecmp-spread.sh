@@ -7,6 +7,7 @@
 # IPv4, plane 3 over IPv6.
 #
 #   h1 =p0= [p0l1] =s0..s3= [p0s0] [p0s1] [p0s2] [p0s3] = [p0l2] =p0= h2
+# shellcheck source=tests/system/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root
 

@@ -12,6 +12,7 @@
 #
 # First each flow is sent alone and the spine counters say which spine it
 # took; then the spine is blackholed and every flow is sent again.
+# shellcheck source=tests/system/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root
 

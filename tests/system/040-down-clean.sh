@@ -4,6 +4,7 @@
 # `down` leaves nothing behind: no namespace, no link in the caller's
 # namespace, no bpffs pin, no process, no state. A failed `up` cleans up
 # after itself too.
+# shellcheck source=tests/system/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root
 

@@ -27,13 +27,14 @@ static void probabilities(void **state)
 	assert_int_equal(fault_parse_prob("25%", &p), 0);
 	assert_int_equal(p, 0x40000000u);
 	assert_int_equal(fault_parse_prob("2%", &p), 0);
-	assert_true(fault_prob_value(p) > 0.0199 && fault_prob_value(p) < 0.0201);
+	assert_true(fault_prob_value(p) > 0.0199 &&
+		    fault_prob_value(p) < 0.0201);
 }
 
 static void bad_probabilities(void **state)
 {
-	const char *bad[] = { "", "x", "-0.1", "1.5", "101%", "0.5x", "%", "nan",
-			      "2%%" };
+	const char *bad[] = { "",     "x", "-0.1", "1.5", "101%",
+			      "0.5x", "%", "nan",  "2%%" };
 	uint32_t p = 7;
 	unsigned int i;
 
@@ -78,14 +79,15 @@ static void port_lists(void **state)
 
 static void bad_port_lists(void **state)
 {
-	const char *bad[] = { "", "0", "65536", "1-", "-5", "5,", "a", "1,,2",
-			      "1 2", "99-100x" };
+	const char *bad[] = { "",   "0", "65536", "1-",	 "-5",
+			      "5,", "a", "1,,2",  "1 2", "99-100x" };
 	struct collect c = {};
 	unsigned int i;
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(fault_parse_ports(bad[i], collect, &c), -EINVAL);
+		assert_int_equal(fault_parse_ports(bad[i], collect, &c),
+				 -EINVAL);
 	assert_int_equal(fault_parse_ports("200-100", collect, &c), -ERANGE);
 	/* The callback's error stops the walk and comes back. */
 	c.n = 0;

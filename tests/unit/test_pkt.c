@@ -23,8 +23,10 @@ static void ipv4_udp_layout(void **state)
 	pkt_finish(&p);
 	assert_int_equal(p.len, 14 + 20 + 8 + 10);
 	assert_int_equal(p.data[12], 0x08);
-	assert_int_equal(p.data[14 + 2] << 8 | p.data[14 + 3], 38); /* tot_len */
-	assert_int_equal(p.data[34 + 4] << 8 | p.data[34 + 5], 18); /* udp len */
+	assert_int_equal(p.data[14 + 2] << 8 | p.data[14 + 3],
+			 38); /* tot_len */
+	assert_int_equal(p.data[34 + 4] << 8 | p.data[34 + 5],
+			 18); /* udp len */
 	assert_int_equal(p.data[34] << 8 | p.data[35], 20000);
 	assert_int_equal(p.payload_off, 42);
 	assert_int_equal(p.data[42 + 1], 10); /* 3 + 1 * 7 */
