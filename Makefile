@@ -113,8 +113,11 @@ $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 UNIT_BINS := $(addprefix $(BUILD)/unit/,$(UNIT_TESTS)) \
 	     $(addprefix $(BUILD)/unit-san/,$(UNIT_TESTS))
 
+# Plain, under ASan/UBSan, and the plain ones again under valgrind (leaks
+# and file descriptors), as run-unit.sh's VALGRIND=1 does.
 test: $(UNIT_BINS)
 	$(Q)tests/run-unit.sh $(UNIT_BINS)
+	$(Q)VALGRIND=1 tests/run-unit.sh $(addprefix $(BUILD)/unit/,$(UNIT_TESTS))
 
 # --- BPF fixture tests (root: BPF_PROG_TEST_RUN) ------------------------------
 BPF_TESTS := $(patsubst tests/bpf/%.c,%,$(wildcard tests/bpf/test_*.c))
@@ -165,11 +168,19 @@ lint:
 		--library=tests/lint/libbpf.cfg -Iinclude -Ilib -Itests/lib \
 		-Itests/fabric $(LINT_USER_C)
 
+# What ships today is the test fabric, for people building MRC fabrics and
+# software without the hardware: $(PREFIX)/libexec/mrc/testbed and its tools.
+# mrcd, mrcctl, mrc-perf and libmrc join it with the data path.
+LIBEXEC := $(DESTDIR)$(PREFIX)/libexec/mrc
 install: all
-	@echo "install: nothing ships yet (mrcd, mrcctl and libmrc come with the data path)"
+	$(call msg,INSTALL,$(LIBEXEC))
+	$(Q)install -d $(LIBEXEC)
+	$(Q)install -m 0755 tests/testbed/testbed $(TOOLS) $(LIBEXEC)/
 
 uninstall:
-	@echo "uninstall: nothing installed yet"
+	$(call msg,UNINSTALL,$(LIBEXEC))
+	$(Q)rm -f $(LIBEXEC)/testbed $(addprefix $(LIBEXEC)/,$(notdir $(TOOLS)))
+	$(Q)rmdir $(LIBEXEC) 2>/dev/null || true
 
 clean:
 	$(call msg,CLEAN,$(BUILD))

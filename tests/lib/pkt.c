@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "csum.h"
+#include "mrc/wire.h"
 #include "pkt.h"
 
 const uint8_t PKT_MAC_A[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0a };
@@ -93,6 +94,20 @@ void pkt_udp(struct pkt *p, uint16_t sport, uint16_t dport)
 	udp = put(p, 8);
 	put16(udp, sport);
 	put16(udp + 2, dport);
+}
+
+void pkt_bth(struct pkt *p, uint8_t opcode, uint32_t qpn, uint32_t psn,
+	     int ack_req)
+{
+	struct mrc_bth bth = {
+		.opcode = opcode,
+		.pkey = htons(MRC_PKEY_DEFAULT),
+		.dqpn = htonl(qpn & MRC_BTH_QPN_MASK),
+		.psn = htonl((psn & MRC_BTH_PSN_MASK) |
+			     (ack_req ? MRC_BTH_ACKREQ : 0)),
+	};
+
+	memcpy(put(p, sizeof(bth)), &bth, sizeof(bth));
 }
 
 void pkt_bytes(struct pkt *p, const void *buf, size_t len)

@@ -38,6 +38,9 @@ void pkt_eth(struct pkt *p, const uint8_t dst[6], const uint8_t src[6]);
 void pkt_ipv4(struct pkt *p, const char *src, const char *dst, uint8_t tos);
 void pkt_ipv6(struct pkt *p, const char *src, const char *dst, uint8_t tclass);
 void pkt_udp(struct pkt *p, uint16_t sport, uint16_t dport);
+/* RoCEv2 BTH (include/mrc/wire.h): opcode, destination QP, PSN. */
+void pkt_bth(struct pkt *p, uint8_t opcode, uint32_t qpn, uint32_t psn,
+	     int ack_req);
 void pkt_bytes(struct pkt *p, const void *buf, size_t len);
 /* len payload bytes (seed + i * 7) & 0xff: recognisable, differs by seed. */
 void pkt_pattern(struct pkt *p, size_t len, uint8_t seed);

@@ -60,11 +60,42 @@ static void ipv6_udp_layout(void **state)
 	assert_int_equal(pkt_ttl(p.data), 9);
 }
 
+/* The BTH lands at the UDP payload, big endian, as IBTA lays it out. */
+static void bth_layout(void **state)
+{
+	static struct pkt p;
+	const uint8_t *b;
+
+	(void)state;
+	pkt_init(&p);
+	pkt_eth(&p, PKT_MAC_B, PKT_MAC_A);
+	pkt_ipv4(&p, "198.18.0.2", "198.18.1.2", 0);
+	pkt_udp(&p, 49152, 4791);
+	pkt_bth(&p, 0x0a, 0x123456, 0xabcdef, 1);
+	pkt_finish(&p);
+	b = p.data + 42;
+	assert_int_equal(p.len, 42 + 12);
+	assert_int_equal(b[0], 0x0a);
+	assert_int_equal(b[2] << 8 | b[3], 0xffff);
+	assert_int_equal(b[4], 0);
+	assert_int_equal(b[5] << 16 | b[6] << 8 | b[7], 0x123456);
+	assert_int_equal(b[8], 0x80);
+	assert_int_equal(b[9] << 16 | b[10] << 8 | b[11], 0xabcdef);
+	/* Values wider than 24 bits are cut, not spilled into neighbours. */
+	pkt_init(&p);
+	pkt_bth(&p, 0, 0xff000001, 0x7f000002, 0);
+	assert_int_equal(p.data[4], 0);
+	assert_int_equal(p.data[7], 1);
+	assert_int_equal(p.data[8], 0);
+	assert_int_equal(p.data[11], 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ipv4_udp_layout),
 		cmocka_unit_test(ipv6_udp_layout),
+		cmocka_unit_test(bth_layout),
 	};
 
 	return cmocka_run_group_tests_name("pkt", tests, NULL, NULL);
