@@ -21,7 +21,7 @@ echo "== testbed: 2 hosts x 4 planes x 4 spines, XDP forwarding with fault injec
 "$TB" up
 
 spray() {
-	local p lost total=0
+	local p lost
 	for p in 0 1 2 3; do
 		"$TB" exec h2 "$FLOWGEN" recv --port 9000 --expect $((FLOWS * PKTS)) \
 			--idle-ms 400 --timeout-ms 4000 >"$TMP/recv$p" &

@@ -28,7 +28,7 @@ echo "== unit tests (plain, ASan/UBSan)"
 "$TOP"/tests/run-unit.sh $unit_bins | tee "$out" || rc=1
 tally "$out"
 echo "== unit tests under valgrind"
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046
 VALGRIND=1 "$TOP"/tests/run-unit.sh $(tr ' ' '\n' <<<"$unit_bins" | grep -v unit-san) | tee "$out" || rc=1
 tally "$out"
 echo "== BPF fixture tests"

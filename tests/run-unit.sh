@@ -10,6 +10,7 @@ pass=0 fail=0 skip=0
 run=()
 label=unit
 if [ "${VALGRIND:-0}" = 1 ]; then
+	# shellcheck disable=SC2054 # the commas belong to valgrind's option
 	run=(valgrind -q --error-exitcode=99 --leak-check=full
 		--errors-for-leak-kinds=definite,indirect --track-fds=yes)
 	label=valgrind

@@ -18,12 +18,10 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <netdb.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,65 +29,71 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FLOW_MAGIC	0x464c4f57u	/* "FLOW" */
-#define HDR_LEN		16
-#define MAX_PAYLOAD	8972		/* 9000 byte MTU - IPv4 - UDP headers */
-#define SEQ_BITS_MAX	(1u << 24)	/* dedup bitmap cap per flow */
-#define SEND_RETRIES	1000
-#define RETRY_SLEEP_US	50
-#define DRAIN_BATCH	256		/* recheck the clock this often */
-#define NO_TOS		ULONG_MAX	/* --tos not given */
+#define FLOW_MAGIC 0x464c4f57u /* "FLOW" */
+#define HDR_LEN 16
+#define MAX_PAYLOAD 8972 /* 9000 byte MTU - IPv4 - UDP headers */
+#define SEQ_BITS_MAX (1u << 24) /* dedup bitmap cap per flow */
+#define SEND_RETRIES 1000
+#define RETRY_SLEEP_US 50
+#define DRAIN_BATCH 256 /* recheck the clock this often */
+#define NO_TOS ULONG_MAX /* --tos not given */
 
 struct opt {
 	const char *name;
 	unsigned long min;
 	unsigned long max;
-	unsigned long *num;	/* numeric option ... */
-	const char **str;	/* ... or string option */
+	unsigned long *num; /* numeric option ... */
+	const char **str; /* ... or string option */
 };
 
-#define NUM_OPT(n, lo, hi, p) { .name = n, .min = lo, .max = hi, .num = p }
-#define STR_OPT(n, p) { .name = n, .str = p }
+#define NUM_OPT(n, lo, hi, p)                             \
+	{                                                 \
+		.name = n, .min = lo, .max = hi, .num = p \
+	}
+#define STR_OPT(n, p)               \
+	{                           \
+		.name = n, .str = p \
+	}
 
 struct port_stat {
 	uint64_t unique;
-	uint8_t *seen;		/* bitmap of seen sequence numbers */
-	uint32_t seen_bits;	/* bitmap size, grown on demand */
+	uint8_t *seen; /* bitmap of seen sequence numbers */
+	uint32_t seen_bits; /* bitmap size, grown on demand */
 };
 
-struct recv_stats {
-	uint64_t received, unique, dup, corrupt, truncated, ce;
-	struct port_stat *ports;	/* indexed by UDP source port */
-};
+/* receiver counters; ports[] is indexed by UDP source port */
+static struct port_stat ports[65536];
+static uint64_t n_recv, n_unique, n_dup, n_corrupt, n_trunc, n_ce;
 
 enum { PKT_OK, PKT_CORRUPT, PKT_TRUNCATED };
 
 static const char usage_text[] =
-"usage: flowgen send --dst ADDR [options]\n"
-"       flowgen recv [options]\n"
-"\n"
-"send options:\n"
-"  --dst ADDR        destination IPv4 or IPv6 address (required)\n"
-"  --port N          destination UDP port (default 9000)\n"
-"  --sport-base N    source port of flow 0, flow i uses base+i (default 20000)\n"
-"  --flows N         number of flows, 1..4096 (default 64)\n"
-"  --packets N       packets per flow, 1..10000000 (default 100)\n"
-"  --size N          UDP payload bytes, 16..8972 (default 64)\n"
-"  --interval-us N   sleep between rounds (default 0)\n"
-"  --src ADDR        local address to bind (default any)\n"
-"  --tos N           IP TOS / IPv6 traffic class, 0..255 (default unset)\n"
-"  --timeout-ms N    stop sending after this long (default 10000)\n"
-"\n"
-"recv options:\n"
-"  --port N          UDP port to listen on (default 9000)\n"
-"  --bind ADDR       local address (default any, IPv4 and IPv6)\n"
-"  --timeout-ms N    total run time bound (default 5000)\n"
-"  --idle-ms N       stop when idle this long after the first packet,\n"
-"                    0 disables (default 1000)\n"
-"  --expect N        stop after N valid packets, 0 = never (default 0)\n"
-"  --rcvbuf BYTES    socket receive buffer (default 8388608)\n"
-"\n"
-"Both commands print one JSON object with their counters on stdout.\n";
+	"usage: flowgen send --dst ADDR [options]\n"
+	"       flowgen recv [options]\n"
+	"\n"
+	"send options:\n"
+	"  --dst ADDR        destination IPv4 or IPv6 address (required)\n"
+	"  --port N          destination UDP port (default 9000)\n"
+	"  --sport-base N    source port of flow 0; flow i uses base + i\n"
+	"                    (default 20000)\n"
+	"  --flows N         number of flows, 1..4096 (default 64)\n"
+	"  --packets N       packets per flow, 1..10000000 (default 100)\n"
+	"  --size N          UDP payload bytes, 16..8972 (default 64)\n"
+	"  --interval-us N   sleep between rounds (default 0)\n"
+	"  --src ADDR        local address to bind (default any)\n"
+	"  --tos N           IP TOS / IPv6 traffic class, 0..255 (default unset)\n"
+	"  --timeout-ms N    stop sending after this long (default 10000)\n"
+	"\n"
+	"recv options:\n"
+	"  --port N          UDP port to listen on (default 9000)\n"
+	"  --bind ADDR       local address (default any, IPv4 and IPv6)\n"
+	"  --timeout-ms N    total run time bound (default 5000)\n"
+	"  --idle-ms N       stop when idle this long after the first packet,\n"
+	"                    0 disables (default 1000)\n"
+	"  --expect N        stop after N valid packets, 0 = never (default 0)\n"
+	"  --rcvbuf BYTES    socket receive buffer (default 8388608)\n"
+	"\n"
+	"Both commands print one JSON object with their counters on stdout.\n";
 
 static volatile sig_atomic_t stop;
 
@@ -98,8 +102,8 @@ usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("flowgen: ", stderr);
 	va_start(ap, fmt);
+	fputs("flowgen: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputs("\ntry 'flowgen --help'\n", stderr);
@@ -112,8 +116,8 @@ fail(int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("flowgen: ", stderr);
 	va_start(ap, fmt);
+	fputs("flowgen: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, ": %s\n", strerror(err));
@@ -126,14 +130,6 @@ static uint64_t now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
-static void sleep_us(uint64_t us)
-{
-	struct timespec ts = { .tv_sec = us / 1000000,
-			       .tv_nsec = (us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
 }
 
 static void on_signal(int sig)
@@ -169,28 +165,21 @@ static void parse_opts(int argc, char **argv, const struct opt *opts)
 		errno = 0;
 		v = strtoul(val, &end, 10);
 		/* strtoul() takes "-1" and " 1" too: insist on plain digits */
-		if (val[0] < '0' || val[0] > '9' || *end || errno)
+		if (val[0] < '0' || val[0] > '9' || *end)
 			usage_error("%s: '%s' is not a number", o->name, val);
-		if (v < o->min || v > o->max)
-			usage_error("%s: %lu out of range %lu..%lu",
-				    o->name, v, o->min, o->max);
+		if (errno == ERANGE || v < o->min || v > o->max)
+			usage_error("%s: %s out of range %lu..%lu", o->name,
+				    val, o->min, o->max);
 		*o->num = v;
 	}
 }
 
-static void set_port(struct sockaddr_storage *ss, uint16_t port)
+/* UDP port field (network order) of an AF_INET or AF_INET6 address */
+static in_port_t *port_of(struct sockaddr_storage *ss)
 {
 	if (ss->ss_family == AF_INET)
-		((struct sockaddr_in *)ss)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
-}
-
-static uint16_t get_port(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
-	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+		return &((struct sockaddr_in *)ss)->sin_port;
+	return &((struct sockaddr_in6 *)ss)->sin6_port;
 }
 
 /* A bad address is a usage error, so this exits instead of returning. */
@@ -239,27 +228,23 @@ static int open_flow(struct sockaddr_storage *local, socklen_t llen,
 {
 	bool v4 = dst->ss_family == AF_INET;
 	int fd, ret, val = (int)tos;
+	const char *what;
 
 	fd = socket(dst->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail(errno, "socket");
+	*port_of(local) = htons(sport);
 	if (tos != NO_TOS &&
 	    setsockopt(fd, v4 ? IPPROTO_IP : IPPROTO_IPV6,
-		       v4 ? IP_TOS : IPV6_TCLASS, &val, sizeof(val))) {
-		ret = fail(errno, "setsockopt %s", v4 ? "IP_TOS" : "IPV6_TCLASS");
-		goto err;
-	}
-	set_port(local, sport);
-	if (bind(fd, (struct sockaddr *)local, llen)) {
-		ret = fail(errno, "bind source port %u", (unsigned int)sport);
-		goto err;
-	}
-	if (connect(fd, (const struct sockaddr *)dst, dlen)) {
-		ret = fail(errno, "connect");
-		goto err;
-	}
-	return fd;
-err:
+		       v4 ? IP_TOS : IPV6_TCLASS, &val, sizeof(val)))
+		what = v4 ? "setsockopt IP_TOS" : "setsockopt IPV6_TCLASS";
+	else if (bind(fd, (struct sockaddr *)local, llen))
+		what = "bind";
+	else if (connect(fd, (const struct sockaddr *)dst, dlen))
+		what = "connect";
+	else
+		return fd;
+	ret = fail(errno, "%s (source port %u)", what, (unsigned int)sport);
 	close(fd);
 	return ret;
 }
@@ -267,7 +252,7 @@ err:
 /* Returns 0 once sent, -errno when giving up. */
 static int send_retry(int fd, const void *buf, size_t len, uint64_t deadline)
 {
-	for (int tries = 0; ; tries++) {
+	for (int tries = 0;; tries++) {
 		ssize_t n = send(fd, buf, len, MSG_DONTWAIT);
 		int err = n < 0 ? errno : EMSGSIZE;
 
@@ -283,7 +268,7 @@ static int send_retry(int fd, const void *buf, size_t len, uint64_t deadline)
 			return -err;
 		if (tries >= SEND_RETRIES || now_us() >= deadline)
 			return -err;
-		sleep_us(RETRY_SLEEP_US);
+		usleep(RETRY_SLEEP_US);
 	}
 }
 
@@ -321,14 +306,15 @@ static int cmd_send(int argc, char **argv)
 		usage_error("--sport-base: %lu + %lu flows exceeds port 65535",
 			    sport_base, flows);
 	resolve("--dst", dst, AF_UNSPEC, &remote, &rlen);
-	set_port(&remote, port);
+	*port_of(&remote) = htons(port);
 	if (src) {
 		resolve("--src", src, remote.ss_family, &local, &llen);
 	} else {
 		memset(&local, 0, sizeof(local));
 		local.ss_family = remote.ss_family;
 		llen = remote.ss_family == AF_INET ?
-		       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+			       sizeof(struct sockaddr_in) :
+			       sizeof(struct sockaddr_in6);
 	}
 
 	fds = malloc(flows * sizeof(*fds));
@@ -337,8 +323,8 @@ static int cmd_send(int argc, char **argv)
 	for (i = 0; i < flows; i++)
 		fds[i] = -1;
 	for (i = 0; i < flows; i++) {
-		fds[i] = open_flow(&local, llen, &remote, rlen,
-				   sport_base + i, tos);
+		fds[i] = open_flow(&local, llen, &remote, rlen, sport_base + i,
+				   tos);
 		if (fds[i] < 0) {
 			ret = fds[i];
 			goto out;
@@ -368,13 +354,14 @@ static int cmd_send(int argc, char **argv)
 			uint64_t now = now_us();
 
 			if (now < deadline)
-				sleep_us(deadline - now < interval_us ?
-					 deadline - now : interval_us);
+				usleep(deadline - now < interval_us ?
+					       deadline - now :
+					       interval_us);
 		}
 	}
 	ret = 0;
 	if (timed_out)
-		fprintf(stderr, "flowgen: send: timeout after %lu ms, stopped early\n",
+		fprintf(stderr, "flowgen: send: timeout after %lu ms\n",
 			timeout_ms);
 	printf("{\"sent_packets\": %" PRIu64 ", \"send_errors\": %" PRIu64
 	       ", \"flows\": %lu, \"duration_us\": %" PRIu64 "}\n",
@@ -390,46 +377,42 @@ out:
 static int open_sink(const char *bind_addr, unsigned long port,
 		     unsigned long rcvbuf)
 {
+	/* zeroed AF_INET6 storage is in6addr_any */
 	struct sockaddr_storage ss = { .ss_family = AF_INET6 };
 	socklen_t len = sizeof(struct sockaddr_in6);
 	int fd, ret, one = 1, zero = 0, val = (int)rcvbuf;
+	const char *what;
 
-	/* zeroed AF_INET6 storage is in6addr_any */
 	if (bind_addr)
 		resolve("--bind", bind_addr, AF_UNSPEC, &ss, &len);
-	set_port(&ss, port);
+	*port_of(&ss) = htons(port);
 
 	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail(errno, "socket");
-	/* one wildcard socket serves IPv4 (v4-mapped) and IPv6 */
-	if (!bind_addr && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY,
-				     &zero, sizeof(zero))) {
-		ret = fail(errno, "setsockopt IPV6_V6ONLY");
-		goto err;
-	}
-	/* FORCE needs CAP_NET_ADMIN; plain SO_RCVBUF is capped by rmem_max */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &val, sizeof(val)) &&
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &val, sizeof(val))) {
-		ret = fail(errno, "setsockopt SO_RCVBUF");
-		goto err;
-	}
-	/* IP_RECVTOS also covers v4-mapped traffic on an AF_INET6 socket */
-	if (setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one))) {
-		ret = fail(errno, "setsockopt IP_RECVTOS");
-		goto err;
-	}
-	if (ss.ss_family == AF_INET6 &&
-	    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one))) {
-		ret = fail(errno, "setsockopt IPV6_RECVTCLASS");
-		goto err;
-	}
-	if (bind(fd, (struct sockaddr *)&ss, len)) {
-		ret = fail(errno, "bind port %lu", port);
-		goto err;
-	}
-	return fd;
-err:
+	/*
+	 * One wildcard socket serves IPv4 (v4-mapped) and IPv6.
+	 * SO_RCVBUFFORCE needs CAP_NET_ADMIN; SO_RCVBUF is capped by rmem_max.
+	 * IP_RECVTOS also covers v4-mapped traffic on an AF_INET6 socket.
+	 */
+	if (!bind_addr &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)))
+		what = "setsockopt IPV6_V6ONLY";
+	else if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &val,
+			    sizeof(val)) &&
+		 setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &val, sizeof(val)))
+		what = "setsockopt SO_RCVBUF";
+	else if (setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)))
+		what = "setsockopt IP_RECVTOS";
+	else if (ss.ss_family == AF_INET6 &&
+		 setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one,
+			    sizeof(one)))
+		what = "setsockopt IPV6_RECVTCLASS";
+	else if (bind(fd, (struct sockaddr *)&ss, len))
+		what = "bind";
+	else
+		return fd;
+	ret = fail(errno, "%s (port %lu)", what, port);
 	close(fd);
 	return ret;
 }
@@ -461,7 +444,7 @@ static int check_packet(const uint8_t *buf, size_t len, uint32_t *seq)
 static int mark_seen(struct port_stat *ps, uint32_t seq)
 {
 	if (seq >= SEQ_BITS_MAX)
-		return 1;	/* beyond the cap: counted, not dedup-checked */
+		return 1; /* beyond the cap: counted, not dedup-checked */
 	if (seq >= ps->seen_bits) {
 		uint32_t bits = ps->seen_bits ? ps->seen_bits : 4096;
 		uint8_t *p;
@@ -500,9 +483,9 @@ static int get_tos(struct msghdr *msg)
 }
 
 /* Read one datagram; returns 1 if one was handled, 0 if none, or -errno. */
-static int recv_one(int fd, struct recv_stats *st)
+static int recv_one(int fd)
 {
-	static uint8_t buf[65536];	/* any UDP datagram fits */
+	static uint8_t buf[65536]; /* any UDP datagram fits */
 	union {
 		char buf[2 * CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
@@ -510,9 +493,12 @@ static int recv_one(int fd, struct recv_stats *st)
 	struct sockaddr_storage from;
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 	struct msghdr msg = {
-		.msg_name = &from, .msg_namelen = sizeof(from),
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctrl.buf, .msg_controllen = sizeof(ctrl.buf),
+		.msg_name = &from,
+		.msg_namelen = sizeof(from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctrl.buf,
+		.msg_controllen = sizeof(ctrl.buf),
 	};
 	struct port_stat *ps;
 	uint32_t seq = 0;
@@ -528,49 +514,47 @@ static int recv_one(int fd, struct recv_stats *st)
 	/* CE is counted over every datagram, whatever its payload */
 	ret = get_tos(&msg);
 	if (ret >= 0 && (ret & 3) == 3)
-		st->ce++;
+		n_ce++;
 
 	switch (check_packet(buf, n, &seq)) {
 	case PKT_CORRUPT:
-		st->corrupt++;
+		n_corrupt++;
 		return 1;
 	case PKT_TRUNCATED:
-		st->truncated++;
+		n_trunc++;
 		return 1;
 	}
-	st->received++;
-	ps = &st->ports[get_port(&from)];
+	n_recv++;
+	ps = &ports[ntohs(*port_of(&from))];
 	ret = mark_seen(ps, seq);
 	if (ret < 0)
 		return fail(-ret, "bitmap");
 	if (ret) {
 		ps->unique++;
-		st->unique++;
+		n_unique++;
 	} else {
-		st->dup++;
+		n_dup++;
 	}
 	return 1;
 }
 
-static void print_recv(const struct recv_stats *st, uint64_t duration)
+static void print_recv(uint64_t duration)
 {
-	bool first = true;
+	const char *sep = "";
 
 	printf("{\"received_packets\": %" PRIu64
 	       ", \"unique_packets\": %" PRIu64
 	       ", \"duplicate_packets\": %" PRIu64
 	       ", \"corrupt_packets\": %" PRIu64
 	       ", \"truncated_packets\": %" PRIu64
-	       ", \"ecn_ce_packets\": %" PRIu64
-	       ", \"duration_us\": %" PRIu64 ", \"flows\": {",
-	       st->received, st->unique, st->dup, st->corrupt, st->truncated,
-	       st->ce, duration);
+	       ", \"ecn_ce_packets\": %" PRIu64 ", \"duration_us\": %" PRIu64
+	       ", \"flows\": {",
+	       n_recv, n_unique, n_dup, n_corrupt, n_trunc, n_ce, duration);
 	for (unsigned int port = 0; port < 65536; port++) {
-		if (!st->ports[port].unique)
+		if (!ports[port].unique)
 			continue;
-		printf("%s\"%u\": %" PRIu64, first ? "" : ", ", port,
-		       st->ports[port].unique);
-		first = false;
+		printf("%s\"%u\": %" PRIu64, sep, port, ports[port].unique);
+		sep = ", ";
 	}
 	printf("}}\n");
 }
@@ -590,26 +574,20 @@ static int cmd_recv(int argc, char **argv)
 		{ .name = NULL },
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct recv_stats st = { 0 };
 	uint64_t start, deadline, last = 0, now, wait;
-	int fd, ret = 0;
+	int fd, ret;
 
 	parse_opts(argc, argv, opts);
-	st.ports = calloc(65536, sizeof(*st.ports));
-	if (!st.ports)
-		return fail(ENOMEM, "calloc");
 	fd = open_sink(bind_addr, port, rcvbuf);
-	if (fd < 0) {
-		ret = fd;
-		goto out;
-	}
+	if (fd < 0)
+		return fd;
 	/* no SA_RESTART: a signal ends poll() and we still print results */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
 	start = now_us();
 	deadline = start + timeout_ms * 1000;
-	while (!stop && !(expect && st.received >= expect)) {
+	while (!stop && !(expect && n_recv >= expect)) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 		now = now_us();
@@ -631,24 +609,21 @@ static int cmd_recv(int argc, char **argv)
 			continue;
 		/* drain in bounded batches so a flood can't starve the clock */
 		for (int i = 0; i < DRAIN_BATCH; i++) {
-			ret = recv_one(fd, &st);
+			ret = recv_one(fd);
 			if (ret < 0)
 				goto out;
 			if (!ret)
 				break;
 			last = now_us();
-			if (expect && st.received >= expect)
+			if (expect && n_recv >= expect)
 				break;
 		}
 	}
 	ret = 0;
-	print_recv(&st, now_us() - start);
+	print_recv(now_us() - start);
 out:
-	if (fd >= 0)
-		close(fd);
-	for (unsigned int p = 0; p < 65536; p++)
-		free(st.ports[p].seen);
-	free(st.ports);
+	/* the seq bitmaps stay reachable from ports[] and die with us */
+	close(fd);
 	return ret;
 }
 
