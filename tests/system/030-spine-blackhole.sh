@@ -20,11 +20,13 @@ FLOWS=64 PKTS=20 S=4 BAD=1 BASE=20000
 tb up --planes 2 --spines $S >/dev/null
 
 # Which spine does each source port take on plane 0?
+# (The same destination port as below: it is part of the hash.)
 declare -a spine_of=()
 declare -a prev=()
 for ((s = 0; s < S; s++)); do prev[s]=$(spine_rx 0 $s 1); done
+recv_start h2 "$TMP/attr" --port 9000 --expect $((FLOWS * PKTS)) --idle-ms 10000 --timeout-ms 60000
 for ((f = 0; f < FLOWS; f++)); do
-	send h1 h2 0 --port 9001 --sport-base $((BASE + f)) --flows 1 --packets $PKTS >/dev/null
+	send h1 h2 0 --port 9000 --sport-base $((BASE + f)) --flows 1 --packets $PKTS >/dev/null
 	spine_of[f]=-1
 	for ((s = 0; s < S; s++)); do
 		now=$(spine_rx 0 $s 1)
@@ -33,6 +35,7 @@ for ((f = 0; f < FLOWS; f++)); do
 	done
 	[ "${spine_of[f]}" -ge 0 ] || fail "flow $((BASE + f)) seen on no spine"
 done
+wait
 bad_flows=0
 for ((f = 0; f < FLOWS; f++)); do [ "${spine_of[f]}" = $BAD ] && bad_flows=$((bad_flows + 1)); done
 [ $bad_flows -gt 0 ] || fail "no flow hashed to spine $BAD: cannot test"
