@@ -10,9 +10,11 @@
 # shellcheck source=tests/system/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root
+require_sysctl net.ipv4.fib_multipath_hash_seed "a fixed ECMP hash seed, kernel 6.11"
 
 FLOWS=64 PKTS=50 S=4
 tb up --planes 4 --spines $S >/dev/null
+require_xdp_fabric
 
 for case in "0 " "3 -6"; do
 	read -r plane six <<<"$case"

@@ -18,6 +18,7 @@ require_root
 
 FLOWS=64 PKTS=20 S=4 BAD=1 BASE=20000
 tb up --planes 2 --spines $S >/dev/null
+require_xdp_fabric
 
 # Which spine does each source port take on plane 0?
 # (The same destination port as below: it is part of the hash.)

@@ -12,6 +12,7 @@ require_root
 
 FLOWS=10 PKTS=20 N=200
 tb up --planes 1 --spines 2 >/dev/null
+require_xdp_fabric
 
 # run NAME [flowgen send options]: all flows h1 -> h2, result in $TMP/NAME
 run() {

@@ -77,3 +77,15 @@ send() {
 	if [ "${1:-}" = -6 ]; then six=-6; shift; fi
 	tb exec "$from" "$FLOWGEN" send --dst "$(tb addr "$to" "$plane" $six)" "$@"
 }
+
+# After `tb up`: skip when the routers could not attach XDP (faults and
+# per-spine counters live in the XDP program).
+require_xdp_fabric() {
+	local mode
+	mode=$(tb status -j | jq -r .forwarding)
+	[ "$mode" = xdp ] || skip "the fabric forwards in the kernel here ($mode): no XDP on veth, so no fault injection or counters"
+}
+
+require_sysctl() {
+	[ -e "/proc/sys/${1//.//}" ] || skip "kernel lacks sysctl $1${2:+ ($2)}"
+}
