@@ -5,11 +5,22 @@
  *
  * Every mrc packet is UDP to port 4791 (RoCEv2) and starts with an
  * InfiniBand Base Transport Header, so standard RoCE dissectors decode the
- * opcode, destination QP and PSN. The MRC headers that follow the BTH come
- * with the data path.
+ * opcode, destination QP and PSN, and the RETH / AETH that follow. The MRC
+ * extension headers come after those, where a RoCE dissector sees payload.
  *
- * Only fixed-width types and explicit padding: the layout must be the same
- * for clang -target bpf and for gcc.
+ *   data:  UDP | BTH | RETH | [ImmDt] | DEXT | payload
+ *   ack:   UDP | BTH | AETH | AEXT
+ *
+ * The UDP checksum is mandatory on every mrc packet, IPv4 included: it is
+ * the checksum the receiver verifies before placing anything (a CRC32 like
+ * RoCE's ICRC costs a table lookup per byte in BPF; the Internet checksum
+ * runs through bpf_csum_diff at memory speed, and a trimming switch can fix
+ * it, as the test fabric does).
+ *
+ * Only fixed-width types, natural alignment and explicit padding: the layout
+ * is the same for clang -target bpf and for gcc. Multi-byte fields are big
+ * endian. 64-bit addresses are split in two 32-bit halves because the
+ * headers sit at 4-byte, not 8-byte, alignment in a frame.
  */
 #ifndef MRC_WIRE_H
 #define MRC_WIRE_H
@@ -17,14 +28,20 @@
 #include <linux/types.h>
 
 #define MRC_UDP_PORT 4791 /* IANA: RoCEv2 */
+#define MRC_WIRE_VERSION 1 /* in every DEXT and AEXT */
+
+/* BTH opcodes (IBTA vol. 1, table 38, RC). Every data packet is "only". */
+#define MRC_OP_WRITE_ONLY 0x0a
+#define MRC_OP_WRITE_ONLY_IMM 0x0b
+#define MRC_OP_ACK 0x11
 
 /*
- * InfiniBand Base Transport Header (IBTA vol. 1, 9.2), 12 bytes, big endian.
+ * InfiniBand Base Transport Header (IBTA vol. 1, 9.2), 12 bytes.
  *
  *  0: opcode
  *  1: solicited event (1) | migreq (1) | pad count (2) | transport version (4)
  *  2: partition key (16)
- *  4: reserved (8)  (FECN and BECN live in its top bits in RoCE)
+ *  4: reserved (8)
  *  5: destination QP (24)
  *  8: ack request (1) | reserved (7)
  *  9: packet sequence number (24)
@@ -42,9 +59,118 @@ struct mrc_bth {
 #define MRC_BTH_ACKREQ 0x80000000u
 #define MRC_PKEY_DEFAULT 0xffff
 
+/*
+ * RDMA Extended Transport Header (IBTA 9.3.3), 16 bytes. Unlike RC, every
+ * mrc data packet carries one, describing this packet alone: the remote
+ * address its payload goes to and the payload's length in bytes.
+ */
+struct mrc_reth {
+	__be32 va_hi;
+	__be32 va_lo;
+	__be32 rkey;
+	__be32 len; /* payload bytes in this packet */
+};
+
+/* Immediate data (IBTA 9.3.5), WRITE with immediate only. */
+struct mrc_immdt {
+	__be32 imm;
+};
+
+/* DEXT flags */
+#define MRC_DF_LAST 0x01 /* last packet (highest PSN) of its message */
+#define MRC_DF_RETX 0x02 /* a retransmission */
+
+/*
+ * MRC data extension, 16 bytes: what the RETH cannot say.
+ */
+struct mrc_dext {
+	__u8 version; /* MRC_WIRE_VERSION */
+	__u8 flags; /* MRC_DF_* */
+	__be16 ev; /* entropy value the sender chose (its UDP source port) */
+	__be32 msg_id; /* sender's message number, for tracing */
+	__be32 msg_len; /* bytes in the whole message (WRITE_IMM byte_len) */
+	__be32 tx_ts; /* sender's clock, ns, low 32 bits; echoed for RTT */
+};
+
+/*
+ * ACK Extended Transport Header (IBTA 9.3.4), 4 bytes: syndrome in the top
+ * 8 bits (0x00-0x1f ACK, 0x60 | code NAK), MSN in the low 24.
+ */
+struct mrc_aeth {
+	__be32 syn_msn;
+};
+
+#define MRC_AETH_ACK 0x00
+#define MRC_AETH_NAK 0x60
+
+/* Why a NACK was sent (AEXT nack_reason). */
+enum mrc_nack {
+	MRC_NACK_NONE = 0,
+	MRC_NACK_PSN_WINDOW = 1, /* PSN beyond the receive window (MPR) */
+	MRC_NACK_RKEY = 2, /* unknown rkey, or not this QP's */
+	MRC_NACK_BOUNDS = 3, /* address range outside the region */
+	MRC_NACK_TRIMMED = 4, /* payload cut by the fabric */
+	MRC_NACK_CHECKSUM = 5, /* UDP checksum failed */
+	MRC_NACK_QP_STATE = 6, /* QP not ready to receive */
+};
+
+/* AEXT flags */
+#define MRC_AF_NACK 0x01 /* this is a NACK; nack_reason says why */
+#define MRC_AF_ECN_CE 0x02 /* the acknowledged packet arrived CE-marked */
+
+#define MRC_SACK_BITS 256
+
+/*
+ * MRC acknowledgement extension, 52 bytes. sack bit i (word i / 32, bit
+ * 31 - i % 32, most significant first) set means PSN cum_psn + 1 + i was
+ * received; cum_psn itself is the first PSN not yet received.
+ */
+struct mrc_aext {
+	__u8 version; /* MRC_WIRE_VERSION */
+	__u8 flags; /* MRC_AF_* */
+	__be16 ev; /* EV of the packet acknowledged (echo) */
+	__u8 nack_reason; /* enum mrc_nack */
+	__u8 pad[3];
+	__be32 cum_psn; /* every PSN before this one has been received */
+	__be32 ack_psn; /* PSN of the packet acknowledged (echo) */
+	__be32 tx_ts; /* its DEXT tx_ts (echo) */
+	__be32 sack[MRC_SACK_BITS / 32];
+};
+
+
 _Static_assert(sizeof(struct mrc_bth) == 12, "BTH is 12 bytes");
 _Static_assert(__builtin_offsetof(struct mrc_bth, pkey) == 2, "BTH pkey");
 _Static_assert(__builtin_offsetof(struct mrc_bth, dqpn) == 4, "BTH dqpn");
 _Static_assert(__builtin_offsetof(struct mrc_bth, psn) == 8, "BTH psn");
+_Static_assert(sizeof(struct mrc_reth) == 16, "RETH is 16 bytes");
+_Static_assert(__builtin_offsetof(struct mrc_reth, rkey) == 8, "RETH rkey");
+_Static_assert(__builtin_offsetof(struct mrc_reth, len) == 12, "RETH len");
+_Static_assert(sizeof(struct mrc_immdt) == 4, "ImmDt is 4 bytes");
+_Static_assert(sizeof(struct mrc_dext) == 16, "DEXT is 16 bytes");
+_Static_assert(__builtin_offsetof(struct mrc_dext, ev) == 2, "DEXT ev");
+_Static_assert(__builtin_offsetof(struct mrc_dext, msg_len) == 8, "DEXT msg_len");
+_Static_assert(__builtin_offsetof(struct mrc_dext, tx_ts) == 12, "DEXT tx_ts");
+_Static_assert(sizeof(struct mrc_aeth) == 4, "AETH is 4 bytes");
+_Static_assert(sizeof(struct mrc_aext) == 52, "AEXT is 52 bytes");
+_Static_assert(__builtin_offsetof(struct mrc_aext, cum_psn) == 8, "AEXT cum_psn");
+_Static_assert(__builtin_offsetof(struct mrc_aext, sack) == 20, "AEXT sack");
+
+/* Header bytes between the UDP header and the payload, per opcode. */
+#define MRC_DATA_HDR_LEN                                                     \
+	(sizeof(struct mrc_bth) + sizeof(struct mrc_reth) +                  \
+	 sizeof(struct mrc_dext))
+#define MRC_DATA_IMM_HDR_LEN (MRC_DATA_HDR_LEN + sizeof(struct mrc_immdt))
+#define MRC_ACK_LEN                                                          \
+	(sizeof(struct mrc_bth) + sizeof(struct mrc_aeth) +                  \
+	 sizeof(struct mrc_aext))
+
+/* Largest payload in one packet: a 4096-byte path MTU's worth. */
+#define MRC_MAX_PAYLOAD 4096
+
+/* 24-bit PSN arithmetic: a - b in -2^23..2^23-1. */
+static inline int mrc_psn_diff(__u32 a, __u32 b)
+{
+	return (int)((a - b) << 8) >> 8;
+}
 
 #endif /* MRC_WIRE_H */

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains every map of the data path, one comment each saying
+ * what it maps and who writes it. Layouts are in include/mrc/abi.h.
+ */
+#ifndef MRC_BPF_MAPS_H
+#define MRC_BPF_MAPS_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "mrc/abi.h"
+#include "mrc/drop.h"
+
+/* QP number -> QP; mrcd sets it up, the receive program owns rx state. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MRC_MAX_QP);
+	__type(key, __u32);
+	__type(value, struct mrc_qp);
+} mrc_qp SEC(".maps");
+
+/* rkey index -> memory region description; mrcd writes it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MRC_MAX_MR);
+	__type(key, __u32);
+	__type(value, struct mrc_mr_info);
+} mrc_mr_info SEC(".maps");
+
+/* One chunk of a memory region and its pad (abi.h explains the pad). */
+struct mrc_mr_elem {
+	__u8 bytes[MRC_MR_ELEM];
+};
+
+/*
+ * rkey index -> the region's memory: an mmapable array of chunks, which
+ * the application maps over its buffer. mrcd inserts one per region.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, MRC_MAX_MR);
+	__type(key, __u32);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_ARRAY);
+		__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+		__uint(max_entries, 1);
+		__uint(key_size, sizeof(__u32));
+		/* A size, not a type: clang emits only a forward
+		 * declaration for a struct named nowhere else. */
+		__uint(value_size, sizeof(struct mrc_mr_elem));
+	});
+} mrc_mr SEC(".maps");
+
+/* CQ index -> its completion ring (struct mrc_cqe records); mrcd. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, MRC_MAX_CQ);
+	__type(key, __u32);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_RINGBUF);
+		__uint(max_entries, 1 << 16);
+	});
+} mrc_cq SEC(".maps");
+
+/* Drop reason -> packets (per CPU); the data path counts, mrcctl reads. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MRC_DROP_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} mrc_drop SEC(".maps");
+
+/* Receive counter -> value (per CPU); the receive program counts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MRC_RX_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} mrc_rx_stats SEC(".maps");
+
+/* Per-CPU scratch space, larger than the 512-byte BPF stack. */
+struct mrc_scratch {
+	__u8 buf[516]; /* a checksum chunk and its zero pad */
+	__u32 ncqe;
+	struct mrc_cqe cqe[MRC_RX_WINDOW_MAX + 1]; /* completions claimed */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mrc_scratch);
+} mrc_scratch SEC(".maps");
+
+static __always_inline void mrc_count_drop(enum mrc_drop_reason r)
+{
+	__u32 key = r;
+	__u64 *c = bpf_map_lookup_elem(&mrc_drop, &key);
+
+	if (c)
+		(*c)++;
+}
+
+static __always_inline void mrc_count_rx(enum mrc_rx_counter k, __u64 n)
+{
+	__u32 key = k;
+	__u64 *c = bpf_map_lookup_elem(&mrc_rx_stats, &key);
+
+	if (c)
+		*c += n;
+}
+
+#endif /* MRC_BPF_MAPS_H */

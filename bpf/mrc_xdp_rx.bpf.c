@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The device's receive pipeline, on every port: take an mrc data packet,
+ * validate it, place its payload straight into the destination memory
+ * region, record its PSN, and turn the packet itself into the ACK (or NACK)
+ * that goes back out of the same port with XDP_TX. WRITE with immediate
+ * completes, exactly once and in PSN order, on the QP's receive CQ.
+ *
+ *   parse -> QP -> checksum -> lengths/trim -> MR bounds -> PSN window
+ *         -> place -> mark PSN, advance, claim completions -> emit CQEs
+ *         -> rewrite as ACK -> XDP_TX
+ *
+ * Anything that is not mrc (not UDP to 4791) goes on to the kernel. Every
+ * packet the program does not place is counted in mrc_drop by reason, and
+ * NACKed when the sender can act on the reason (include/mrc/drop.h).
+ *
+ * ACKs arriving at a sender are handled with the transmit pipeline; until
+ * then they go on to the kernel.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "mrc/abi.h"
+#include "mrc/drop.h"
+#include "mrc/wire.h"
+#include "lib/maps.h"
+
+/* DSCP a trimming switch writes into trimmed packets; 0xff: none. */
+const volatile __u8 trim_dscp = 0xff;
+
+#define IBV_ACCESS_REMOTE_WRITE 2 /* enum ibv_access_flags */
+
+/* Where the headers of the packet being handled are, as frame offsets. */
+struct rx {
+	__u32 l3_off;
+	__u32 udp_off;
+	__u32 pay_off; /* payload */
+	__u32 udp_len; /* from the UDP header */
+	__u32 pay_len; /* payload bytes present, from udp_len */
+	__u8 v6;
+	__u8 opcode;
+	__u8 ecn;
+	__u8 dscp;
+	/* From the headers, host order. */
+	__u32 qpn;
+	__u32 psn;
+	__u64 va;
+	__u32 rkey;
+	__u32 len; /* RETH length */
+	__be32 imm;
+	__u8 dflags;
+	__u16 ev;
+	__u32 msg_len;
+	__be32 tx_ts;
+};
+
+static __always_inline void *at(struct xdp_md *ctx, __u32 off, __u32 len)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+
+	/*
+	 * Frames are never this large; the bound lets the verifier mark the
+	 * range checked below (it gives up on offsets near 64 KiB).
+	 */
+	off &= 0x3fff;
+	if (data + off + len > end)
+		return NULL;
+	return data + off;
+}
+
+/*
+ * Parse up to the payload. Returns 0 for an mrc data packet, 1 for anything
+ * that is not ours (XDP_PASS), or a drop reason.
+ */
+static __always_inline int parse(struct xdp_md *ctx, struct rx *r)
+{
+	struct ethhdr *eth = at(ctx, 0, sizeof(*eth));
+	struct mrc_reth *reth;
+	struct mrc_dext *dext;
+	struct mrc_bth *bth;
+	struct udphdr *udp;
+	__u32 off, hdr_len;
+	__u8 proto;
+
+	if (!eth)
+		return 1;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = at(ctx, sizeof(*eth), sizeof(*ip));
+
+		if (!ip || ip->ihl != 5 || (ip->frag_off & bpf_htons(0x3fff)))
+			return 1; /* options or fragments: not ours */
+		proto = ip->protocol;
+		r->ecn = ip->tos & 3;
+		r->dscp = ip->tos >> 2;
+		r->udp_off = sizeof(*eth) + sizeof(*ip);
+	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = at(ctx, sizeof(*eth), sizeof(*ip6));
+		__u8 tc;
+
+		if (!ip6)
+			return 1;
+		proto = ip6->nexthdr;
+		tc = ip6->priority << 4 | ip6->flow_lbl[0] >> 4;
+		r->ecn = tc & 3;
+		r->dscp = tc >> 2;
+		r->v6 = 1;
+		r->udp_off = sizeof(*eth) + sizeof(*ip6);
+	} else {
+		return 1;
+	}
+	r->l3_off = sizeof(*eth);
+	if (proto != IPPROTO_UDP)
+		return 1;
+	udp = at(ctx, r->udp_off, sizeof(*udp));
+	if (!udp || udp->dest != bpf_htons(MRC_UDP_PORT))
+		return 1;
+
+	/* From here on the packet is ours: problems are drops. */
+	r->udp_len = bpf_ntohs(udp->len);
+	off = r->udp_off + sizeof(*udp);
+	bth = at(ctx, off, sizeof(*bth));
+	if (!bth)
+		return MRC_DROP_TRUNCATED;
+	r->opcode = bth->opcode;
+	r->qpn = bpf_ntohl(bth->dqpn) & MRC_BTH_QPN_MASK;
+	r->psn = bpf_ntohl(bth->psn) & MRC_BTH_PSN_MASK;
+	if (r->opcode == MRC_OP_ACK)
+		return 1; /* the sender's business (transmit pipeline) */
+	if (r->opcode != MRC_OP_WRITE_ONLY && r->opcode != MRC_OP_WRITE_ONLY_IMM)
+		return MRC_DROP_BAD_OPCODE;
+	off += sizeof(*bth);
+	reth = at(ctx, off, sizeof(*reth));
+	if (!reth)
+		return MRC_DROP_TRUNCATED;
+	r->va = (__u64)bpf_ntohl(reth->va_hi) << 32 | bpf_ntohl(reth->va_lo);
+	r->rkey = bpf_ntohl(reth->rkey);
+	r->len = bpf_ntohl(reth->len);
+	off += sizeof(*reth);
+	if (r->opcode == MRC_OP_WRITE_ONLY_IMM) {
+		struct mrc_immdt *imm = at(ctx, off, sizeof(*imm));
+
+		if (!imm)
+			return MRC_DROP_TRUNCATED;
+		r->imm = imm->imm;
+		off += sizeof(*imm);
+	}
+	dext = at(ctx, off, sizeof(*dext));
+	if (!dext)
+		return MRC_DROP_TRUNCATED;
+	if (dext->version != MRC_WIRE_VERSION)
+		return MRC_DROP_BAD_VERSION;
+	r->dflags = dext->flags;
+	r->ev = bpf_ntohs(dext->ev);
+	r->msg_len = bpf_ntohl(dext->msg_len);
+	r->tx_ts = dext->tx_ts;
+	off += sizeof(*dext);
+	r->pay_off = off;
+
+	/* The UDP length must cover the headers and lie within the frame. */
+	hdr_len = off - r->udp_off;
+	if (r->udp_len < hdr_len || !at(ctx, r->udp_off, r->udp_len))
+		return MRC_DROP_TRUNCATED;
+	r->pay_len = r->udp_len - hdr_len;
+	return 0;
+}
+
+/*
+ * Verify the UDP checksum over the pseudo-header and the whole datagram,
+ * copied through the per-CPU scratch buffer 512 bytes at a time (constant
+ * bounds for bpf_csum_diff, whatever the packet length).
+ */
+static __always_inline int udp_csum_ok(struct xdp_md *ctx, struct rx *r,
+				       struct mrc_scratch *s)
+{
+	struct udphdr *udp = at(ctx, r->udp_off, sizeof(*udp));
+	__u32 i, len, pad_at;
+	__s64 sum = 0;
+
+	if (!udp)
+		return 0;
+	if (r->v6) {
+		struct ipv6hdr *ip6 = at(ctx, r->l3_off, sizeof(*ip6));
+		__be32 tail[2] = { bpf_htonl(r->udp_len), bpf_htonl(IPPROTO_UDP) };
+
+		if (!ip6)
+			return 0;
+		sum = bpf_csum_diff(NULL, 0, (__be32 *)&ip6->saddr, 32, 0);
+		sum = bpf_csum_diff(NULL, 0, tail, sizeof(tail), sum);
+	} else {
+		struct iphdr *ip = at(ctx, r->l3_off, sizeof(*ip));
+		__be32 tail = bpf_htonl(IPPROTO_UDP << 16 | r->udp_len);
+
+		if (!ip)
+			return 0;
+		sum = bpf_csum_diff(NULL, 0, &ip->saddr, 8, 0);
+		sum = bpf_csum_diff(NULL, 0, &tail, sizeof(tail), sum);
+	}
+	if (sum < 0)
+		return 0;
+	for (i = 0; i < 9; i++) { /* 9 x 512 > UDP + headers + 4096 */
+		if (i * 512 >= r->udp_len)
+			break;
+		len = r->udp_len - i * 512;
+		if (len > 512)
+			len = 512;
+		pad_at = len & ~3u;
+		if (len < 1 || pad_at > 512)
+			return 0;
+		/*
+		 * Zero the word the data ends in, then load over its start:
+		 * the checksum pads an odd tail with zeros.
+		 */
+		*(__u32 *)&s->buf[pad_at] = 0;
+		if (bpf_xdp_load_bytes(ctx, r->udp_off + i * 512, s->buf, len))
+			return 0;
+		sum = bpf_csum_diff(NULL, 0, (__be32 *)s->buf, (len + 3) & 0x3fc,
+				    sum);
+		if (sum < 0)
+			return 0;
+	}
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (sum & 0xffff) == 0xffff;
+}
+
+/*
+ * Copy the payload into the region: offset off of the region, len bytes,
+ * split in two where it crosses a chunk boundary.
+ */
+static __always_inline int place(struct xdp_md *ctx, struct rx *r, void *mr,
+				 __u64 off)
+{
+	__u32 elem = off / MRC_MR_CHUNK, in = off % MRC_MR_CHUNK;
+	__u32 first = r->len, rest = 0;
+	struct mrc_mr_elem *e;
+
+	if (in + first > MRC_MR_CHUNK) {
+		first = MRC_MR_CHUNK - in;
+		rest = r->len - first;
+	}
+	e = bpf_map_lookup_elem(mr, &elem);
+	if (!e || first < 1 || first > MRC_MAX_PAYLOAD ||
+	    in > MRC_MR_CHUNK - 1)
+		return -1;
+	if (bpf_xdp_load_bytes(ctx, r->pay_off, &e->bytes[in], first))
+		return -1;
+	if (!rest)
+		return 0;
+	elem++;
+	e = bpf_map_lookup_elem(mr, &elem);
+	if (!e || rest > MRC_MAX_PAYLOAD || rest < 1)
+		return -1;
+	return bpf_xdp_load_bytes(ctx, r->pay_off + first, &e->bytes[0], rest);
+}
+
+static __always_inline int rx_bit(const __u64 *bits, __u32 psn)
+{
+	__u32 i = psn % MRC_RX_RING;
+
+	return (bits[(i / 64) & (MRC_RX_RING / 64 - 1)] >> (i % 64)) & 1;
+}
+
+/* What the ACK needs from the QP, read under its lock. */
+struct ack_state {
+	__u32 cum_psn;
+	__u32 peer_qpn;
+	__u64 bits[MRC_RX_RING / 64];
+};
+
+/*
+ * Under the QP lock: record psn as received with its completion slot,
+ * advance cum_psn over everything contiguous, and claim the completions
+ * that became due: scratch cqe[k] for the k-th PSN advanced over, opcode
+ * 0 where that PSN completes nothing. (Indexing by k, not by a count of
+ * completions, keeps the verifier from tracking one state per count.)
+ * Returns 1 if psn had already been received (a duplicate that raced
+ * us), else 0.
+ */
+static __always_inline int mark_received(struct mrc_qp *qp, struct rx *r,
+					 struct mrc_scratch *s,
+					 struct ack_state *st)
+{
+	__u32 i = r->psn % MRC_RX_RING, w = (i / 64) & 7, k = 0;
+	struct mrc_rx_slot *slot;
+	int dup = 0;
+
+	bpf_spin_lock(&qp->lock);
+	if (qp->rx_bits[w] & (1ull << (i % 64))) {
+		dup = 1;
+		goto snapshot;
+	}
+	qp->rx_bits[w] |= 1ull << (i % 64);
+	slot = &qp->slot[i & (MRC_RX_RING - 1)];
+	slot->imm = r->imm;
+	slot->msg_len = r->msg_len;
+	slot->flags = (r->dflags & MRC_DF_LAST ? MRC_SLOT_LAST : 0) |
+		      (r->opcode == MRC_OP_WRITE_ONLY_IMM ? MRC_SLOT_IMM : 0);
+
+	for (k = 0; k <= MRC_RX_WINDOW_MAX; k++) {
+		__u32 c = qp->cum_psn % MRC_RX_RING, cw = (c / 64) & 7;
+		__u64 bit = 1ull << (c % 64);
+		struct mrc_cqe *cqe = &s->cqe[k];
+
+		if (!(qp->rx_bits[cw] & bit))
+			break;
+		qp->rx_bits[cw] &= ~bit;
+		slot = &qp->slot[c & (MRC_RX_RING - 1)];
+		cqe->opcode = 0;
+		if ((slot->flags & (MRC_SLOT_LAST | MRC_SLOT_IMM)) ==
+		    (MRC_SLOT_LAST | MRC_SLOT_IMM)) {
+			cqe->opcode = MRC_WC_RECV_RDMA_WITH_IMM;
+			cqe->qpn = r->qpn;
+			cqe->seq = qp->cqe_seq++;
+			cqe->byte_len = slot->msg_len;
+			cqe->imm = slot->imm;
+			cqe->psn = qp->cum_psn;
+		}
+		slot->flags = 0;
+		qp->cum_psn = (qp->cum_psn + 1) & MRC_BTH_PSN_MASK;
+	}
+	qp->cqe_psn = qp->cum_psn;
+snapshot:
+	st->cum_psn = qp->cum_psn;
+	st->peer_qpn = qp->peer_qpn;
+	for (i = 0; i < MRC_RX_RING / 64; i++)
+		st->bits[i] = qp->rx_bits[i];
+	bpf_spin_unlock(&qp->lock);
+	s->ncqe = k;
+	return dup;
+}
+
+struct emit_ctx {
+	struct mrc_scratch *s;
+	void *ring;
+};
+
+static long emit_one(__u32 i, void *data)
+{
+	struct emit_ctx *e = data;
+	struct mrc_cqe *out;
+
+	if (i >= e->s->ncqe || i > MRC_RX_WINDOW_MAX)
+		return 1;
+	if (!e->s->cqe[i].opcode)
+		return 0; /* this PSN completed no message */
+	out = bpf_ringbuf_reserve(e->ring, sizeof(*out), 0);
+	if (!out) {
+		mrc_count_drop(MRC_DROP_CQ_OVERFLOW);
+		return 0;
+	}
+	*out = e->s->cqe[i];
+	out->wr_id = 0;
+	out->status = 0;
+	bpf_ringbuf_submit(out, 0);
+	mrc_count_rx(MRC_RX_COMPLETIONS, 1);
+	return 0;
+}
+
+/* A consistent copy of the receive state, for window checks and NACKs. */
+static __always_inline void peek_state(struct mrc_qp *qp, struct ack_state *st)
+{
+	__u32 k;
+
+	bpf_spin_lock(&qp->lock);
+	st->cum_psn = qp->cum_psn;
+	st->peer_qpn = qp->peer_qpn;
+	for (k = 0; k < MRC_RX_RING / 64; k++)
+		st->bits[k] = qp->rx_bits[k];
+	bpf_spin_unlock(&qp->lock);
+}
+
+static __always_inline __u16 fold(__s64 sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (__u16)~sum;
+}
+
+/*
+ * Turn the packet into an ACK or NACK (reason != MRC_NACK_NONE) in place:
+ * addresses swapped, UDP ports kept (the source port is the EV, so ACKs
+ * are sprayed too), the MRC headers rewritten, lengths and checksums new.
+ */
+static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
+				    const struct ack_state *st, __u8 reason)
+{
+	__u32 new_len = r->udp_off + sizeof(struct udphdr) + MRC_ACK_LEN;
+	__u64 old_len = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
+	__u8 mac[ETH_ALEN];
+	struct ethhdr *eth;
+	struct udphdr *udp;
+	struct mrc_bth *bth;
+	struct mrc_aeth *aeth;
+	struct mrc_aext *ax;
+	__s64 sum;
+	__u32 k, i;
+
+	/*
+	 * Keep clang from folding the subtraction into 32-bit arithmetic on
+	 * the packet pointers, which the verifier rejects.
+	 */
+	asm volatile("" : "+r"(old_len));
+	if (bpf_xdp_adjust_tail(ctx, (int)new_len - (int)old_len))
+		return XDP_DROP;
+	eth = at(ctx, 0, sizeof(*eth));
+	if (!eth)
+		return XDP_DROP;
+	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
+
+	if (r->v6) {
+		struct ipv6hdr *ip6 = at(ctx, r->l3_off, sizeof(*ip6));
+		struct in6_addr a;
+
+		if (!ip6)
+			return XDP_DROP;
+		a = ip6->saddr;
+		ip6->saddr = ip6->daddr;
+		ip6->daddr = a;
+		ip6->payload_len = bpf_htons(sizeof(*udp) + MRC_ACK_LEN);
+		ip6->hop_limit = 64;
+		/* ECT(0): ACKs are ECN-capable too; DSCP cleared. */
+		ip6->priority = 0;
+		ip6->flow_lbl[0] = (ip6->flow_lbl[0] & 0x0f) | 0x20;
+	} else {
+		struct iphdr *ip = at(ctx, r->l3_off, sizeof(*ip));
+		__be32 a;
+
+		if (!ip)
+			return XDP_DROP;
+		a = ip->saddr;
+		ip->saddr = ip->daddr;
+		ip->daddr = a;
+		ip->tot_len = bpf_htons(sizeof(*ip) + sizeof(*udp) + MRC_ACK_LEN);
+		ip->ttl = 64;
+		ip->tos = 0x02; /* ECT(0) */
+		ip->frag_off = bpf_htons(0x4000);
+		ip->check = 0;
+		ip->check = fold(bpf_csum_diff(NULL, 0, (__be32 *)ip, sizeof(*ip),
+					       0));
+	}
+
+	udp = at(ctx, r->udp_off, sizeof(*udp) + MRC_ACK_LEN);
+	if (!udp)
+		return XDP_DROP;
+	udp->len = bpf_htons(sizeof(*udp) + MRC_ACK_LEN);
+	udp->check = 0;
+	bth = (void *)(udp + 1);
+	bth->opcode = MRC_OP_ACK;
+	bth->flags = 0;
+	bth->pkey = bpf_htons(MRC_PKEY_DEFAULT);
+	bth->dqpn = bpf_htonl(st->peer_qpn & MRC_BTH_QPN_MASK);
+	bth->psn = bpf_htonl(r->psn);
+	aeth = (void *)(bth + 1);
+	aeth->syn_msn = bpf_htonl((reason ? MRC_AETH_NAK | reason :
+					    MRC_AETH_ACK) << 24);
+	ax = (void *)(aeth + 1);
+	ax->version = MRC_WIRE_VERSION;
+	ax->flags = (reason ? MRC_AF_NACK : 0) |
+		    (r->ecn == 3 ? MRC_AF_ECN_CE : 0);
+	ax->ev = bpf_htons(r->ev);
+	ax->nack_reason = reason;
+	ax->pad[0] = ax->pad[1] = ax->pad[2] = 0;
+	ax->cum_psn = bpf_htonl(st->cum_psn);
+	ax->ack_psn = bpf_htonl(r->psn);
+	ax->tx_ts = r->tx_ts;
+	for (k = 0; k < MRC_SACK_BITS / 32; k++) {
+		__u32 word = 0;
+
+		for (i = 0; i < 32; i++)
+			word = word << 1 |
+			       rx_bit(st->bits, st->cum_psn + 1 + k * 32 + i);
+		ax->sack[k] = bpf_htonl(word);
+	}
+
+	/* UDP checksum over pseudo-header, header and the 68 ACK bytes. */
+	if (r->v6) {
+		struct ipv6hdr *ip6 = at(ctx, r->l3_off, sizeof(*ip6));
+		__be32 tail[2] = { bpf_htonl(sizeof(*udp) + MRC_ACK_LEN),
+				   bpf_htonl(IPPROTO_UDP) };
+
+		if (!ip6)
+			return XDP_DROP;
+		sum = bpf_csum_diff(NULL, 0, (__be32 *)&ip6->saddr, 32, 0);
+		sum = bpf_csum_diff(NULL, 0, tail, sizeof(tail), sum);
+	} else {
+		struct iphdr *ip = at(ctx, r->l3_off, sizeof(*ip));
+		__be32 tail =
+			bpf_htonl(IPPROTO_UDP << 16 | (sizeof(*udp) + MRC_ACK_LEN));
+
+		if (!ip)
+			return XDP_DROP;
+		sum = bpf_csum_diff(NULL, 0, &ip->saddr, 8, 0);
+		sum = bpf_csum_diff(NULL, 0, &tail, sizeof(tail), sum);
+	}
+	udp = at(ctx, r->udp_off, sizeof(*udp) + MRC_ACK_LEN);
+	if (!udp)
+		return XDP_DROP;
+	sum = bpf_csum_diff(NULL, 0, (__be32 *)udp, sizeof(*udp) + MRC_ACK_LEN,
+			    sum);
+	udp->check = fold(sum) ?: 0xffff;
+	mrc_count_rx(reason ? MRC_RX_NACKS : MRC_RX_ACKS, 1);
+	return XDP_TX;
+}
+
+/* Count a drop; NACK it when the reason has a NACK and we know the QP. */
+static __always_inline int reject(struct xdp_md *ctx, struct rx *r,
+				  struct mrc_qp *qp, enum mrc_drop_reason why)
+{
+	static const __u8 nack_of[MRC_DROP_MAX] = {
+#define MRC_X_NACK(name, str, nack) [MRC_DROP_##name] = nack,
+		MRC_DROP_REASONS(MRC_X_NACK)
+#undef MRC_X_NACK
+	};
+	struct ack_state st;
+	__u8 nack;
+
+	mrc_count_drop(why);
+	nack = why < MRC_DROP_MAX ? nack_of[why] : 0;
+	if (!qp || !nack)
+		return XDP_DROP;
+	peek_state(qp, &st);
+	return make_ack(ctx, r, &st, nack);
+}
+
+SEC("xdp")
+int mrc_xdp_rx(struct xdp_md *ctx)
+{
+	struct mrc_scratch *s;
+	struct mrc_mr_info *mr;
+	struct ack_state st;
+	struct mrc_qp *qp;
+	struct rx r = {};
+	__u32 zero = 0, idx;
+	__u64 off;
+	void *mem;
+	int rc, d;
+
+	rc = parse(ctx, &r);
+	if (rc == 1)
+		return XDP_PASS;
+	if (rc)
+		return reject(ctx, &r, NULL, rc);
+	mrc_count_rx(MRC_RX_PACKETS, 1);
+
+	qp = r.qpn < MRC_MAX_QP ? bpf_map_lookup_elem(&mrc_qp, &r.qpn) : NULL;
+	if (!qp || qp->state == MRC_QPS_RESET)
+		return reject(ctx, &r, NULL, MRC_DROP_UNKNOWN_QP);
+	if (qp->state != MRC_QPS_RTR && qp->state != MRC_QPS_RTS)
+		return reject(ctx, &r, qp, MRC_DROP_QP_STATE);
+
+	s = bpf_map_lookup_elem(&mrc_scratch, &zero);
+	if (!s)
+		return XDP_DROP;
+	{
+		struct udphdr *udp = at(ctx, r.udp_off, sizeof(*udp));
+
+		if (!udp)
+			return XDP_DROP;
+		if (!udp->check)
+			return reject(ctx, &r, qp, MRC_DROP_NO_CHECKSUM);
+	}
+	if (!udp_csum_ok(ctx, &r, s))
+		return reject(ctx, &r, qp, MRC_DROP_CHECKSUM);
+
+	/* A trimming switch marks what it cut; the length tells in any case. */
+	if (r.dscp == trim_dscp || r.pay_len < r.len)
+		return reject(ctx, &r, qp, MRC_DROP_TRIMMED);
+	if (r.len > MRC_MAX_PAYLOAD)
+		return reject(ctx, &r, qp, MRC_DROP_OVERSIZED);
+	if (r.pay_len != r.len)
+		return reject(ctx, &r, qp, MRC_DROP_BAD_LENGTH);
+
+	/* The window first: a duplicate of a completed PSN is never placed. */
+	peek_state(qp, &st);
+	d = mrc_psn_diff(r.psn, st.cum_psn);
+	if (d < 0 || rx_bit(st.bits, r.psn)) {
+		mrc_count_drop(MRC_DROP_DUPLICATE);
+		return make_ack(ctx, &r, &st, MRC_NACK_NONE);
+	}
+	if (d > (int)qp->window || d > MRC_RX_WINDOW_MAX)
+		return reject(ctx, &r, qp, MRC_DROP_PSN_WINDOW);
+
+	idx = r.rkey & MRC_RKEY_INDEX_MASK;
+	mr = bpf_map_lookup_elem(&mrc_mr_info, &idx);
+	if (!mr || !mr->rkey || mr->rkey != r.rkey || mr->pd != qp->pd ||
+	    !(mr->access & IBV_ACCESS_REMOTE_WRITE))
+		return reject(ctx, &r, qp, MRC_DROP_BAD_RKEY);
+	off = r.va - mr->va;
+	if (r.va < mr->va || off > mr->len || r.len > mr->len - off)
+		return reject(ctx, &r, qp, MRC_DROP_BOUNDS);
+	if (r.len) {
+		mem = bpf_map_lookup_elem(&mrc_mr, &idx);
+		if (!mem || place(ctx, &r, mem, off))
+			return reject(ctx, &r, qp, MRC_DROP_PLACE_FAILED);
+		mrc_count_rx(MRC_RX_PLACED_BYTES, r.len);
+	}
+	if (r.ecn == 3)
+		mrc_count_rx(MRC_RX_ECN_CE, 1);
+
+	if (mark_received(qp, &r, s, &st)) {
+		mrc_count_drop(MRC_DROP_DUPLICATE);
+	} else if (s->ncqe) {
+		struct emit_ctx e = { .s = s };
+		__u32 cq = qp->recv_cq;
+
+		e.ring = bpf_map_lookup_elem(&mrc_cq, &cq);
+		if (e.ring)
+			bpf_loop(MRC_RX_WINDOW_MAX + 1, emit_one, &e, 0);
+		else
+			mrc_count_drop(MRC_DROP_CQ_OVERFLOW);
+	}
+	return make_ack(ctx, &r, &st, MRC_NACK_NONE);
+}
+
+char LICENSE[] SEC("license") = "GPL";
