@@ -75,9 +75,11 @@ static __always_inline void *at(struct xdp_md *ctx, __u32 off, __u32 len)
 	return data + off;
 }
 
+#define NOT_OURS -1
+
 /*
- * Parse up to the payload. Returns 0 for an mrc data packet, 1 for anything
- * that is not ours (XDP_PASS), or a drop reason.
+ * Parse up to the payload. Returns 0 for an mrc data packet, NOT_OURS for
+ * anything else (XDP_PASS), or a drop reason.
  */
 static __always_inline int parse(struct xdp_md *ctx, struct rx *r)
 {
@@ -90,12 +92,12 @@ static __always_inline int parse(struct xdp_md *ctx, struct rx *r)
 	__u8 proto;
 
 	if (!eth)
-		return 1;
+		return NOT_OURS;
 	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
 		struct iphdr *ip = at(ctx, sizeof(*eth), sizeof(*ip));
 
 		if (!ip || ip->ihl != 5 || (ip->frag_off & bpf_htons(0x3fff)))
-			return 1; /* options or fragments: not ours */
+			return NOT_OURS; /* options or fragments: not ours */
 		proto = ip->protocol;
 		r->ecn = ip->tos & 3;
 		r->dscp = ip->tos >> 2;
@@ -105,7 +107,7 @@ static __always_inline int parse(struct xdp_md *ctx, struct rx *r)
 		__u8 tc;
 
 		if (!ip6)
-			return 1;
+			return NOT_OURS;
 		proto = ip6->nexthdr;
 		tc = ip6->priority << 4 | ip6->flow_lbl[0] >> 4;
 		r->ecn = tc & 3;
@@ -113,14 +115,14 @@ static __always_inline int parse(struct xdp_md *ctx, struct rx *r)
 		r->v6 = 1;
 		r->udp_off = sizeof(*eth) + sizeof(*ip6);
 	} else {
-		return 1;
+		return NOT_OURS;
 	}
 	r->l3_off = sizeof(*eth);
 	if (proto != IPPROTO_UDP)
-		return 1;
+		return NOT_OURS;
 	udp = at(ctx, r->udp_off, sizeof(*udp));
 	if (!udp || udp->dest != bpf_htons(MRC_UDP_PORT))
-		return 1;
+		return NOT_OURS;
 
 	/* From here on the packet is ours: problems are drops. */
 	r->udp_len = bpf_ntohs(udp->len);
@@ -132,8 +134,9 @@ static __always_inline int parse(struct xdp_md *ctx, struct rx *r)
 	r->qpn = bpf_ntohl(bth->dqpn) & MRC_BTH_QPN_MASK;
 	r->psn = bpf_ntohl(bth->psn) & MRC_BTH_PSN_MASK;
 	if (r->opcode == MRC_OP_ACK)
-		return 1; /* the sender's business (transmit pipeline) */
-	if (r->opcode != MRC_OP_WRITE_ONLY && r->opcode != MRC_OP_WRITE_ONLY_IMM)
+		return NOT_OURS; /* the sender's business (transmit pipeline) */
+	if (r->opcode != MRC_OP_WRITE_ONLY &&
+	    r->opcode != MRC_OP_WRITE_ONLY_IMM)
 		return MRC_DROP_BAD_OPCODE;
 	off += sizeof(*bth);
 	reth = at(ctx, off, sizeof(*reth));
@@ -187,7 +190,8 @@ static __always_inline int udp_csum_ok(struct xdp_md *ctx, struct rx *r,
 		return 0;
 	if (r->v6) {
 		struct ipv6hdr *ip6 = at(ctx, r->l3_off, sizeof(*ip6));
-		__be32 tail[2] = { bpf_htonl(r->udp_len), bpf_htonl(IPPROTO_UDP) };
+		__be32 tail[2] = { bpf_htonl(r->udp_len),
+				   bpf_htonl(IPPROTO_UDP) };
 
 		if (!ip6)
 			return 0;
@@ -220,8 +224,8 @@ static __always_inline int udp_csum_ok(struct xdp_md *ctx, struct rx *r,
 		*(__u32 *)&s->buf[pad_at] = 0;
 		if (bpf_xdp_load_bytes(ctx, r->udp_off + i * 512, s->buf, len))
 			return 0;
-		sum = bpf_csum_diff(NULL, 0, (__be32 *)s->buf, (len + 3) & 0x3fc,
-				    sum);
+		sum = bpf_csum_diff(NULL, 0, (__be32 *)s->buf,
+				    (len + 3) & 0x3fc, sum);
 		if (sum < 0)
 			return 0;
 	}
@@ -246,8 +250,7 @@ static __always_inline int place(struct xdp_md *ctx, struct rx *r, void *mr,
 		rest = r->len - first;
 	}
 	e = bpf_map_lookup_elem(mr, &elem);
-	if (!e || first < 1 || first > MRC_MAX_PAYLOAD ||
-	    in > MRC_MR_CHUNK - 1)
+	if (!e || first < 1 || first > MRC_MAX_PAYLOAD || in > MRC_MR_CHUNK - 1)
 		return -1;
 	if (bpf_xdp_load_bytes(ctx, r->pay_off, &e->bytes[in], first))
 		return -1;
@@ -439,13 +442,14 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 		a = ip->saddr;
 		ip->saddr = ip->daddr;
 		ip->daddr = a;
-		ip->tot_len = bpf_htons(sizeof(*ip) + sizeof(*udp) + MRC_ACK_LEN);
+		ip->tot_len =
+			bpf_htons(sizeof(*ip) + sizeof(*udp) + MRC_ACK_LEN);
 		ip->ttl = 64;
 		ip->tos = 0x02; /* ECT(0) */
 		ip->frag_off = bpf_htons(0x4000);
 		ip->check = 0;
-		ip->check = fold(bpf_csum_diff(NULL, 0, (__be32 *)ip, sizeof(*ip),
-					       0));
+		ip->check = fold(
+			bpf_csum_diff(NULL, 0, (__be32 *)ip, sizeof(*ip), 0));
 	}
 
 	udp = at(ctx, r->udp_off, sizeof(*udp) + MRC_ACK_LEN);
@@ -460,8 +464,8 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 	bth->dqpn = bpf_htonl(st->peer_qpn & MRC_BTH_QPN_MASK);
 	bth->psn = bpf_htonl(r->psn);
 	aeth = (void *)(bth + 1);
-	aeth->syn_msn = bpf_htonl((reason ? MRC_AETH_NAK | reason :
-					    MRC_AETH_ACK) << 24);
+	aeth->syn_msn = bpf_htonl(
+		(reason ? MRC_AETH_NAK | reason : MRC_AETH_ACK) << 24);
 	ax = (void *)(aeth + 1);
 	ax->version = MRC_WIRE_VERSION;
 	ax->flags = (reason ? MRC_AF_NACK : 0) |
@@ -493,8 +497,8 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 		sum = bpf_csum_diff(NULL, 0, tail, sizeof(tail), sum);
 	} else {
 		struct iphdr *ip = at(ctx, r->l3_off, sizeof(*ip));
-		__be32 tail =
-			bpf_htonl(IPPROTO_UDP << 16 | (sizeof(*udp) + MRC_ACK_LEN));
+		__be32 tail = bpf_htonl(IPPROTO_UDP << 16 |
+					(sizeof(*udp) + MRC_ACK_LEN));
 
 		if (!ip)
 			return XDP_DROP;
@@ -545,7 +549,7 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 	int rc, d;
 
 	rc = parse(ctx, &r);
-	if (rc == 1)
+	if (rc == NOT_OURS)
 		return XDP_PASS;
 	if (rc)
 		return reject(ctx, &r, NULL, rc);

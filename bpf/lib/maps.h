@@ -41,15 +41,16 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, MRC_MAX_MR);
 	__type(key, __u32);
-	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_ARRAY);
-		__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
-		__uint(max_entries, 1);
-		__uint(key_size, sizeof(__u32));
-		/* A size, not a type: clang emits only a forward
+	__array(
+		values, struct {
+			__uint(type, BPF_MAP_TYPE_ARRAY);
+			__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+			__uint(max_entries, 1);
+			__uint(key_size, sizeof(__u32));
+			/* A size, not a type: clang emits only a forward
 		 * declaration for a struct named nowhere else. */
-		__uint(value_size, sizeof(struct mrc_mr_elem));
-	});
+			__uint(value_size, sizeof(struct mrc_mr_elem));
+		});
 } mrc_mr SEC(".maps");
 
 /* CQ index -> its completion ring (struct mrc_cqe records); mrcd. */
@@ -57,10 +58,11 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, MRC_MAX_CQ);
 	__type(key, __u32);
-	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_RINGBUF);
-		__uint(max_entries, 1 << 16);
-	});
+	__array(
+		values, struct {
+			__uint(type, BPF_MAP_TYPE_RINGBUF);
+			__uint(max_entries, 1 << 16);
+		});
 } mrc_cq SEC(".maps");
 
 /* Drop reason -> packets (per CPU); the data path counts, mrcctl reads. */

@@ -114,12 +114,12 @@ struct mrc_cqe {
 _Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
 
 /* Receive counters (mrc_rx_stats, per-CPU array indexed by counter). */
-#define MRC_RX_COUNTERS(X)                                                   \
-	X(PACKETS, "rx_packets")                                             \
-	X(PLACED_BYTES, "placed_bytes")                                      \
-	X(ACKS, "acks_sent")                                                 \
-	X(NACKS, "nacks_sent")                                               \
-	X(COMPLETIONS, "recv_completions")                                   \
+#define MRC_RX_COUNTERS(X)                 \
+	X(PACKETS, "rx_packets")           \
+	X(PLACED_BYTES, "placed_bytes")    \
+	X(ACKS, "acks_sent")               \
+	X(NACKS, "nacks_sent")             \
+	X(COMPLETIONS, "recv_completions") \
 	X(ECN_CE, "rx_ecn_ce")
 
 #define MRC_X_RX_ENUM(name, str) MRC_RX_##name,

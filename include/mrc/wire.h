@@ -137,7 +137,6 @@ struct mrc_aext {
 	__be32 sack[MRC_SACK_BITS / 32];
 };
 
-
 _Static_assert(sizeof(struct mrc_bth) == 12, "BTH is 12 bytes");
 _Static_assert(__builtin_offsetof(struct mrc_bth, pkey) == 2, "BTH pkey");
 _Static_assert(__builtin_offsetof(struct mrc_bth, dqpn) == 4, "BTH dqpn");
@@ -148,20 +147,22 @@ _Static_assert(__builtin_offsetof(struct mrc_reth, len) == 12, "RETH len");
 _Static_assert(sizeof(struct mrc_immdt) == 4, "ImmDt is 4 bytes");
 _Static_assert(sizeof(struct mrc_dext) == 16, "DEXT is 16 bytes");
 _Static_assert(__builtin_offsetof(struct mrc_dext, ev) == 2, "DEXT ev");
-_Static_assert(__builtin_offsetof(struct mrc_dext, msg_len) == 8, "DEXT msg_len");
+_Static_assert(__builtin_offsetof(struct mrc_dext, msg_len) == 8,
+	       "DEXT msg_len");
 _Static_assert(__builtin_offsetof(struct mrc_dext, tx_ts) == 12, "DEXT tx_ts");
 _Static_assert(sizeof(struct mrc_aeth) == 4, "AETH is 4 bytes");
 _Static_assert(sizeof(struct mrc_aext) == 52, "AEXT is 52 bytes");
-_Static_assert(__builtin_offsetof(struct mrc_aext, cum_psn) == 8, "AEXT cum_psn");
+_Static_assert(__builtin_offsetof(struct mrc_aext, cum_psn) == 8,
+	       "AEXT cum_psn");
 _Static_assert(__builtin_offsetof(struct mrc_aext, sack) == 20, "AEXT sack");
 
 /* Header bytes between the UDP header and the payload, per opcode. */
-#define MRC_DATA_HDR_LEN                                                     \
-	(sizeof(struct mrc_bth) + sizeof(struct mrc_reth) +                  \
+#define MRC_DATA_HDR_LEN                                    \
+	(sizeof(struct mrc_bth) + sizeof(struct mrc_reth) + \
 	 sizeof(struct mrc_dext))
 #define MRC_DATA_IMM_HDR_LEN (MRC_DATA_HDR_LEN + sizeof(struct mrc_immdt))
-#define MRC_ACK_LEN                                                          \
-	(sizeof(struct mrc_bth) + sizeof(struct mrc_aeth) +                  \
+#define MRC_ACK_LEN                                         \
+	(sizeof(struct mrc_bth) + sizeof(struct mrc_aeth) + \
 	 sizeof(struct mrc_aext))
 
 /* Largest payload in one packet: a 4096-byte path MTU's worth. */

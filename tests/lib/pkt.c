@@ -110,6 +110,68 @@ void pkt_bth(struct pkt *p, uint8_t opcode, uint32_t qpn, uint32_t psn,
 	memcpy(put(p, sizeof(bth)), &bth, sizeof(bth));
 }
 
+void pkt_reth(struct pkt *p, uint64_t va, uint32_t rkey, uint32_t len)
+{
+	struct mrc_reth h = {
+		.va_hi = htonl(va >> 32),
+		.va_lo = htonl(va & 0xffffffff),
+		.rkey = htonl(rkey),
+		.len = htonl(len),
+	};
+
+	memcpy(put(p, sizeof(h)), &h, sizeof(h));
+}
+
+void pkt_immdt(struct pkt *p, uint32_t imm)
+{
+	struct mrc_immdt h = { .imm = htonl(imm) };
+
+	memcpy(put(p, sizeof(h)), &h, sizeof(h));
+}
+
+void pkt_dext(struct pkt *p, uint8_t flags, uint16_t ev, uint32_t msg_id,
+	      uint32_t msg_len, uint32_t tx_ts)
+{
+	struct mrc_dext h = {
+		.version = MRC_WIRE_VERSION,
+		.flags = flags,
+		.ev = htons(ev),
+		.msg_id = htonl(msg_id),
+		.msg_len = htonl(msg_len),
+		.tx_ts = htonl(tx_ts),
+	};
+
+	memcpy(put(p, sizeof(h)), &h, sizeof(h));
+}
+
+void pkt_aeth(struct pkt *p, uint8_t syndrome, uint32_t msn)
+{
+	struct mrc_aeth h = { .syn_msn = htonl((uint32_t)syndrome << 24 |
+					       (msn & 0xffffff)) };
+
+	memcpy(put(p, sizeof(h)), &h, sizeof(h));
+}
+
+void pkt_aext(struct pkt *p, uint8_t flags, uint16_t ev, uint8_t reason,
+	      uint32_t cum_psn, uint32_t ack_psn, uint32_t tx_ts,
+	      const uint32_t *sack)
+{
+	struct mrc_aext h = {
+		.version = MRC_WIRE_VERSION,
+		.flags = flags,
+		.ev = htons(ev),
+		.nack_reason = reason,
+		.cum_psn = htonl(cum_psn),
+		.ack_psn = htonl(ack_psn),
+		.tx_ts = htonl(tx_ts),
+	};
+	int i;
+
+	for (i = 0; sack && i < MRC_SACK_BITS / 32; i++)
+		h.sack[i] = htonl(sack[i]);
+	memcpy(put(p, sizeof(h)), &h, sizeof(h));
+}
+
 void pkt_bytes(struct pkt *p, const void *buf, size_t len)
 {
 	size_t off = p->len;

@@ -41,6 +41,16 @@ void pkt_udp(struct pkt *p, uint16_t sport, uint16_t dport);
 /* RoCEv2 BTH (include/mrc/wire.h): opcode, destination QP, PSN. */
 void pkt_bth(struct pkt *p, uint8_t opcode, uint32_t qpn, uint32_t psn,
 	     int ack_req);
+/* MRC headers after the BTH (include/mrc/wire.h), host-order arguments. */
+void pkt_reth(struct pkt *p, uint64_t va, uint32_t rkey, uint32_t len);
+void pkt_immdt(struct pkt *p, uint32_t imm);
+void pkt_dext(struct pkt *p, uint8_t flags, uint16_t ev, uint32_t msg_id,
+	      uint32_t msg_len, uint32_t tx_ts);
+void pkt_aeth(struct pkt *p, uint8_t syndrome, uint32_t msn);
+/* sack: 8 words, most significant bit first, host order; NULL: none. */
+void pkt_aext(struct pkt *p, uint8_t flags, uint16_t ev, uint8_t reason,
+	      uint32_t cum_psn, uint32_t ack_psn, uint32_t tx_ts,
+	      const uint32_t *sack);
 void pkt_bytes(struct pkt *p, const void *buf, size_t len);
 /* len payload bytes (seed + i * 7) & 0xff: recognisable, differs by seed. */
 void pkt_pattern(struct pkt *p, size_t len, uint8_t seed);
