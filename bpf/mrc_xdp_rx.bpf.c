@@ -30,6 +30,7 @@
 #include "mrc/drop.h"
 #include "mrc/wire.h"
 #include "lib/maps.h"
+#include "lib/pkt.h"
 
 /* DSCP a trimming switch writes into trimmed packets; 0xff: none. */
 const volatile __u8 trim_dscp = 0xff;
@@ -59,21 +60,6 @@ struct rx {
 	__u32 msg_len;
 	__be32 tx_ts;
 };
-
-static __always_inline void *at(struct xdp_md *ctx, __u32 off, __u32 len)
-{
-	void *data = (void *)(long)ctx->data;
-	void *end = (void *)(long)ctx->data_end;
-
-	/*
-	 * Frames are never this large; the bound lets the verifier mark the
-	 * range checked below (it gives up on offsets near 64 KiB).
-	 */
-	off &= 0x3fff;
-	if (data + off + len > end)
-		return NULL;
-	return data + off;
-}
 
 #define NOT_OURS -1
 
@@ -172,66 +158,6 @@ static __always_inline int parse(struct xdp_md *ctx, struct rx *r)
 		return MRC_DROP_TRUNCATED;
 	r->pay_len = r->udp_len - hdr_len;
 	return 0;
-}
-
-/*
- * Verify the UDP checksum over the pseudo-header and the whole datagram,
- * copied through the per-CPU scratch buffer 512 bytes at a time (constant
- * bounds for bpf_csum_diff, whatever the packet length).
- */
-static __always_inline int udp_csum_ok(struct xdp_md *ctx, struct rx *r,
-				       struct mrc_scratch *s)
-{
-	struct udphdr *udp = at(ctx, r->udp_off, sizeof(*udp));
-	__u32 i, len, pad_at;
-	__s64 sum = 0;
-
-	if (!udp)
-		return 0;
-	if (r->v6) {
-		struct ipv6hdr *ip6 = at(ctx, r->l3_off, sizeof(*ip6));
-		__be32 tail[2] = { bpf_htonl(r->udp_len),
-				   bpf_htonl(IPPROTO_UDP) };
-
-		if (!ip6)
-			return 0;
-		sum = bpf_csum_diff(NULL, 0, (__be32 *)&ip6->saddr, 32, 0);
-		sum = bpf_csum_diff(NULL, 0, tail, sizeof(tail), sum);
-	} else {
-		struct iphdr *ip = at(ctx, r->l3_off, sizeof(*ip));
-		__be32 tail = bpf_htonl(IPPROTO_UDP << 16 | r->udp_len);
-
-		if (!ip)
-			return 0;
-		sum = bpf_csum_diff(NULL, 0, &ip->saddr, 8, 0);
-		sum = bpf_csum_diff(NULL, 0, &tail, sizeof(tail), sum);
-	}
-	if (sum < 0)
-		return 0;
-	for (i = 0; i < 9; i++) { /* 9 x 512 > UDP + headers + 4096 */
-		if (i * 512 >= r->udp_len)
-			break;
-		len = r->udp_len - i * 512;
-		if (len > 512)
-			len = 512;
-		pad_at = len & ~3u;
-		if (len < 1 || pad_at > 512)
-			return 0;
-		/*
-		 * Zero the word the data ends in, then load over its start:
-		 * the checksum pads an odd tail with zeros.
-		 */
-		*(__u32 *)&s->buf[pad_at] = 0;
-		if (bpf_xdp_load_bytes(ctx, r->udp_off + i * 512, s->buf, len))
-			return 0;
-		sum = bpf_csum_diff(NULL, 0, (__be32 *)s->buf,
-				    (len + 3) & 0x3fc, sum);
-		if (sum < 0)
-			return 0;
-	}
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (sum & 0xffff) == 0xffff;
 }
 
 /*
@@ -572,7 +498,7 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 		if (!udp->check)
 			return reject(ctx, &r, qp, MRC_DROP_NO_CHECKSUM);
 	}
-	if (!udp_csum_ok(ctx, &r, s))
+	if (mrc_udp_sum(ctx, r.l3_off, r.udp_off, r.udp_len, r.v6, s) != 0xffff)
 		return reject(ctx, &r, qp, MRC_DROP_CHECKSUM);
 
 	/* A trimming switch marks what it cut; the length tells in any case. */

@@ -65,6 +65,55 @@ struct {
 		});
 } mrc_cq SEC(".maps");
 
+/* QP number -> its send side; mrcd configures, the data path owns state. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MRC_MAX_QP);
+	__type(key, __u32);
+	__type(value, struct mrc_qp_tx);
+} mrc_qp_tx SEC(".maps");
+
+/*
+ * QP number -> its send queue, an mmapable one-element array the poster
+ * (libmrc, through mrcd) writes WQEs into; mrcd inserts one per QP.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, MRC_MAX_QP);
+	__type(key, __u32);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_ARRAY);
+		__uint(map_flags, BPF_F_MMAPABLE);
+		__uint(max_entries, 1);
+		__uint(key_size, sizeof(__u32));
+		__uint(value_size, sizeof(struct mrc_sq));
+	});
+} mrc_sq SEC(".maps");
+
+/* Port index -> this host's end of that plane; mrcd writes it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MRC_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct mrc_port);
+} mrc_port SEC(".maps");
+
+/* Port index -> interface the transmit program redirects to; mrcd. */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__uint(max_entries, MRC_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} mrc_tx_port SEC(".maps");
+
+/* Send counter -> value (per CPU); transmit and ACK processing count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MRC_TX_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} mrc_tx_stats SEC(".maps");
+
 /* Drop reason -> packets (per CPU); the data path counts, mrcctl reads. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -102,6 +151,15 @@ static __always_inline void mrc_count_drop(enum mrc_drop_reason r)
 
 	if (c)
 		(*c)++;
+}
+
+static __always_inline void mrc_count_tx(enum mrc_tx_counter k, __u64 n)
+{
+	__u32 key = k;
+	__u64 *c = bpf_map_lookup_elem(&mrc_tx_stats, &key);
+
+	if (c)
+		*c += n;
 }
 
 static __always_inline void mrc_count_rx(enum mrc_rx_counter k, __u64 n)

@@ -14,7 +14,7 @@
 #include "wire.h"
 
 /* Limits of one device. */
-#define MRC_MAX_QP 4096
+#define MRC_MAX_QP 1024
 #define MRC_MAX_MR 1024
 #define MRC_MAX_CQ 1024
 
@@ -112,6 +112,125 @@ struct mrc_cqe {
 	__u16 status; /* enum ibv_wc_status */
 };
 _Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
+
+/* --- the send side ---------------------------------------------------------- */
+
+#define MRC_SQ_DEPTH 128 /* WQEs per QP */
+#define MRC_TX_RING 512 /* in-flight records per QP: PSN % MRC_TX_RING */
+#define MRC_QP_EVS 64 /* EVs one QP sprays over, all ports together */
+#define MRC_MAX_PORTS 8
+#define MRC_RETX_Q 64 /* PSNs waiting for retransmission, per QP */
+#define MRC_REORDER_PKTS 3 /* later PSNs SACKed before a hole is a loss */
+_Static_assert(MRC_TX_RING >= 2 * MRC_RX_WINDOW_MAX, "tx ring covers window");
+
+/* Work request opcodes and flags, numbered as rdma-core's verbs.h does. */
+#define MRC_WR_RDMA_WRITE 0
+#define MRC_WR_RDMA_WRITE_WITH_IMM 1
+#define MRC_SEND_SIGNALED (1 << 1)
+#define MRC_WC_RDMA_WRITE 1 /* enum ibv_wc_opcode */
+#define MRC_WC_SUCCESS 0 /* enum ibv_wc_status */
+#define MRC_WC_REM_ACCESS_ERR 10
+#define MRC_WC_RETRY_EXC_ERR 12
+
+/* Send queue entry. The poster fills one, then advances mrc_sq.tail. */
+struct mrc_wqe {
+	__u64 wr_id;
+	__u64 laddr; /* offset into the local region */
+	__u64 raddr; /* remote address */
+	__u32 lkey; /* local region: index in the low MRC_RKEY_INDEX_BITS */
+	__u32 rkey;
+	__u32 len; /* bytes */
+	__be32 imm;
+	__u16 opcode; /* MRC_WR_* */
+	__u16 flags; /* MRC_SEND_SIGNALED */
+	__u32 pad0;
+};
+_Static_assert(sizeof(struct mrc_wqe) == 48, "wqe layout");
+
+/* A QP's send queue: the single element of an mmapable array map. */
+struct mrc_sq {
+	__u32 tail; /* one past the newest posted WQE (free-running) */
+	__u32 pad0;
+	struct mrc_wqe wqe[MRC_SQ_DEPTH];
+};
+
+/* mrc_tx_rec.flags */
+#define MRC_REC_INFLIGHT 0x01 /* sent, not yet acknowledged */
+#define MRC_REC_LAST 0x02 /* last packet of its WQE */
+#define MRC_REC_RETX_Q 0x04 /* queued for retransmission */
+
+/* What the sender remembers of one PSN in flight. */
+struct mrc_tx_rec {
+	__u64 raddr;
+	__u64 laddr;
+	__u32 wqe; /* free-running SQ index */
+	__u32 len;
+	__u32 tx_ns; /* last transmission, ns, low 32 bits */
+	__u16 ev;
+	__u8 port;
+	__u8 flags; /* MRC_REC_* */
+	__u32 tries; /* transmissions */
+	__u32 pad0;
+};
+
+/*
+ * Value of mrc_qp_tx (array, key: QP number): the send side, under its own
+ * lock so senders and receivers of one QP do not contend. mrcd sets the
+ * configuration; the transmit program and ACK processing own the rest.
+ */
+struct mrc_qp_tx {
+	struct bpf_spin_lock lock;
+	__u32 state; /* enum mrc_qp_state */
+	__u32 peer_qpn;
+	__u32 send_cq;
+	__u32 window; /* the peer's receive window (MPR), PSNs */
+	__u32 mtu; /* payload bytes per packet, <= MRC_MAX_PAYLOAD */
+	__u32 nev; /* EVs in ev[] */
+	__u8 peer_v6;
+	__u8 pad0[3];
+	__u16 ev[MRC_QP_EVS]; /* UDP source ports to spray over */
+	__u8 ev_port[MRC_QP_EVS]; /* ...and the port each leaves by */
+	__u8 peer_addr[MRC_MAX_PORTS][16]; /* peer's address per port */
+	/* Owned by the data path. */
+	__u32 next_psn;
+	__u32 una_psn; /* oldest PSN not acknowledged */
+	__u32 sq_head; /* free-running: next WQE to send from */
+	__u32 sq_off; /* bytes of it sent */
+	__u32 sq_done; /* free-running: next WQE to complete */
+	__u32 cqe_seq; /* send completions claimed */
+	__u32 ev_next; /* round-robin cursor over ev[] */
+	__u32 retx_head; /* free-running ring of PSNs to retransmit */
+	__u32 retx_tail;
+	__u32 retx[MRC_RETX_Q];
+	__u32 wqe_last_psn[MRC_SQ_DEPTH]; /* valid once the WQE is all sent */
+	struct mrc_tx_rec rec[MRC_TX_RING];
+};
+
+/* Value of mrc_port (array, key: port index): this host's end of a plane. */
+struct mrc_port {
+	__u32 ifindex;
+	__u8 v6;
+	__u8 pad0;
+	__u8 smac[6]; /* ours */
+	__u8 dmac[6]; /* the next hop's */
+	__u8 pad1[2];
+	__u8 saddr[16]; /* ours; IPv4 in the first 4 bytes */
+};
+
+/* Send counters (mrc_tx_stats, per-CPU array indexed by counter). */
+#define MRC_TX_COUNTERS(X)                                                   \
+	X(PACKETS, "tx_packets")                                             \
+	X(BYTES, "tx_payload_bytes")                                         \
+	X(RETX, "retransmits")                                               \
+	X(IDLE, "tx_idle")                                                   \
+	X(ACKS, "acks_received")                                             \
+	X(NACKS, "nacks_received")                                           \
+	X(COMPLETIONS, "send_completions")                                   \
+	X(LOST, "sack_losses")
+
+#define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
+enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };
+#undef MRC_X_TX_ENUM
 
 /* Receive counters (mrc_rx_stats, per-CPU array indexed by counter). */
 #define MRC_RX_COUNTERS(X)                 \
