@@ -29,6 +29,7 @@
 #include "mrc/abi.h"
 #include "mrc/drop.h"
 #include "mrc/wire.h"
+#include "lib/csum.h"
 #include "lib/maps.h"
 #include "lib/pkt.h"
 
@@ -305,13 +306,6 @@ static __always_inline void peek_state(struct mrc_qp *qp, struct ack_state *st)
 	bpf_spin_unlock(&qp->lock);
 }
 
-static __always_inline __u16 fold(__s64 sum)
-{
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (__u16)~sum;
-}
-
 /*
  * Turn the packet into an ACK or NACK (reason != MRC_NACK_NONE) in place:
  * addresses swapped, UDP ports kept (the source port is the EV, so ACKs
@@ -374,7 +368,7 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 		ip->tos = 0x02; /* ECT(0) */
 		ip->frag_off = bpf_htons(0x4000);
 		ip->check = 0;
-		ip->check = fold(
+		ip->check = csum_fold_wsum(
 			bpf_csum_diff(NULL, 0, (__be32 *)ip, sizeof(*ip), 0));
 	}
 
@@ -436,7 +430,7 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 		return XDP_DROP;
 	sum = bpf_csum_diff(NULL, 0, (__be32 *)udp, sizeof(*udp) + MRC_ACK_LEN,
 			    sum);
-	udp->check = fold(sum) ?: 0xffff;
+	udp->check = csum_fold_wsum(sum) ?: 0xffff;
 	mrc_count_rx(reason ? MRC_RX_NACKS : MRC_RX_ACKS, 1);
 	return XDP_TX;
 }

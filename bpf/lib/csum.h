@@ -17,6 +17,12 @@ static __always_inline __u16 csum_fold32(__u32 sum)
 	return (__u16)~sum;
 }
 
+/* Fold what bpf_csum_diff returns and complement it: the value to store. */
+static __always_inline __u16 csum_fold_wsum(__s64 wsum)
+{
+	return csum_fold32((__u32)wsum);
+}
+
 /*
  * RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), for one 16-bit field changing
  * from old to new (both in network byte order).

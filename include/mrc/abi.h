@@ -223,6 +223,7 @@ struct mrc_port {
 	X(BYTES, "tx_payload_bytes")                                         \
 	X(RETX, "retransmits")                                               \
 	X(IDLE, "tx_idle")                                                   \
+	X(BUILD_FAILED, "tx_build_failed")                                   \
 	X(ACKS, "acks_received")                                             \
 	X(NACKS, "nacks_received")                                           \
 	X(COMPLETIONS, "send_completions")                                   \
