@@ -14,8 +14,9 @@
  * packet the program does not place is counted in mrc_drop by reason, and
  * NACKed when the sender can act on the reason (include/mrc/drop.h).
  *
- * ACKs arriving at a sender are handled with the transmit pipeline; until
- * then they go on to the kernel.
+ * At the sender the same program takes in ACKs and NACKs: frees in-flight
+ * records, queues losses (SACK holes past the reorder threshold, retryable
+ * NACKs) for the transmit program, and completes WQEs in order.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -63,6 +64,33 @@ struct rx {
 };
 
 #define NOT_OURS -1
+#define AN_ACK -2
+
+/* An ACK's AEXT, copied off the frame. */
+struct ackin {
+	__u32 cum_psn;
+	__u32 sack[MRC_SACK_BITS / 32]; /* host order */
+	__u8 flags;
+	__u8 reason;
+};
+
+static __always_inline int parse_ack(struct xdp_md *ctx, struct rx *r,
+				     __u32 off)
+{
+	struct mrc_aext *ax = at(ctx, off + sizeof(struct mrc_aeth),
+				 sizeof(*ax));
+	__u32 end = off + sizeof(struct mrc_aeth) + sizeof(*ax);
+
+	if (!ax)
+		return MRC_DROP_TRUNCATED;
+	if (ax->version != MRC_WIRE_VERSION)
+		return MRC_DROP_BAD_VERSION;
+	if (r->udp_len < end - r->udp_off || !at(ctx, r->udp_off, r->udp_len))
+		return MRC_DROP_TRUNCATED;
+	r->ev = bpf_ntohs(ax->ev);
+	r->tx_ts = ax->tx_ts;
+	return AN_ACK;
+}
 
 /*
  * Parse up to the payload. Returns 0 for an mrc data packet, NOT_OURS for
@@ -121,7 +149,7 @@ static __always_inline int parse(struct xdp_md *ctx, struct rx *r)
 	r->qpn = bpf_ntohl(bth->dqpn) & MRC_BTH_QPN_MASK;
 	r->psn = bpf_ntohl(bth->psn) & MRC_BTH_PSN_MASK;
 	if (r->opcode == MRC_OP_ACK)
-		return NOT_OURS; /* the sender's business (transmit pipeline) */
+		return parse_ack(ctx, r, off + sizeof(*bth));
 	if (r->opcode != MRC_OP_WRITE_ONLY &&
 	    r->opcode != MRC_OP_WRITE_ONLY_IMM)
 		return MRC_DROP_BAD_OPCODE;
@@ -246,6 +274,8 @@ static __always_inline int mark_received(struct mrc_qp *qp, struct rx *r,
 		if ((slot->flags & (MRC_SLOT_LAST | MRC_SLOT_IMM)) ==
 		    (MRC_SLOT_LAST | MRC_SLOT_IMM)) {
 			cqe->opcode = MRC_WC_RECV_RDMA_WITH_IMM;
+			cqe->status = MRC_WC_SUCCESS;
+			cqe->wr_id = 0;
 			cqe->qpn = r->qpn;
 			cqe->seq = qp->cqe_seq++;
 			cqe->byte_len = slot->msg_len;
@@ -286,10 +316,11 @@ static long emit_one(__u32 i, void *data)
 		return 0;
 	}
 	*out = e->s->cqe[i];
-	out->wr_id = 0;
-	out->status = 0;
 	bpf_ringbuf_submit(out, 0);
-	mrc_count_rx(MRC_RX_COMPLETIONS, 1);
+	if (e->s->cqe[i].opcode == MRC_WC_RECV_RDMA_WITH_IMM)
+		mrc_count_rx(MRC_RX_COMPLETIONS, 1);
+	else
+		mrc_count_tx(MRC_TX_COMPLETIONS, 1);
 	return 0;
 }
 
@@ -455,6 +486,178 @@ static __always_inline int reject(struct xdp_md *ctx, struct rx *r,
 	return make_ack(ctx, r, &st, nack);
 }
 
+static __always_inline int sack_bit(const struct ackin *a, __u32 i)
+{
+	return (a->sack[(i / 32) & 7] >> (31 - i % 32)) & 1;
+}
+
+/*
+ * Under the send lock: take in what the ACK says. Everything before cum is
+ * delivered; SACKed PSNs are delivered; a PSN still in flight with at least
+ * MRC_REORDER_PKTS PSNs SACKed beyond it is lost and queued for
+ * retransmission (once), as is the PSN a retryable NACK names. Then claim
+ * the send completions of WQEs whose PSNs are all delivered, in order.
+ * Returns the number of scratch cqe[] slots used.
+ */
+static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
+				      struct rx *r, struct ackin *a,
+				      struct mrc_scratch *s)
+{
+	__u32 k, psn, n = 0;
+	struct mrc_tx_rec *rec;
+	int bad = 0;
+
+	s->sack_high = 0;
+	s->lost = 0;
+	bpf_spin_lock(&qp->lock);
+	/* An ACK for PSNs never sent is forged or stale: ignore it. */
+	if (mrc_psn_diff(a->cum_psn, qp->next_psn) > 0 ||
+	    mrc_psn_diff(r->psn, qp->next_psn) >= 0)
+		goto out;
+	for (k = 0; k < MRC_RX_WINDOW_MAX + 1; k++) {
+		if (mrc_psn_diff(a->cum_psn, qp->una_psn) <= 0)
+			break;
+		qp->rec[qp->una_psn % MRC_TX_RING].flags &= ~MRC_REC_INFLIGHT;
+		qp->una_psn = (qp->una_psn + 1) & MRC_BTH_PSN_MASK;
+	}
+	for (k = 0; k < MRC_SACK_BITS; k++) {
+		psn = (a->cum_psn + 1 + k) & MRC_BTH_PSN_MASK;
+		if (mrc_psn_diff(psn, qp->next_psn) >= 0)
+			break;
+		if (sack_bit(a, k)) {
+			qp->rec[psn % MRC_TX_RING].flags &= ~MRC_REC_INFLIGHT;
+			s->sack_high = k + 1;
+		}
+	}
+	for (k = 0; k < MRC_SACK_BITS; k++) {
+		if (k + MRC_REORDER_PKTS >= s->sack_high)
+			break;
+		psn = (a->cum_psn + k) & MRC_BTH_PSN_MASK;
+		if (mrc_psn_diff(psn, qp->una_psn) < 0)
+			continue;
+		rec = &qp->rec[psn % MRC_TX_RING];
+		if ((rec->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) !=
+			    MRC_REC_INFLIGHT ||
+		    qp->retx_tail - qp->retx_head >= MRC_RETX_Q)
+			continue;
+		rec->flags |= MRC_REC_RETX_Q;
+		qp->retx[qp->retx_tail++ % MRC_RETX_Q] = psn;
+		s->lost++;
+	}
+	if (a->flags & MRC_AF_NACK) {
+		rec = &qp->rec[r->psn % MRC_TX_RING];
+		switch (a->reason) {
+		case MRC_NACK_TRIMMED:
+		case MRC_NACK_CHECKSUM:
+		case MRC_NACK_PSN_WINDOW:
+			if ((rec->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) ==
+				    MRC_REC_INFLIGHT &&
+			    qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
+				rec->flags |= MRC_REC_RETX_Q;
+				qp->retx[qp->retx_tail++ % MRC_RETX_Q] = r->psn;
+			}
+			break;
+		default:
+			/* The peer refuses the access: the WQE fails, the
+			 * QP goes to ERR (mrcd flushes the rest). */
+			if (rec->flags & MRC_REC_INFLIGHT) {
+				struct mrc_wqe *w =
+					&sq->wqe[rec->wqe % MRC_SQ_DEPTH];
+				struct mrc_cqe *c = &s->cqe[0];
+
+				c->wr_id = w->wr_id;
+				c->qpn = r->qpn;
+				c->seq = qp->cqe_seq++;
+				c->byte_len = 0;
+				c->opcode = MRC_WC_RDMA_WRITE;
+				c->status = MRC_WC_REM_ACCESS_ERR;
+				qp->state = MRC_QPS_ERR;
+				bad = 1;
+			}
+		}
+	}
+	if (bad) {
+		n = 1;
+		goto out;
+	}
+	/* Completions: every PSN of the WQE delivered, older WQEs first. */
+	for (k = 0; k < MRC_SQ_DEPTH; k++) {
+		struct mrc_wqe *w = &sq->wqe[qp->sq_done % MRC_SQ_DEPTH];
+		struct mrc_cqe *c = &s->cqe[k];
+		__u32 last = qp->wqe_last_psn[qp->sq_done % MRC_SQ_DEPTH];
+
+		if (qp->sq_done == qp->sq_head ||
+		    mrc_psn_diff(qp->una_psn, last) <= 0)
+			break;
+		c->opcode = 0;
+		if (w->flags & MRC_SEND_SIGNALED) {
+			c->wr_id = w->wr_id;
+			c->qpn = r->qpn;
+			c->seq = qp->cqe_seq++;
+			c->byte_len = w->len;
+			c->opcode = MRC_WC_RDMA_WRITE;
+			c->status = MRC_WC_SUCCESS;
+		}
+		qp->sq_done++;
+	}
+	n = k;
+out:
+	bpf_spin_unlock(&qp->lock);
+	return n;
+}
+
+/* An ACK or NACK arriving at the sender: consume it. */
+static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
+				      struct mrc_scratch *s)
+{
+	struct mrc_aext *ax = at(ctx, r->udp_off + sizeof(struct udphdr) +
+					      sizeof(struct mrc_bth) +
+					      sizeof(struct mrc_aeth),
+				 sizeof(*ax));
+	struct emit_ctx e = { .s = s };
+	__u32 k, zero = 0;
+	struct mrc_qp_tx *qp;
+	struct ackin a = {};
+	struct mrc_sq *sq;
+	void *sqmap;
+
+	if (!ax)
+		return XDP_DROP;
+	a.cum_psn = bpf_ntohl(ax->cum_psn) & MRC_BTH_PSN_MASK;
+	a.flags = ax->flags;
+	a.reason = ax->nack_reason;
+	for (k = 0; k < MRC_SACK_BITS / 32; k++)
+		a.sack[k] = bpf_ntohl(ax->sack[k]);
+
+	qp = r->qpn < MRC_MAX_QP ? bpf_map_lookup_elem(&mrc_qp_tx, &r->qpn) :
+				   NULL;
+	sqmap = bpf_map_lookup_elem(&mrc_sq, &r->qpn);
+	sq = sqmap ? bpf_map_lookup_elem(sqmap, &zero) : NULL;
+	if (!qp || !sq || qp->state != MRC_QPS_RTS) {
+		mrc_count_drop(MRC_DROP_UNKNOWN_QP);
+		return XDP_DROP;
+	}
+	if (mrc_udp_sum(ctx, r->l3_off, r->udp_off, r->udp_len, r->v6, s) !=
+	    0xffff) {
+		mrc_count_drop(MRC_DROP_CHECKSUM);
+		return XDP_DROP;
+	}
+	mrc_count_tx(a.flags & MRC_AF_NACK ? MRC_TX_NACKS : MRC_TX_ACKS, 1);
+	s->ncqe = take_ack(qp, sq, r, &a, s);
+	if (s->lost)
+		mrc_count_tx(MRC_TX_LOST, s->lost);
+	if (s->ncqe) {
+		__u32 cq = qp->send_cq;
+
+		e.ring = bpf_map_lookup_elem(&mrc_cq, &cq);
+		if (e.ring)
+			bpf_loop(MRC_SQ_DEPTH, emit_one, &e, 0);
+		else
+			mrc_count_drop(MRC_DROP_CQ_OVERFLOW);
+	}
+	return XDP_DROP; /* consumed */
+}
+
 SEC("xdp")
 int mrc_xdp_rx(struct xdp_md *ctx)
 {
@@ -471,6 +674,10 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 	rc = parse(ctx, &r);
 	if (rc == NOT_OURS)
 		return XDP_PASS;
+	if (rc == AN_ACK) {
+		s = bpf_map_lookup_elem(&mrc_scratch, &zero);
+		return s ? handle_ack(ctx, &r, s) : XDP_DROP;
+	}
 	if (rc)
 		return reject(ctx, &r, NULL, rc);
 	mrc_count_rx(MRC_RX_PACKETS, 1);

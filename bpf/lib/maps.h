@@ -134,6 +134,13 @@ struct {
 struct mrc_scratch {
 	__u8 buf[516]; /* a checksum chunk and its zero pad */
 	__u32 ncqe;
+	/*
+	 * Values the ACK loops carry from one iteration to the next live
+	 * here, not in registers: in a register each distinct value would be
+	 * a verifier state of its own.
+	 */
+	__u32 sack_high;
+	__u32 lost;
 	struct mrc_cqe cqe[MRC_RX_WINDOW_MAX + 1]; /* completions claimed */
 };
 

@@ -525,8 +525,8 @@ static const struct fixture cases[] = {
 	   rejected_truncated),
 	FX("UDP to another port: passed, untouched", not_mrc_in, XDP_PASS,
 	   not_mrc_in, passed_untouched),
-	FX("ACK (sender side): passed on", ack_in, XDP_PASS, ack_in,
-	   passed_untouched),
+	FX("ACK for a QP with no send side: dropped", ack_in, XDP_DROP, NULL,
+	   rejected_qp),
 };
 
 /* --- sequences --------------------------------------------------------------- */
