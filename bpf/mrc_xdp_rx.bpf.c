@@ -77,8 +77,8 @@ struct ackin {
 static __always_inline int parse_ack(struct xdp_md *ctx, struct rx *r,
 				     __u32 off)
 {
-	struct mrc_aext *ax = at(ctx, off + sizeof(struct mrc_aeth),
-				 sizeof(*ax));
+	struct mrc_aext *ax =
+		at(ctx, off + sizeof(struct mrc_aeth), sizeof(*ax));
 	__u32 end = off + sizeof(struct mrc_aeth) + sizeof(*ax);
 
 	if (!ax)
@@ -550,7 +550,8 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		case MRC_NACK_TRIMMED:
 		case MRC_NACK_CHECKSUM:
 		case MRC_NACK_PSN_WINDOW:
-			if ((rec->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) ==
+			if ((rec->flags &
+			     (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) ==
 				    MRC_REC_INFLIGHT &&
 			    qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
 				rec->flags |= MRC_REC_RETX_Q;
@@ -610,10 +611,11 @@ out:
 static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 				      struct mrc_scratch *s)
 {
-	struct mrc_aext *ax = at(ctx, r->udp_off + sizeof(struct udphdr) +
-					      sizeof(struct mrc_bth) +
-					      sizeof(struct mrc_aeth),
-				 sizeof(*ax));
+	struct mrc_aext *ax =
+		at(ctx,
+		   r->udp_off + sizeof(struct udphdr) + sizeof(struct mrc_bth) +
+			   sizeof(struct mrc_aeth),
+		   sizeof(*ax));
 	struct emit_ctx e = { .s = s };
 	__u32 k, zero = 0;
 	struct mrc_qp_tx *qp;

@@ -54,6 +54,9 @@ struct pick {
 	__u8 opcode;
 	__u8 dflags;
 	__u8 retx;
+	__u8 failed; /* retries exhausted: complete err_wr_id in error */
+	__u64 err_wr_id;
+	__u32 err_seq;
 };
 
 /* The next EV index in turn, under the QP lock. */
@@ -98,7 +101,7 @@ static __always_inline int pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 
 		if (qp->sq_head == tail ||
 		    mrc_psn_diff(qp->next_psn, qp->una_psn) >= (int)qp->window)
-			goto idle;
+			goto timeout;
 		w = &sq->wqe[qp->sq_head % MRC_SQ_DEPTH];
 		psn = qp->next_psn;
 		qp->next_psn = (psn + 1) & MRC_BTH_PSN_MASK;
@@ -121,7 +124,39 @@ static __always_inline int pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	}
 	if (!rec)
 		goto idle;
+	goto spray;
 
+timeout:
+	/*
+	 * Nothing new may go out. If the oldest PSN in flight has waited
+	 * past its ACK timeout, resend it (the others follow by SACK once it
+	 * is through, or time out in their turn as the oldest).
+	 */
+	if (qp->una_psn == qp->next_psn)
+		goto idle;
+	rec = &qp->rec[qp->una_psn % MRC_TX_RING];
+	if ((rec->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) !=
+	    MRC_REC_INFLIGHT)
+		goto idle;
+	k = rec->tries > MRC_RETRY_LINEAR ? rec->tries - MRC_RETRY_LINEAR : 0;
+	if (k > 8)
+		k = 8;
+	if (p->tx_ns - rec->tx_ns < (qp->timeout_ns << k))
+		goto idle;
+	psn = qp->una_psn;
+	if (rec->tries > qp->retry_cnt) {
+		/* Out of retries: the WQE fails, the QP goes to ERR. */
+		struct mrc_wqe *fw = &sq->wqe[rec->wqe % MRC_SQ_DEPTH];
+
+		qp->state = MRC_QPS_ERR;
+		p->err_wr_id = fw->wr_id;
+		p->err_seq = qp->cqe_seq++;
+		p->failed = 1;
+		goto idle;
+	}
+	p->retx = 1;
+
+spray:
 	/* Spray: the next EV in turn, another one for a retransmission. */
 	nev = qp->nev;
 	if (!nev || nev > MRC_QP_EVS)
@@ -182,8 +217,7 @@ static __always_inline int load_payload(struct xdp_md *ctx, __u32 pay_off,
 		rest = len - first;
 	}
 	e = bpf_map_lookup_elem(mem, &elem);
-	if (!e || first < 1 || first > MRC_MAX_PAYLOAD ||
-	    in > MRC_MR_CHUNK - 1)
+	if (!e || first < 1 || first > MRC_MAX_PAYLOAD || in > MRC_MR_CHUNK - 1)
 		return -1;
 	if (bpf_xdp_store_bytes(ctx, pay_off, &e->bytes[in], first))
 		return -1;
@@ -199,7 +233,8 @@ static __always_inline int load_payload(struct xdp_md *ctx, __u32 pay_off,
 static __always_inline int build(struct xdp_md *ctx, struct mrc_qp_tx *qp,
 				 const struct pick *p, struct mrc_scratch *s)
 {
-	__u32 port_idx = p->port, l3_len, udp_off, hdr_len, udp_len, new_len;
+	__u32 port_idx = p->port, l3_len, udp_off, hdr_len, udp_len, new_len,
+	      off;
 	struct mrc_port *port = bpf_map_lookup_elem(&mrc_port, &port_idx);
 	__u64 cur_len;
 	struct ethhdr *eth;
@@ -264,7 +299,11 @@ static __always_inline int build(struct xdp_md *ctx, struct mrc_qp_tx *qp,
 		ip->check = csum_fold_wsum(
 			bpf_csum_diff(NULL, 0, (__be32 *)ip, sizeof(*ip), 0));
 	}
-	udp = at(ctx, udp_off, sizeof(*udp) + MRC_DATA_IMM_HDR_LEN);
+	/* Constant lengths for the verifier: with or without the ImmDt. */
+	if (p->opcode == MRC_OP_WRITE_ONLY_IMM)
+		udp = at(ctx, udp_off, sizeof(*udp) + MRC_DATA_IMM_HDR_LEN);
+	else
+		udp = at(ctx, udp_off, sizeof(*udp) + MRC_DATA_HDR_LEN);
 	if (!udp)
 		return -1;
 	udp->source = bpf_htons(p->ev);
@@ -282,11 +321,19 @@ static __always_inline int build(struct xdp_md *ctx, struct mrc_qp_tx *qp,
 	reth->va_lo = bpf_htonl(p->raddr & 0xffffffff);
 	reth->rkey = bpf_htonl(p->rkey);
 	reth->len = bpf_htonl(p->len);
-	dext = (void *)(reth + 1);
+	off = udp_off + sizeof(*udp) + sizeof(*bth) + sizeof(*reth);
 	if (p->opcode == MRC_OP_WRITE_ONLY_IMM) {
-		*(__be32 *)dext = p->imm;
-		dext = (void *)dext + sizeof(__be32);
+		struct mrc_immdt *imm = at(ctx, off, sizeof(*imm));
+
+		if (!imm)
+			return -1;
+		imm->imm = p->imm;
+		off += sizeof(*imm);
 	}
+	/* Its own bounds check: the verifier cannot tie it to the one above. */
+	dext = at(ctx, off, sizeof(*dext));
+	if (!dext)
+		return -1;
 	dext->version = MRC_WIRE_VERSION;
 	dext->flags = p->dflags;
 	dext->ev = bpf_htons(p->ev);
@@ -305,6 +352,24 @@ static __always_inline int build(struct xdp_md *ctx, struct mrc_qp_tx *qp,
 		return -1;
 	udp->check = (__u16)~sum ?: 0xffff;
 	return 0;
+}
+
+/* The error completion of a WQE whose retries ran out. */
+static __always_inline void fail_wqe(struct mrc_qp_tx *qp, struct pick *p,
+				     __u32 qpn)
+{
+	struct mrc_cqe cqe = {
+		.wr_id = p->err_wr_id,
+		.qpn = qpn,
+		.seq = p->err_seq,
+		.opcode = MRC_WC_RDMA_WRITE,
+		.status = MRC_WC_RETRY_EXC_ERR,
+	};
+	__u32 cq = qp->send_cq;
+	void *ring = bpf_map_lookup_elem(&mrc_cq, &cq);
+
+	if (!ring || bpf_ringbuf_output(ring, &cqe, sizeof(cqe), 0))
+		mrc_count_drop(MRC_DROP_CQ_OVERFLOW);
 }
 
 SEC("xdp")
@@ -326,8 +391,11 @@ int mrc_xdp_tx(struct xdp_md *ctx)
 	if (!sq)
 		goto idle;
 	p.tx_ns = (__u32)bpf_ktime_get_ns();
-	if (pick(qp, sq, &p))
+	if (pick(qp, sq, &p)) {
+		if (p.failed)
+			fail_wqe(qp, &p, qpn);
 		goto idle;
+	}
 	if (build(ctx, qp, &p, s)) {
 		/* The PSN stays in flight: the ACK timeout resends it. */
 		mrc_count_tx(MRC_TX_BUILD_FAILED, 1);

@@ -81,13 +81,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, MRC_MAX_QP);
 	__type(key, __u32);
-	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_ARRAY);
-		__uint(map_flags, BPF_F_MMAPABLE);
-		__uint(max_entries, 1);
-		__uint(key_size, sizeof(__u32));
-		__uint(value_size, sizeof(struct mrc_sq));
-	});
+	__array(
+		values, struct {
+			__uint(type, BPF_MAP_TYPE_ARRAY);
+			__uint(map_flags, BPF_F_MMAPABLE);
+			__uint(max_entries, 1);
+			__uint(key_size, sizeof(__u32));
+			__uint(value_size, sizeof(struct mrc_sq));
+		});
 } mrc_sq SEC(".maps");
 
 /* Port index -> this host's end of that plane; mrcd writes it. */

@@ -83,8 +83,8 @@ static __always_inline int mrc_udp_sum(struct xdp_md *ctx, __u32 l3_off,
 		*(__u32 *)&s->buf[pad_at] = 0;
 		if (bpf_xdp_load_bytes(ctx, udp_off + i * 512, s->buf, len))
 			return -1;
-		sum = bpf_csum_diff(NULL, 0, (__be32 *)s->buf, (len + 3) & 0x3fc,
-				    sum);
+		sum = bpf_csum_diff(NULL, 0, (__be32 *)s->buf,
+				    (len + 3) & 0x3fc, sum);
 		if (sum < 0)
 			return -1;
 	}

@@ -121,6 +121,7 @@ _Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
 #define MRC_MAX_PORTS 8
 #define MRC_RETX_Q 64 /* PSNs waiting for retransmission, per QP */
 #define MRC_REORDER_PKTS 3 /* later PSNs SACKed before a hole is a loss */
+#define MRC_RETRY_LINEAR 3 /* retries at the base timeout before backoff */
 _Static_assert(MRC_TX_RING >= 2 * MRC_RX_WINDOW_MAX, "tx ring covers window");
 
 /* Work request opcodes and flags, numbered as rdma-core's verbs.h does. */
@@ -186,6 +187,15 @@ struct mrc_qp_tx {
 	__u32 window; /* the peer's receive window (MPR), PSNs */
 	__u32 mtu; /* payload bytes per packet, <= MRC_MAX_PAYLOAD */
 	__u32 nev; /* EVs in ev[] */
+	/*
+	 * ACK timeout: mrcd computes it from the QP's timeout attribute with
+	 * the OCP formula (4.096 us x 2^timeout), capped at 2^31 ns. The
+	 * first MRC_RETRY_LINEAR retries wait timeout_ns each, later ones
+	 * twice as long as the one before; after retry_cnt retries the WQE
+	 * fails with IBV_WC_RETRY_EXC_ERR and the QP goes to ERR.
+	 */
+	__u32 timeout_ns;
+	__u32 retry_cnt;
 	__u8 peer_v6;
 	__u8 pad0[3];
 	__u16 ev[MRC_QP_EVS]; /* UDP source ports to spray over */
@@ -218,15 +228,15 @@ struct mrc_port {
 };
 
 /* Send counters (mrc_tx_stats, per-CPU array indexed by counter). */
-#define MRC_TX_COUNTERS(X)                                                   \
-	X(PACKETS, "tx_packets")                                             \
-	X(BYTES, "tx_payload_bytes")                                         \
-	X(RETX, "retransmits")                                               \
-	X(IDLE, "tx_idle")                                                   \
-	X(BUILD_FAILED, "tx_build_failed")                                   \
-	X(ACKS, "acks_received")                                             \
-	X(NACKS, "nacks_received")                                           \
-	X(COMPLETIONS, "send_completions")                                   \
+#define MRC_TX_COUNTERS(X)                 \
+	X(PACKETS, "tx_packets")           \
+	X(BYTES, "tx_payload_bytes")       \
+	X(RETX, "retransmits")             \
+	X(IDLE, "tx_idle")                 \
+	X(BUILD_FAILED, "tx_build_failed") \
+	X(ACKS, "acks_received")           \
+	X(NACKS, "nacks_received")         \
+	X(COMPLETIONS, "send_completions") \
 	X(LOST, "sack_losses")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,

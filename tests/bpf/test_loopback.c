@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The whole protocol, in one process, through BPF_PROG_TEST_RUN: a sender
+ * (the transmit program plus its own receive program, for ACKs) and a
+ * receiver (a second receive program with maps of its own), joined by a
+ * channel this test controls: it loses, duplicates and reorders packets.
+ *
+ *   sender                                     receiver
+ *   SQ -> mrc_xdp_tx --data--> [channel] --> mrc_xdp_rx -> MR, recv CQ
+ *   send CQ <- mrc_xdp_rx <------ACK------------------'
+ *
+ * Every run checks the receiver's region byte for byte against the
+ * sender's, each completion exactly once and in order.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "mrc/abi.h"
+#include "mrc/drop.h"
+#include "mrc/wire.h"
+#include "mrc_xdp_rx.skel.h"
+#include "mrc_xdp_tx.skel.h"
+
+#define S_QPN 5 /* sender's QP */
+#define R_QPN 77 /* receiver's QP */
+#define MR_IDX 3
+#define S_LKEY ((0x5151u << MRC_RKEY_INDEX_BITS) | MR_IDX)
+#define R_RKEY ((0x7777u << MRC_RKEY_INDEX_BITS) | MR_IDX)
+#define R_VA 0x7f0000000000ull
+#define CHUNKS 3
+#define MR_LEN ((uint64_t)CHUNKS * MRC_MR_CHUNK)
+#define MTU 1024
+#define PORTS 4
+#define NEV 16
+#define FRAME_MAX 1600
+#define TIMEOUT_NS 2000000 /* 2 ms: longer than a burst of 64 packets takes */
+
+struct side {
+	struct mrc_xdp_rx *rx;
+	uint8_t *mr; /* mmapped region, chunk i at i * MRC_MR_ELEM */
+	struct ring_buffer *cq;
+	struct mrc_cqe cqe[256];
+	int ncqe;
+};
+
+static struct side snd, rcv;
+static struct mrc_xdp_tx *tx;
+static struct mrc_sq *sq; /* the sender's send queue, mmapped */
+
+static int on_cqe(void *ctx, void *d, size_t len)
+{
+	struct side *s = ctx;
+
+	if (len != sizeof(struct mrc_cqe) || s->ncqe == 256)
+		return -EINVAL;
+	memcpy(&s->cqe[s->ncqe++], d, len);
+	return 0;
+}
+
+static uint8_t *mr_at(uint8_t *mr, uint64_t off)
+{
+	return mr + (off / MRC_MR_CHUNK) * MRC_MR_ELEM + off % MRC_MR_CHUNK;
+}
+
+static int add_inner(struct bpf_map *outer, uint32_t key, int fd)
+{
+	return bpf_map_update_elem(bpf_map__fd(outer), &key, &fd, BPF_ANY);
+}
+
+/* Region, CQ and MR description for one side. */
+static int setup_side(struct side *s, uint32_t key)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mm,
+		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	struct mrc_mr_info mr = {
+		.rkey = key, .pd = 1, .va = R_VA, .len = MR_LEN, .access = 2
+	};
+	uint32_t idx = MR_IDX;
+	int mr_fd, cq_fd;
+
+	s->rx = mrc_xdp_rx__open_and_load();
+	if (!s->rx)
+		return -1;
+	mr_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_mr", 4, MRC_MR_ELEM,
+			       CHUNKS, &mm);
+	cq_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mrc_cq", 0, 0, 1 << 16,
+			       NULL);
+	if (mr_fd < 0 || cq_fd < 0 ||
+	    add_inner(s->rx->maps.mrc_mr, idx, mr_fd) ||
+	    add_inner(s->rx->maps.mrc_cq, 0, cq_fd) ||
+	    bpf_map_update_elem(bpf_map__fd(s->rx->maps.mrc_mr_info), &idx, &mr,
+				BPF_ANY))
+		return -1;
+	s->mr = mmap(NULL, (size_t)CHUNKS * MRC_MR_ELEM, PROT_READ | PROT_WRITE,
+		     MAP_SHARED, mr_fd, 0);
+	s->cq = ring_buffer__new(cq_fd, on_cqe, s, NULL);
+	close(mr_fd);
+	close(cq_fd);
+	return s->mr == MAP_FAILED || !s->cq ? -1 : 0;
+}
+
+/* The transmit program shares every map of the sender's receive program. */
+static int setup_tx(void)
+{
+	struct bpf_map *m, *same;
+
+	tx = mrc_xdp_tx__open();
+	if (!tx)
+		return -1;
+	bpf_object__for_each_map(m, tx->obj)
+	{
+		if (strchr(bpf_map__name(m), '.'))
+			continue; /* .bss, .rodata: the program's own */
+		same = bpf_object__find_map_by_name(snd.rx->obj,
+						    bpf_map__name(m));
+		if (!same || bpf_map__reuse_fd(m, bpf_map__fd(same)))
+			return -1;
+	}
+	if (mrc_xdp_tx__load(tx))
+		return -1;
+	tx->bss->tx_qpn = S_QPN;
+	return 0;
+}
+
+static int setup(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
+	uint32_t p, key = S_QPN;
+	int sq_fd;
+
+	if (setup_side(&snd, S_LKEY) || setup_side(&rcv, R_RKEY) || setup_tx())
+		return -1;
+	sq_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_sq", 4,
+			       sizeof(struct mrc_sq), 1, &mm);
+	if (sq_fd < 0 || add_inner(snd.rx->maps.mrc_sq, key, sq_fd))
+		return -1;
+	sq = mmap(NULL, sizeof(*sq), PROT_READ | PROT_WRITE, MAP_SHARED, sq_fd,
+		  0);
+	close(sq_fd);
+	if (sq == MAP_FAILED)
+		return -1;
+	for (p = 0; p < PORTS; p++) {
+		struct mrc_port port = {
+			.ifindex = 1,
+			.smac = { 2, 0, 0, 0, 1, (uint8_t)p },
+			.dmac = { 2, 0, 0, 0, 2, (uint8_t)p },
+		};
+		uint32_t lo = 1;
+
+		port.saddr[0] = 198;
+		port.saddr[1] = 18;
+		port.saddr[2] = 16 * p + 1;
+		port.saddr[3] = 2;
+		if (bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_port), &p,
+					&port, BPF_ANY) ||
+		    bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_tx_port),
+					&p, &lo, BPF_ANY))
+			return -1;
+	}
+	return 0;
+}
+
+/* Fresh QPs on both sides, regions filled and cleared, queues empty. */
+static int reset(uint32_t first_psn)
+{
+	static struct mrc_qp_tx qt;
+	static struct mrc_qp qr;
+	uint32_t s_qpn = S_QPN, r_qpn = R_QPN, i, p;
+	uint64_t off;
+
+	memset(&qt, 0, sizeof(qt));
+	qt.state = MRC_QPS_RTS;
+	qt.peer_qpn = R_QPN;
+	qt.send_cq = 0;
+	qt.window = MRC_RX_WINDOW_MAX;
+	qt.mtu = MTU;
+	qt.nev = NEV;
+	qt.timeout_ns = TIMEOUT_NS;
+	qt.retry_cnt = 7;
+	for (i = 0; i < NEV; i++) {
+		qt.ev[i] = 49152 + i;
+		qt.ev_port[i] = i % PORTS;
+	}
+	for (p = 0; p < PORTS; p++) {
+		qt.peer_addr[p][0] = 198;
+		qt.peer_addr[p][1] = 18;
+		qt.peer_addr[p][2] = 16 * p + 2;
+		qt.peer_addr[p][3] = 2;
+	}
+	qt.next_psn = qt.una_psn = first_psn;
+	memset(&qr, 0, sizeof(qr));
+	qr.state = MRC_QPS_RTR;
+	qr.peer_qpn = S_QPN;
+	qr.pd = 1;
+	qr.window = MRC_RX_WINDOW_MAX;
+	qr.cum_psn = qr.cqe_psn = first_psn;
+	if (bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_qp_tx), &s_qpn,
+				&qt, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(rcv.rx->maps.mrc_qp), &r_qpn, &qr,
+				BPF_ANY))
+		return -1;
+	memset(sq, 0, sizeof(*sq));
+	for (off = 0; off < MR_LEN; off++) {
+		*mr_at(snd.mr, off) = (uint8_t)(off * 131 + (off >> 12));
+		*mr_at(rcv.mr, off) = 0;
+	}
+	ring_buffer__consume(snd.cq);
+	ring_buffer__consume(rcv.cq);
+	snd.ncqe = rcv.ncqe = 0;
+	return 0;
+}
+
+static void post(uint64_t wr_id, uint64_t laddr, uint64_t roff, uint32_t len,
+		 int imm)
+{
+	struct mrc_wqe *w = &sq->wqe[sq->tail % MRC_SQ_DEPTH];
+
+	w->wr_id = wr_id;
+	w->laddr = laddr;
+	w->raddr = R_VA + roff;
+	w->lkey = S_LKEY;
+	w->rkey = R_RKEY;
+	w->len = len;
+	w->imm = htonl(0xab000000 | (uint32_t)wr_id);
+	w->opcode = imm ? MRC_WR_RDMA_WRITE_WITH_IMM : MRC_WR_RDMA_WRITE;
+	w->flags = MRC_SEND_SIGNALED;
+	__atomic_store_n(&sq->tail, sq->tail + 1, __ATOMIC_RELEASE);
+}
+
+struct frame {
+	uint8_t b[FRAME_MAX + 200];
+	uint32_t len;
+};
+
+/* Run prog on in; the result frame in out (may be in). */
+static int run(int prog, const struct frame *in, struct frame *out)
+{
+	struct xdp_md ctx = { .data_end = in->len, .ingress_ifindex = 1 };
+
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in->b,
+		    .data_size_in = in->len, .data_out = out->b,
+		    .data_size_out = sizeof(out->b), .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx));
+	if (bpf_prog_test_run_opts(prog, &o))
+		return -1;
+	out->len = o.data_size_out;
+	return o.retval;
+}
+
+/* Channel behaviour, decided per data packet by its sequence number. */
+struct channel {
+	unsigned int drop_every; /* drop packets 1, 1 + every, 1 + 2 every... */
+	int dup; /* deliver every data packet twice */
+	unsigned int reorder; /* deliver in reversed groups of this size */
+	unsigned int drop_acks_every;
+};
+
+static uint64_t percpu(struct bpf_map *m, uint32_t key)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	uint64_t v[ncpu], sum = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, v))
+		return 0;
+	for (i = 0; i < ncpu; i++)
+		sum += v[i];
+	return sum;
+}
+
+static int in_flight(void)
+{
+	static struct mrc_qp_tx qt;
+	uint32_t qpn = S_QPN;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(snd.rx->maps.mrc_qp_tx), &qpn, &qt))
+		return 0;
+	return qt.state == MRC_QPS_RTS && qt.una_psn != qt.next_psn;
+}
+
+/*
+ * Pump: transmit whatever the sender has (new packets and retransmits),
+ * pass it through the channel to the receiver, return its ACKs. Stops when
+ * the sender has nothing more to send. Returns data packets sent.
+ */
+static int pump(const struct channel *ch)
+{
+	static struct frame batch[64], ackf, empty;
+	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
+	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
+	unsigned int sent = 0, rounds, n, i, k, acks = 0;
+
+	empty.len = FRAME_MAX + 1;
+	for (rounds = 0; rounds < 100000; rounds++) {
+		/* A burst from the sender. */
+		for (n = 0; n < 64; n++) {
+			int v = run(txp, &empty, &batch[n]);
+
+			if (v == XDP_DROP)
+				break; /* idle: window full or queue empty */
+			assert_int_equal(v, XDP_REDIRECT);
+		}
+		if (!n) {
+			/*
+			 * Idle. Whatever is still in flight now was lost (every
+			 * ACK is in): wait out the ACK timeout and go on.
+			 */
+			if (!in_flight())
+				return sent;
+			usleep(TIMEOUT_NS / 1000 * 2);
+			continue;
+		}
+		/* Through the channel to the receiver, ACKs back. */
+		for (k = 0; k < n; k++) {
+			i = ch->reorder ? (k / ch->reorder) * ch->reorder +
+						  (ch->reorder - 1 -
+						   k % ch->reorder) :
+					  k;
+			if (i >= n)
+				i = k;
+			sent++;
+			if (ch->drop_every && (sent - 1) % ch->drop_every == 0)
+				continue;
+			for (int copy = 0; copy < 1 + ch->dup; copy++) {
+				int v = run(rx_r, &batch[i], &ackf);
+
+				if (v != XDP_TX)
+					continue;
+				if (ch->drop_acks_every &&
+				    ++acks % ch->drop_acks_every == 0)
+					continue;
+				assert_int_equal(run(rx_s, &ackf, &ackf),
+						 XDP_DROP);
+			}
+		}
+	}
+	fail_msg("pump did not settle");
+	return -1;
+}
+
+/* Post a mixed workload; check bytes and completions after pumping. */
+static void transfer(const struct channel *ch, uint32_t first_psn)
+{
+	/* len, remote offset, with immediate */
+	static const struct {
+		uint32_t len;
+		uint64_t off;
+		int imm;
+	} wr[] = {
+		{ 1, 7, 0 },
+		{ 100000, 4096, 1 },
+		{ MTU, MRC_MR_CHUNK - 300, 0 }, /* crosses a chunk boundary */
+		{ 3 * MTU + 17, 2 * MRC_MR_CHUNK - 2000, 1 },
+		{ 0, 0, 1 }, /* zero-length WRITE_IMM */
+		{ 250000, 300000, 0 },
+		{ 12345, 1000000, 1 },
+	};
+	const unsigned int n = sizeof(wr) / sizeof(wr[0]);
+	unsigned int i, imms = 0;
+	uint64_t off;
+
+	assert_int_equal(reset(first_psn), 0);
+	for (i = 0; i < n; i++)
+		post(i + 1, wr[i].off, wr[i].off, wr[i].len, wr[i].imm);
+	assert_true(pump(ch) > 0);
+	ring_buffer__consume(snd.cq);
+	ring_buffer__consume(rcv.cq);
+
+	/* Every byte written where it belongs, and nothing elsewhere. */
+	for (off = 0; off < MR_LEN; off++) {
+		int inside = 0;
+
+		for (i = 0; i < n; i++)
+			inside |= off >= wr[i].off &&
+				  off < wr[i].off + wr[i].len;
+		if (*mr_at(rcv.mr, off) != (inside ? *mr_at(snd.mr, off) : 0))
+			fail_msg("receiver byte %llu: 0x%02x, want 0x%02x",
+				 (unsigned long long)off, *mr_at(rcv.mr, off),
+				 inside ? *mr_at(snd.mr, off) : 0);
+	}
+	/* Send completions: one per WQE, in posting order, successful. */
+	assert_int_equal(snd.ncqe, n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(snd.cqe[i].wr_id, i + 1);
+		assert_int_equal(snd.cqe[i].status, MRC_WC_SUCCESS);
+		assert_int_equal(snd.cqe[i].seq, i);
+		assert_int_equal(snd.cqe[i].byte_len, wr[i].len);
+	}
+	/* Receive completions: one per WRITE_IMM, in order, its immediate. */
+	for (i = 0; i < n; i++) {
+		if (!wr[i].imm)
+			continue;
+		assert_true(imms < (unsigned int)rcv.ncqe);
+		assert_int_equal(ntohl(rcv.cqe[imms].imm),
+				 0xab000000 | (i + 1));
+		assert_int_equal(rcv.cqe[imms].byte_len, wr[i].len);
+		assert_int_equal(rcv.cqe[imms].seq, imms);
+		imms++;
+	}
+	assert_int_equal(rcv.ncqe, imms);
+}
+
+static void clean_channel(void **state)
+{
+	struct channel ch = { 0 };
+
+	(void)state;
+	transfer(&ch, 1000);
+	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_RETX), 0);
+}
+
+static void psn_wrap(void **state)
+{
+	struct channel ch = { 0 };
+
+	(void)state;
+	transfer(&ch, MRC_BTH_PSN_MASK - 40);
+}
+
+static void lossy_channel(void **state)
+{
+	struct channel ch = { .drop_every = 13 };
+	uint64_t retx = percpu(tx->maps.mrc_tx_stats, MRC_TX_RETX);
+
+	(void)state;
+	uint64_t lost = percpu(tx->maps.mrc_tx_stats, MRC_TX_LOST);
+
+	transfer(&ch, 5);
+	assert_true(percpu(tx->maps.mrc_tx_stats, MRC_TX_RETX) > retx);
+	/* Holes were found by SACK, not only by timeouts. */
+	assert_true(percpu(tx->maps.mrc_tx_stats, MRC_TX_LOST) > lost);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * The peer is gone: every packet is lost. After retry_cnt retries, the
+ * first three MRC_RETRY_LINEAR one timeout apart and then doubling, the
+ * WQE completes with IBV_WC_RETRY_EXC_ERR and the QP is in ERR. With
+ * retry_cnt 7 the error comes after 3 + 2 + 4 + 8 + 16 + 32 = 65 timeouts
+ * (130 ms here), never earlier, and at most 40 ms later (this test sleeps
+ * in steps of two timeouts).
+ */
+static void peer_gone(void **state)
+{
+	struct channel ch = { .drop_every = 1 };
+	static struct mrc_qp_tx qt;
+	uint32_t qpn = S_QPN;
+	double t0, ms;
+
+	(void)state;
+	assert_int_equal(reset(1), 0);
+	t0 = now_ms();
+	post(42, 0, 0, 5000, 0);
+	pump(&ch);
+	ms = now_ms() - t0;
+	ring_buffer__consume(snd.cq);
+	assert_int_equal(snd.ncqe, 1);
+	assert_int_equal(snd.cqe[0].wr_id, 42);
+	assert_int_equal(snd.cqe[0].status, MRC_WC_RETRY_EXC_ERR);
+	assert_int_equal(
+		bpf_map_lookup_elem(bpf_map__fd(snd.rx->maps.mrc_qp_tx), &qpn,
+				    &qt),
+		0);
+	assert_int_equal(qt.state, MRC_QPS_ERR);
+	if (ms < 65 * TIMEOUT_NS / 1e6 || ms > 65 * TIMEOUT_NS / 1e6 + 40)
+		fail_msg("error after %.1f ms, formula says %.1f ms", ms,
+			 65 * TIMEOUT_NS / 1e6);
+	assert_int_equal(rcv.ncqe, 0);
+}
+
+static void duplicating_channel(void **state)
+{
+	struct channel ch = { .dup = 1 };
+
+	(void)state;
+	transfer(&ch, 77);
+}
+
+static void reordering_channel(void **state)
+{
+	struct channel ch = { .reorder = 7 };
+
+	(void)state;
+	transfer(&ch, 9);
+}
+
+static void lossy_reordering_ack_losing(void **state)
+{
+	struct channel ch = {
+		.drop_every = 29, .reorder = 5, .dup = 1, .drop_acks_every = 3
+	};
+
+	(void)state;
+	transfer(&ch, 123456);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(clean_channel),
+		cmocka_unit_test(psn_wrap),
+		cmocka_unit_test(lossy_channel),
+		cmocka_unit_test(duplicating_channel),
+		cmocka_unit_test(reordering_channel),
+		cmocka_unit_test(lossy_reordering_ack_losing),
+		cmocka_unit_test(peer_gone),
+	};
+
+	if (geteuid() != 0) {
+		printf("SKIP: test_loopback needs root (BPF)\n");
+		return 77;
+	}
+	if (setup()) {
+		fprintf(stderr, "setup: %s\n", strerror(errno));
+		return 1;
+	}
+	return cmocka_run_group_tests_name("protocol loopback", tests, NULL,
+					   NULL);
+}
