@@ -70,7 +70,15 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(or $(SKEL_NAME_$(notdir $*)),$(notdir $*)) > $@
 
 # --- userspace ----------------------------------------------------------------
-TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen
+TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
+	 $(BUILD)/tests/mrc_xfer
+DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
+
+$(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/dev.h \
+		$(DEV_SKELS) $(wildcard include/mrc/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Idaemon -o $@ $(filter %.c,$^) $(LIBS_BPF)
 
 $(BUILD)/tests/fabricctl: tests/fabric/fabricctl.c tests/fabric/fault_parse.c \
 		$(BUILD)/tests/fabric/fabric.skel.h $(wildcard tests/fabric/*.h)

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The soft device: loads the receive and transmit programs (the transmit
+ * program shares every map of the receive program), attaches them, and
+ * creates memory regions, completion queues and queue pairs as map entries
+ * and inner maps. Functions return 0 or -errno and say what failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "dev.h"
+#include "mrc_xdp_rx.skel.h"
+#include "mrc_xdp_tx.skel.h"
+
+/*
+ * The largest frame the transmit program builds: a 1500-byte IP MTU. Live
+ * frames must fit a page with its headroom, so MRC_MAX_PAYLOAD-sized
+ * packets wait for multi-buffer support.
+ */
+#define TX_FRAME_MAX 1514
+
+static int err_msg(int err, const char *what, const char *obj)
+{
+	fprintf(stderr, "mrc: %s%s%s: %s\n", what, obj ? " " : "",
+		obj ? obj : "", strerror(err < 0 ? -err : err));
+	return err < 0 ? err : -err;
+}
+
+int dev_open(struct dev *d)
+{
+	struct bpf_map *m, *same;
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	d->rx = mrc_xdp_rx__open_and_load();
+	if (!d->rx)
+		return err_msg(-errno, "loading", "mrc_xdp_rx");
+	d->tx = mrc_xdp_tx__open();
+	if (!d->tx)
+		return err_msg(-errno, "opening", "mrc_xdp_tx");
+	/* One set of maps: the transmit program uses the receive program's. */
+	bpf_object__for_each_map(m, d->tx->obj)
+	{
+		if (strchr(bpf_map__name(m), '.'))
+			continue; /* .bss, .rodata: the program's own */
+		same = bpf_object__find_map_by_name(d->rx->obj,
+						    bpf_map__name(m));
+		if (!same)
+			return err_msg(-ENOENT, "no map to share for",
+				       bpf_map__name(m));
+		err = bpf_map__reuse_fd(m, bpf_map__fd(same));
+		if (err)
+			return err_msg(err, "sharing map", bpf_map__name(m));
+	}
+	err = mrc_xdp_tx__load(d->tx);
+	if (err)
+		return err_msg(err, "loading", "mrc_xdp_tx");
+	if (getrandom(&d->next_rkey_rand, sizeof(d->next_rkey_rand), 0) < 0)
+		return err_msg(-errno, "getrandom", NULL);
+	return 0;
+}
+
+static int if_mac(const char *ifname, uint8_t mac[6])
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr))
+		err = -errno;
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+	return err;
+}
+
+/* The interface's first global address of the family, 16 bytes. */
+static int if_addr(const char *ifname, int v6, uint8_t addr[16])
+{
+	struct ifaddrs *ifa, *i;
+	int err = -EADDRNOTAVAIL;
+
+	if (getifaddrs(&ifa))
+		return -errno;
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || strcmp(i->ifa_name, ifname))
+			continue;
+		if (!v6 && i->ifa_addr->sa_family == AF_INET) {
+			memcpy(addr,
+			       &((struct sockaddr_in *)i->ifa_addr)->sin_addr,
+			       4);
+			err = 0;
+			break;
+		}
+		if (v6 && i->ifa_addr->sa_family == AF_INET6) {
+			struct in6_addr *a =
+				&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+
+			if (IN6_IS_ADDR_LINKLOCAL(a))
+				continue;
+			memcpy(addr, a, 16);
+			err = 0;
+			break;
+		}
+	}
+	freeifaddrs(ifa);
+	return err;
+}
+
+int dev_add_port(struct dev *d, int port, const char *ifname,
+		 const uint8_t dmac[6], int v6)
+{
+	struct mrc_port p = { .v6 = v6 };
+	uint32_t key = port, ifindex;
+	int err;
+
+	if (port < 0 || port >= MRC_MAX_PORTS)
+		return err_msg(-EINVAL, "port index out of range for", ifname);
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex)
+		return err_msg(-errno, "no interface", ifname);
+	err = if_mac(ifname, p.smac);
+	if (err)
+		return err_msg(err, "reading the MAC address of", ifname);
+	err = if_addr(ifname, v6, p.saddr);
+	if (err)
+		return err_msg(err, "no address on", ifname);
+	memcpy(p.dmac, dmac, 6);
+	p.ifindex = ifindex;
+	if (bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_port), &key, &p,
+				BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_tx_port), &key,
+				&ifindex, BPF_ANY))
+		return err_msg(-errno, "port maps for", ifname);
+	err = bpf_xdp_attach(ifindex, bpf_program__fd(d->rx->progs.mrc_xdp_rx),
+			     XDP_FLAGS_DRV_MODE, NULL);
+	if (err)
+		return err_msg(err, "attaching XDP to", ifname);
+	snprintf(d->port[port].ifname, sizeof(d->port[port].ifname), "%s",
+		 ifname);
+	d->port[port].ifindex = ifindex;
+	d->port[port].attached = 1;
+	if (port >= d->nports)
+		d->nports = port + 1;
+	return 0;
+}
+
+int dev_set_anchor(struct dev *d, const char *ifname)
+{
+	int ifindex = if_nametoindex(ifname), err;
+
+	if (!ifindex)
+		return err_msg(-errno, "no interface", ifname);
+	err = bpf_xdp_attach(ifindex, bpf_program__fd(d->tx->progs.mrc_xdp_tx),
+			     XDP_FLAGS_DRV_MODE, NULL);
+	if (err)
+		return err_msg(err, "attaching the transmit program to",
+			       ifname);
+	d->anchor_ifindex = ifindex;
+	return 0;
+}
+
+void dev_close(struct dev *d)
+{
+	int i;
+
+	for (i = 0; i < d->nports; i++)
+		if (d->port[i].attached)
+			bpf_xdp_detach(d->port[i].ifindex, XDP_FLAGS_DRV_MODE,
+				       NULL);
+	if (d->anchor_ifindex)
+		bpf_xdp_detach(d->anchor_ifindex, XDP_FLAGS_DRV_MODE, NULL);
+	mrc_xdp_tx__destroy(d->tx);
+	mrc_xdp_rx__destroy(d->rx);
+	memset(d, 0, sizeof(*d));
+}
+
+static int add_inner(struct bpf_map *outer, uint32_t key, int fd)
+{
+	return bpf_map_update_elem(bpf_map__fd(outer), &key, &fd, BPF_ANY) ?
+		       -errno :
+		       0;
+}
+
+int dev_mr_create(struct dev *d, uint32_t idx, uint64_t len, uint32_t pd,
+		  uint64_t va, struct dev_mr *mr)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mm,
+		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	uint32_t chunks = (len + MRC_MR_CHUNK - 1) / MRC_MR_CHUNK;
+	struct mrc_mr_info info = { .pd = pd,
+				    .va = va,
+				    .len = len,
+				    .access = 2 /* IBV_ACCESS_REMOTE_WRITE */ };
+	int fd, err;
+
+	memset(mr, 0, sizeof(*mr));
+	if (idx >= MRC_MAX_MR || !len || !chunks)
+		return err_msg(-EINVAL, "memory region size or index", NULL);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_mr", 4, MRC_MR_ELEM,
+			    chunks, &mm);
+	if (fd < 0)
+		return err_msg(-errno, "creating a memory region map", NULL);
+	mr->map_len = (size_t)chunks * MRC_MR_ELEM;
+	mr->map = mmap(NULL, mr->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fd, 0);
+	err = mr->map == MAP_FAILED ? -errno :
+				      add_inner(d->rx->maps.mrc_mr, idx, fd);
+	close(fd);
+	if (err) {
+		if (mr->map != MAP_FAILED)
+			munmap(mr->map, mr->map_len);
+		mr->map = NULL;
+		return err_msg(err, "mapping a memory region", NULL);
+	}
+	d->next_rkey_rand = d->next_rkey_rand * 1103515245 + 12345;
+	info.rkey = (d->next_rkey_rand << MRC_RKEY_INDEX_BITS) | idx;
+	if (!(info.rkey >> MRC_RKEY_INDEX_BITS))
+		info.rkey |= 1u << MRC_RKEY_INDEX_BITS; /* never 0 */
+	if (bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_mr_info), &idx,
+				&info, BPF_ANY)) {
+		err = -errno;
+		dev_mr_destroy(mr);
+		return err_msg(err, "describing a memory region", NULL);
+	}
+	mr->idx = idx;
+	mr->key = info.rkey;
+	mr->len = len;
+	return 0;
+}
+
+uint8_t *dev_mr_at(const struct dev_mr *mr, uint64_t off)
+{
+	return mr->map + (off / MRC_MR_CHUNK) * MRC_MR_ELEM +
+	       off % MRC_MR_CHUNK;
+}
+
+void dev_mr_destroy(struct dev_mr *mr)
+{
+	if (mr->map)
+		munmap(mr->map, mr->map_len);
+	mr->map = NULL;
+}
+
+static int cq_sample(void *ctx, void *data, size_t len)
+{
+	struct dev_cq *cq = ctx;
+
+	if (len != sizeof(struct mrc_cqe) || cq->nout >= cq->max)
+		return -ENOSPC;
+	memcpy(&cq->out[cq->nout++], data, len);
+	return 0;
+}
+
+int dev_cq_create(struct dev *d, uint32_t idx, struct dev_cq *cq)
+{
+	int fd, err;
+
+	memset(cq, 0, sizeof(*cq));
+	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mrc_cq", 0, 0, 1 << 16,
+			    NULL);
+	if (fd < 0)
+		return err_msg(-errno, "creating a completion ring", NULL);
+	err = add_inner(d->rx->maps.mrc_cq, idx, fd);
+	if (!err) {
+		cq->rb = ring_buffer__new(fd, cq_sample, cq, NULL);
+		if (!cq->rb)
+			err = -errno;
+	}
+	close(fd);
+	if (err)
+		return err_msg(err, "setting up a completion queue", NULL);
+	cq->idx = idx;
+	return 0;
+}
+
+int dev_cq_poll(struct dev_cq *cq, struct mrc_cqe *out, int max)
+{
+	int err;
+
+	cq->out = out;
+	cq->max = max;
+	cq->nout = 0;
+	err = ring_buffer__consume(cq->rb);
+	return err < 0 && !cq->nout ? err : cq->nout;
+}
+
+void dev_cq_destroy(struct dev_cq *cq)
+{
+	ring_buffer__free(cq->rb);
+	cq->rb = NULL;
+}
+
+int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,
+		  struct mrc_sq **sq)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
+	struct mrc_qp_tx *qt = calloc(1, sizeof(*qt));
+	struct mrc_qp *qr = calloc(1, sizeof(*qr));
+	uint32_t key = a->qpn, i;
+	int fd = -1, err = 0;
+
+	*sq = MAP_FAILED;
+	if (!qt || !qr || a->qpn >= MRC_MAX_QP || !d->nports || !a->nev ||
+	    a->nev > MRC_QP_EVS) {
+		err = -EINVAL;
+		goto out;
+	}
+	qr->state = MRC_QPS_RTS;
+	qr->peer_qpn = a->peer_qpn;
+	qr->pd = a->pd;
+	qr->recv_cq = a->recv_cq;
+	qr->window = a->window;
+	qr->cum_psn = qr->cqe_psn = a->peer_first_psn;
+	qt->state = MRC_QPS_RTS;
+	qt->peer_qpn = a->peer_qpn;
+	qt->send_cq = a->send_cq;
+	qt->window = a->window;
+	qt->mtu = a->mtu;
+	qt->nev = a->nev;
+	qt->timeout_ns = a->timeout_ns;
+	qt->retry_cnt = a->retry_cnt;
+	qt->peer_v6 = a->v6;
+	for (i = 0; i < a->nev; i++) {
+		qt->ev[i] = a->ev_base + i;
+		qt->ev_port[i] = i % d->nports;
+	}
+	memcpy(qt->peer_addr, a->peer_addr, sizeof(qt->peer_addr));
+	qt->next_psn = qt->una_psn = a->first_psn;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_sq", 4,
+			    sizeof(struct mrc_sq), 1, &mm);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	*sq = mmap(NULL, sizeof(struct mrc_sq), PROT_READ | PROT_WRITE,
+		   MAP_SHARED, fd, 0);
+	if (*sq == MAP_FAILED) {
+		err = -errno;
+		goto out;
+	}
+	err = add_inner(d->rx->maps.mrc_sq, key, fd);
+	if (!err && (bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_qp_tx),
+					 &key, qt, BPF_ANY) ||
+		     bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_qp), &key,
+					 qr, BPF_ANY)))
+		err = -errno;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(qt);
+	free(qr);
+	if (err) {
+		if (*sq != MAP_FAILED)
+			munmap(*sq, sizeof(struct mrc_sq));
+		*sq = NULL;
+		return err_msg(err, "creating a queue pair", NULL);
+	}
+	return 0;
+}
+
+void dev_qp_destroy(struct dev *d, uint32_t qpn, struct mrc_sq *sq)
+{
+	static struct mrc_qp_tx qt;
+	static struct mrc_qp qr;
+
+	memset(&qt, 0, sizeof(qt));
+	memset(&qr, 0, sizeof(qr));
+	bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_qp_tx), &qpn, &qt,
+			    BPF_ANY);
+	bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_qp), &qpn, &qr,
+			    BPF_ANY);
+	bpf_map_delete_elem(bpf_map__fd(d->rx->maps.mrc_sq), &qpn);
+	if (sq)
+		munmap(sq, sizeof(*sq));
+}
+
+int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
+		    uint32_t *next)
+{
+	static struct mrc_qp_tx qt;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_qp_tx), &qpn, &qt))
+		return -errno;
+	*state = qt.state;
+	*una = qt.una_psn;
+	*next = qt.next_psn;
+	return 0;
+}
+
+static uint64_t tx_packets(struct dev *d)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	uint64_t v[ncpu], sum = 0;
+	uint32_t key = MRC_TX_PACKETS;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_tx_stats), &key, v))
+		return 0;
+	for (i = 0; i < ncpu; i++)
+		sum += v[i];
+	return sum;
+}
+
+int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
+{
+	static uint8_t frame[TX_FRAME_MAX + 1];
+	struct xdp_md ctx = { .data_end = sizeof(frame),
+			      .ingress_ifindex = d->anchor_ifindex };
+	uint64_t before = tx_packets(d);
+
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame,
+		    .data_size_in = sizeof(frame), .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = n,
+		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
+
+	if (!n)
+		return 0;
+	d->tx->bss->tx_qpn = qpn;
+	if (bpf_prog_test_run_opts(bpf_program__fd(d->tx->progs.mrc_xdp_tx),
+				   &o))
+		return -errno;
+	return (int)(tx_packets(d) - before);
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains the soft device: the data path's BPF objects loaded
+ * and attached to the ports, and the device resources built on their maps
+ * (memory regions, completion queues, queue pairs). mrcd owns one; tests
+ * drive one in-process.
+ */
+#ifndef MRC_DAEMON_DEV_H
+#define MRC_DAEMON_DEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mrc/abi.h"
+
+struct mrc_xdp_rx;
+struct mrc_xdp_tx;
+struct ring_buffer;
+
+struct dev_port {
+	char ifname[16];
+	int ifindex;
+	int attached; /* our XDP program is on it */
+};
+
+struct dev {
+	struct mrc_xdp_rx *rx;
+	struct mrc_xdp_tx *tx;
+	struct dev_port port[MRC_MAX_PORTS];
+	int nports;
+	int anchor_ifindex; /* idle interface the transmit program sits on */
+	uint32_t next_rkey_rand;
+};
+
+/* A memory region: the mmapable chunk map and the application's view. */
+struct dev_mr {
+	uint32_t idx;
+	uint32_t key; /* lkey == rkey */
+	uint64_t len;
+	uint8_t *map; /* chunk i at i * MRC_MR_ELEM */
+	size_t map_len;
+};
+
+struct dev_cq {
+	uint32_t idx;
+	struct ring_buffer *rb;
+	struct mrc_cqe *out; /* where dev_cq_poll puts completions */
+	int nout, max;
+};
+
+int dev_open(struct dev *d);
+/* Attach the receive program to ifname as port index port; dmac is the
+ * next hop's MAC on that plane, v6 chooses the address family. */
+int dev_add_port(struct dev *d, int port, const char *ifname,
+		 const uint8_t dmac[6], int v6);
+/* An idle interface the transmit program is attached to (DESIGN.md). */
+int dev_set_anchor(struct dev *d, const char *ifname);
+void dev_close(struct dev *d);
+
+int dev_mr_create(struct dev *d, uint32_t idx, uint64_t len, uint32_t pd,
+		  uint64_t va, struct dev_mr *mr);
+uint8_t *dev_mr_at(const struct dev_mr *mr, uint64_t off);
+void dev_mr_destroy(struct dev_mr *mr);
+
+int dev_cq_create(struct dev *d, uint32_t idx, struct dev_cq *cq);
+/* Up to max completions into out (kept in per-QP seq order by the caller). */
+int dev_cq_poll(struct dev_cq *cq, struct mrc_cqe *out, int max);
+void dev_cq_destroy(struct dev_cq *cq);
+
+struct dev_qp_attr {
+	uint32_t qpn, peer_qpn, pd, send_cq, recv_cq;
+	uint32_t mtu, window, timeout_ns, retry_cnt;
+	uint32_t first_psn; /* ours to send */
+	uint32_t peer_first_psn; /* the peer's */
+	int v6;
+	uint8_t peer_addr[MRC_MAX_PORTS][16];
+	uint16_t ev_base; /* EVs: ev_base + i, spread over the ports */
+	uint32_t nev;
+};
+
+/* A QP in RTS with its send queue; *sq is the mmapped queue. */
+int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,
+		  struct mrc_sq **sq);
+void dev_qp_destroy(struct dev *d, uint32_t qpn, struct mrc_sq *sq);
+/* Send state of a QP, read from the map (for idle/in-flight decisions). */
+int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
+		    uint32_t *next);
+
+/*
+ * Run the transmit program for qpn over up to n frames with live frames.
+ * Returns how many packets went out (counter delta), or -errno.
+ */
+int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n);
+
+#endif /* MRC_DAEMON_DEV_H */
