@@ -89,3 +89,37 @@ require_xdp_fabric() {
 require_sysctl() {
 	[ -e "/proc/sys/${1//.//}" ] || skip "kernel lacks sysctl $1${2:+ ($2)}"
 }
+
+# --port arguments for mrc_xfer on HOST: each port and its leaf's MAC.
+xfer_ports() {
+	tb links | awk -v h="$1" '$3 == h && $1 ~ /^h/ { printf "--port %s=%s ", $4, $10 }'
+}
+
+# An idle veth pair in HOST for the transmit program to sit on (DESIGN.md:
+# live frames are slow while the program is attached nowhere).
+add_anchor() {
+	tb exec "$1" ip link add anc0 type veth peer name anc1
+	tb exec "$1" ip link set anc0 up
+	tb exec "$1" ip link set anc1 up
+}
+
+# xfer NAME [client options]: one transfer h1 -> h2; results in $TMP/NAME.*
+xfer() {
+	local name=$1 dir
+	shift
+	dir=$TMP/$name.info
+	mkdir -p "$dir"
+	# shellcheck disable=SC2046
+	tb exec h2 "$TOP/build/tests/mrc_xfer" server --info "$dir" $(xfer_ports h2) \
+		--region "$REGION" --seconds 60 >"$TMP/$name.server" 2>"$TMP/$name.server.err" &
+	sleep 0.3
+	# shellcheck disable=SC2046
+	tb exec h1 "$TOP/build/tests/mrc_xfer" client --info "$dir" $(xfer_ports h1) \
+		--anchor anc0 --region "$REGION" --seconds 60 "$@" \
+		>"$TMP/$name.client" 2>"$TMP/$name.client.err" ||
+		fail "$name: client failed: $(cat "$TMP/$name.client" "$TMP/$name.client.err")"
+	wait
+	[ "$(jq .bad_bytes "$TMP/$name.server")" = 0 ] ||
+		fail "$name: server found bad bytes: $(cat "$TMP/$name.server" "$TMP/$name.server.err")"
+	[ "$(jq .errors "$TMP/$name.client")" = 0 ] || fail "$name: error completions"
+}
