@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One QP's WRITE goodput over 4 planes, against one TCP flow (iperf3) in the
+# same run on the same wires. Direct mode (hosts back to back, no fabric)
+# and the 4-spine fabric. Writes are 1 MiB; the figures are the client's
+# (bytes completed / seconds).
+#
+#   h1 =p0..p3= h2            (direct)
+#   h1 =p0..p3= [leaf-spine x4] = h2
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+TESTBED=$TOP/tests/testbed/testbed
+XFER=$TOP/build/tests/mrc_xfer
+OUT=${BENCH_OUT:-$TOP/build/bench}
+TOTAL=${BENCH_WRITE_BYTES:-$((2 << 30))}
+export TB_PREFIX=mrcw$$
+TMP=$(mktemp -d)
+cleanup() {
+	"$TESTBED" down || true
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+mkdir -p "$OUT"
+tb() { "$TESTBED" "$@"; }
+
+# --port arguments of HOST: its port and the MAC at the other end.
+ports() {
+	tb links | awk -v h="$1" '
+		$3 == h && ($1 ~ /^h/ || $1 ~ /^d-/) { printf "--port %s=%s ", $4, $10 }
+		$8 == h && $1 ~ /^d-/ { printf "--port %s=%s ", $9, $5 }'
+}
+
+run_mrc() {
+	local d=$TMP/info.$1
+	mkdir -p "$d"
+	# shellcheck disable=SC2046
+	tb exec h2 "$XFER" server --info "$d" $(ports h2) --region $((64 << 20)) \
+		--seconds 120 >"$TMP/srv" 2>&1 &
+	sleep 0.3
+	# shellcheck disable=SC2046
+	tb exec h1 "$XFER" client --info "$d" $(ports h1) --anchor anc0 \
+		--region $((64 << 20)) --total "$TOTAL" --max $((1 << 20)) \
+		--seconds 120 2>/dev/null
+	wait
+}
+
+run_tcp() {
+	tb exec h2 iperf3 -s -1 -B "$(tb addr h2 0)" >/dev/null 2>&1 &
+	sleep 0.5
+	tb exec h1 iperf3 -c "$(tb addr h2 0)" -t 3 -J 2>/dev/null |
+		jq '.end.sum_received.bits_per_second / 1e9'
+	wait
+}
+
+declare -A mrc tcp
+for mode in direct fabric; do
+	if [ $mode = direct ]; then tb up --direct --planes 4 >/dev/null; else tb up --planes 4 --spines 4 >/dev/null; fi
+	tb exec h1 ip link add anc0 type veth peer name anc1
+	tb exec h1 ip link set anc0 up
+	tb exec h1 ip link set anc1 up
+	mrc[$mode]=$(run_mrc $mode)
+	tcp[$mode]=$(run_tcp)
+	tb down
+done
+
+{
+	printf '{"benchmark":"write_goodput","write_bytes":%d,"total_bytes":%d,"runs":[' $((1 << 20)) "$TOTAL"
+	printf '{"mode":"direct","mrc":%s,"tcp_gbit_s":%s},' "${mrc[direct]}" "${tcp[direct]}"
+	printf '{"mode":"fabric","mrc":%s,"tcp_gbit_s":%s}]}\n' "${mrc[fabric]}" "${tcp[fabric]}"
+} >"$OUT/write.json"
+
+echo "one QP, 4 planes, 1 MiB WRITEs vs one TCP flow (iperf3), same run"
+printf '  %-8s %14s %12s %8s %12s\n' mode mrc_gbit_s tcp_gbit_s ratio retransmits
+for mode in direct fabric; do
+	g=$(jq .goodput_gbit_s <<<"${mrc[$mode]}")
+	printf '  %-8s %14.3f %12.3f %8.2f %12s\n' $mode "$g" "${tcp[$mode]}" \
+		"$(jq -n "$g / ${tcp[$mode]}")" "$(jq .retransmits <<<"${mrc[$mode]}")"
+done
+echo "  (JSON: $OUT/write.json)"
