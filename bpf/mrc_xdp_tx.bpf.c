@@ -48,7 +48,7 @@ struct pick {
 	__u32 msg_len;
 	__be32 imm;
 	__u32 peer_qpn;
-	__u32 tx_ns;
+	__u64 tx_ns;
 	__u16 ev;
 	__u8 port;
 	__u8 opcode;
@@ -138,13 +138,16 @@ timeout:
 	if ((rec->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) !=
 	    MRC_REC_INFLIGHT)
 		goto idle;
-	k = rec->tries > MRC_RETRY_LINEAR ? rec->tries - MRC_RETRY_LINEAR : 0;
-	if (k > 8)
-		k = 8;
+	/* Retries so far: the first retry_linear wait one timeout each. */
+	k = rec->tries - 1;
+	k = k < qp->retry_linear ? 0 : k - qp->retry_linear + 1;
+	if (k > 30)
+		k = 30;
 	if (p->tx_ns - rec->tx_ns < (qp->timeout_ns << k))
 		goto idle;
 	psn = qp->una_psn;
-	if (rec->tries > qp->retry_cnt) {
+	if (rec->tries - 1 >= qp->retry_linear + qp->retry_exp &&
+	    qp->retry_exp != MRC_RETRY_INFINITE) {
 		/* Out of retries: the WQE fails, the QP goes to ERR. */
 		struct mrc_wqe *fw = &sq->wqe[rec->wqe % MRC_SQ_DEPTH];
 
@@ -339,7 +342,7 @@ static __always_inline int build(struct xdp_md *ctx, struct mrc_qp_tx *qp,
 	dext->ev = bpf_htons(p->ev);
 	dext->msg_id = bpf_htonl(p->psn); /* for tracing: first use of id */
 	dext->msg_len = bpf_htonl(p->msg_len);
-	dext->tx_ts = bpf_htonl(p->tx_ns);
+	dext->tx_ts = bpf_htonl((__u32)p->tx_ns);
 
 	if (load_payload(ctx, udp_off + sizeof(*udp) + hdr_len, p->lkey,
 			 p->laddr, p->len))
@@ -390,7 +393,7 @@ int mrc_xdp_tx(struct xdp_md *ctx)
 	sq = bpf_map_lookup_elem(sqmap, &zero);
 	if (!sq)
 		goto idle;
-	p.tx_ns = (__u32)bpf_ktime_get_ns();
+	p.tx_ns = bpf_ktime_get_ns();
 	if (pick(qp, sq, &p)) {
 		if (p.failed)
 			fail_wqe(qp, &p, qpn);

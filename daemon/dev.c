@@ -335,7 +335,8 @@ int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,
 	qt->mtu = a->mtu;
 	qt->nev = a->nev;
 	qt->timeout_ns = a->timeout_ns;
-	qt->retry_cnt = a->retry_cnt;
+	qt->retry_linear = a->retry_linear;
+	qt->retry_exp = a->retry_exp;
 	qt->peer_v6 = a->v6;
 	for (i = 0; i < a->nev; i++) {
 		qt->ev[i] = a->ev_base + i;

@@ -121,7 +121,7 @@ _Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
 #define MRC_MAX_PORTS 8
 #define MRC_RETX_Q 64 /* PSNs waiting for retransmission, per QP */
 #define MRC_REORDER_PKTS 3 /* later PSNs SACKed before a hole is a loss */
-#define MRC_RETRY_LINEAR 3 /* retries at the base timeout before backoff */
+#define MRC_RETRY_INFINITE 25 /* retry_exp: retry forever (OCP MRC) */
 _Static_assert(MRC_TX_RING >= 2 * MRC_RX_WINDOW_MAX, "tx ring covers window");
 
 /* Work request opcodes and flags, numbered as rdma-core's verbs.h does. */
@@ -164,15 +164,15 @@ struct mrc_sq {
 struct mrc_tx_rec {
 	__u64 raddr;
 	__u64 laddr;
+	__u64 tx_ns; /* last transmission, bpf_ktime_get_ns() */
 	__u32 wqe; /* free-running SQ index */
 	__u32 len;
-	__u32 tx_ns; /* last transmission, ns, low 32 bits */
+	__u32 tries; /* transmissions */
 	__u16 ev;
 	__u8 port;
 	__u8 flags; /* MRC_REC_* */
-	__u32 tries; /* transmissions */
-	__u32 pad0;
 };
+_Static_assert(sizeof(struct mrc_tx_rec) == 40, "tx record layout");
 
 /*
  * Value of mrc_qp_tx (array, key: QP number): the send side, under its own
@@ -188,14 +188,16 @@ struct mrc_qp_tx {
 	__u32 mtu; /* payload bytes per packet, <= MRC_MAX_PAYLOAD */
 	__u32 nev; /* EVs in ev[] */
 	/*
-	 * ACK timeout: mrcd computes it from the QP's timeout attribute with
-	 * the OCP formula (4.096 us x 2^timeout), capped at 2^31 ns. The
-	 * first MRC_RETRY_LINEAR retries wait timeout_ns each, later ones
-	 * twice as long as the one before; after retry_cnt retries the WQE
-	 * fails with IBV_WC_RETRY_EXC_ERR and the QP goes to ERR.
+	 * ACK timeout and retries, as the OCP MRC QP attributes give them:
+	 * the timeout is 1.024 us x 2^timeout (mrcd computes it); the first
+	 * retry_linear retries wait one timeout each, the next retry_exp
+	 * twice as long as the one before (MRC_RETRY_INFINITE: no limit);
+	 * then the WQE fails with IBV_WC_RETRY_EXC_ERR and the QP goes to
+	 * ERR.
 	 */
-	__u32 timeout_ns;
-	__u32 retry_cnt;
+	__u64 timeout_ns;
+	__u32 retry_linear;
+	__u32 retry_exp;
 	__u8 peer_v6;
 	__u8 pad0[3];
 	__u16 ev[MRC_QP_EVS]; /* UDP source ports to spray over */

@@ -190,7 +190,8 @@ static int reset(uint32_t first_psn)
 	qt.mtu = MTU;
 	qt.nev = NEV;
 	qt.timeout_ns = TIMEOUT_NS;
-	qt.retry_cnt = 7;
+	qt.retry_linear = 3;
+	qt.retry_exp = 4;
 	for (i = 0; i < NEV; i++) {
 		qt.ev[i] = 49152 + i;
 		qt.ev_port[i] = i % PORTS;
@@ -454,10 +455,10 @@ static double now_ms(void)
 }
 
 /*
- * The peer is gone: every packet is lost. After retry_cnt retries, the
- * first three MRC_RETRY_LINEAR one timeout apart and then doubling, the
- * WQE completes with IBV_WC_RETRY_EXC_ERR and the QP is in ERR. With
- * retry_cnt 7 the error comes after 3 + 2 + 4 + 8 + 16 + 32 = 65 timeouts
+ * The peer is gone: every packet is lost. After 3 linear retries one
+ * timeout apart and 4 exponential ones (2, 4, 8, 16 timeouts), and one
+ * more doubled wait for the last, the WQE completes with
+ * IBV_WC_RETRY_EXC_ERR and the QP is in ERR: 3 + 2 + 4 + 8 + 16 + 32 = 65 timeouts
  * (130 ms here), never earlier, and at most 40 ms later (this test sleeps
  * in steps of two timeouts).
  */

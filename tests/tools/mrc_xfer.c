@@ -252,11 +252,12 @@ static int make_qp(struct dev *d, const struct opts *o, const struct info *peer,
 		.recv_cq = CQ_IDX,
 		.mtu = o->mtu,
 		.window = MRC_RX_WINDOW_MAX,
-		.timeout_ns = o->timeout_us * 1000,
-		.retry_cnt = o->retries,
+		.timeout_ns = o->timeout_us * 1000ull,
+		.retry_linear = 7,
+		.retry_exp = o->retries,
 		.v6 = o->v6,
 		.ev_base = 49152,
-		.nev = 8 * o->nports,
+		.nev = 16 * o->nports,
 	};
 
 	memcpy(a.peer_addr, peer->addr, sizeof(a.peer_addr));
