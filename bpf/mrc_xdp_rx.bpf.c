@@ -338,6 +338,28 @@ static __always_inline void peek_state(struct mrc_qp *qp, struct ack_state *st)
 }
 
 /*
+ * SACK word k: 32 ring bits from PSN cum + 1 + 32k on, read a word at a time
+ * (the ring keeps PSN p at bit p % 64 of word p / 64 % 8, least significant
+ * first) and reversed, since the wire puts the lowest PSN in the most
+ * significant bit.
+ */
+static __always_inline __u32 sack_word(const struct ack_state *st, __u32 k)
+{
+	__u32 j = (st->cum_psn + 1 + k * 32) % MRC_RX_RING, s = j % 64;
+	__u64 v = st->bits[(j / 64) & 7] >> s;
+	__u32 w;
+
+	if (s > 32)
+		v |= st->bits[(j / 64 + 1) & 7] << (64 - s);
+	w = (__u32)v;
+	w = (w >> 1 & 0x55555555) | (w & 0x55555555) << 1;
+	w = (w >> 2 & 0x33333333) | (w & 0x33333333) << 2;
+	w = (w >> 4 & 0x0f0f0f0f) | (w & 0x0f0f0f0f) << 4;
+	w = (w >> 8 & 0x00ff00ff) | (w & 0x00ff00ff) << 8;
+	return w >> 16 | w << 16;
+}
+
+/*
  * Turn the packet into an ACK or NACK (reason != MRC_NACK_NONE) in place:
  * addresses swapped, UDP ports kept (the source port is the EV, so ACKs
  * are sprayed too), the MRC headers rewritten, lengths and checksums new.
@@ -354,7 +376,7 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 	struct mrc_aeth *aeth;
 	struct mrc_aext *ax;
 	__s64 sum;
-	__u32 k, i;
+	__u32 k;
 
 	/*
 	 * Keep clang from folding the subtraction into 32-bit arithmetic on
@@ -427,14 +449,8 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 	ax->cum_psn = bpf_htonl(st->cum_psn);
 	ax->ack_psn = bpf_htonl(r->psn);
 	ax->tx_ts = r->tx_ts;
-	for (k = 0; k < MRC_SACK_BITS / 32; k++) {
-		__u32 word = 0;
-
-		for (i = 0; i < 32; i++)
-			word = word << 1 |
-			       rx_bit(st->bits, st->cum_psn + 1 + k * 32 + i);
-		ax->sack[k] = bpf_htonl(word);
-	}
+	for (k = 0; k < MRC_SACK_BITS / 32; k++)
+		ax->sack[k] = bpf_htonl(sack_word(st, k));
 
 	/* UDP checksum over pseudo-header, header and the 68 ACK bytes. */
 	if (r->v6) {
@@ -521,6 +537,10 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		qp->una_psn = (qp->una_psn + 1) & MRC_BTH_PSN_MASK;
 	}
 	for (k = 0; k < MRC_SACK_BITS; k++) {
+		if (!(k % 32) && !a->sack[(k / 32) & 7]) {
+			k += 31; /* nothing SACKed in this word */
+			continue;
+		}
 		psn = (a->cum_psn + 1 + k) & MRC_BTH_PSN_MASK;
 		if (mrc_psn_diff(psn, qp->next_psn) >= 0)
 			break;

@@ -143,7 +143,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->total = 64ull << 20;
 	o->max = 8ull << 20;
 	o->seed = 1;
-	o->mtu = 1024;
+	o->mtu = 1400;
 	o->timeout_us = 4000;
 	o->retries = 7;
 	o->seconds = 120;
