@@ -61,7 +61,7 @@ struct {
 	__array(
 		values, struct {
 			__uint(type, BPF_MAP_TYPE_RINGBUF);
-			__uint(max_entries, 1 << 16);
+			__uint(max_entries, MRC_CQ_RING_BYTES);
 		});
 } mrc_cq SEC(".maps");
 

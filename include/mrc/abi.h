@@ -93,6 +93,9 @@ struct mrc_mr_info {
 	__u32 pad0;
 };
 
+/* Bytes of one completion ring: 32768 completions. */
+#define MRC_CQ_RING_BYTES (1u << 20)
+
 /* Receive completion opcode, as enum ibv_wc_opcode numbers it. */
 #define MRC_WC_RECV_RDMA_WITH_IMM 129
 

@@ -45,6 +45,21 @@ run_mrc() {
 	wait
 }
 
+# 64-byte WRITE_IMMs, every one completing at the receiver: messages/s.
+run_msgrate() {
+	local d=$TMP/info.rate
+	mkdir -p "$d"
+	# shellcheck disable=SC2046
+	tb exec h2 "$XFER" server --info "$d" $(ports h2) --region $((1 << 20)) \
+		--max 64 --seconds 120 >"$TMP/rate.srv" 2>&1 &
+	sleep 0.3
+	# shellcheck disable=SC2046
+	tb exec h1 "$XFER" client --info "$d" $(ports h1) --anchor anc0 \
+		--region $((1 << 20)) --total $((64 * 1000000)) --size 64 \
+		--max 64 --imm-every 1 --seconds 120 2>/dev/null
+	wait
+}
+
 run_tcp() {
 	tb exec h2 iperf3 -s -1 -B "$(tb addr h2 0)" >/dev/null 2>&1 &
 	sleep 0.5
@@ -54,6 +69,7 @@ run_tcp() {
 }
 
 declare -A mrc tcp
+rate=""
 for mode in direct fabric; do
 	if [ $mode = direct ]; then tb up --direct --planes 4 >/dev/null; else tb up --planes 4 --spines 4 >/dev/null; fi
 	tb exec h1 ip link add anc0 type veth peer name anc1
@@ -61,13 +77,15 @@ for mode in direct fabric; do
 	tb exec h1 ip link set anc1 up
 	mrc[$mode]=$(run_mrc $mode)
 	tcp[$mode]=$(run_tcp)
+	[ $mode = direct ] && rate=$(run_msgrate)
 	tb down
 done
 
 {
 	printf '{"benchmark":"write_goodput","write_bytes":%d,"total_bytes":%d,"runs":[' $((1 << 20)) "$TOTAL"
 	printf '{"mode":"direct","mrc":%s,"tcp_gbit_s":%s},' "${mrc[direct]}" "${tcp[direct]}"
-	printf '{"mode":"fabric","mrc":%s,"tcp_gbit_s":%s}]}\n' "${mrc[fabric]}" "${tcp[fabric]}"
+	printf '{"mode":"fabric","mrc":%s,"tcp_gbit_s":%s}],' "${mrc[fabric]}" "${tcp[fabric]}"
+	printf '"write_imm_64b_direct":%s}\n' "$rate"
 } >"$OUT/write.json"
 
 echo "one QP, 4 planes, 1 MiB WRITEs vs one TCP flow (iperf3), same run"
@@ -77,4 +95,5 @@ for mode in direct fabric; do
 	printf '  %-8s %14.3f %12.3f %8.2f %12s\n' $mode "$g" "${tcp[$mode]}" \
 		"$(jq -n "$g / ${tcp[$mode]}")" "$(jq .retransmits <<<"${mrc[$mode]}")"
 done
+echo "64-byte WRITE_IMM, each completing at the receiver (direct): $(jq .writes_per_s <<<"$rate") messages/s"
 echo "  (JSON: $OUT/write.json)"

@@ -5,7 +5,8 @@
 # 8 EVs, byte-exact: 1 GiB of writes from 1 byte to 8 MiB at random offsets
 # of a 64 MiB region (every fourth with immediate), on a clean fabric, with
 # 2 % random drop on every leaf-spine link, with 1 % duplication, and with
-# plane 1 blackholed from the start. The server checks every byte of its
+# plane 1 blackholed from the start; and 100,000 64-byte WRITE_IMMs, each
+# completing exactly once at the receiver. The server checks every byte of its
 # region against the source pattern and the client's list of writes.
 #
 #   h1 =p0..p3= [pPl1] =s0..s3= [pPsS] = [pPl2] =p0..p3= h2
@@ -59,6 +60,10 @@ xfer dup --total "$TOTAL" --max $((8 << 20)) --seed 3
 summary dup
 [ "$(fab_counter p0l1 duplicated)" -gt 0 ] || fail "the fabric duplicated nothing"
 links_all clear
+
+# Many small messages: every one a WRITE_IMM, each completing once.
+xfer small --total $((64 * 100000)) --size 64 --max 64 --imm-every 1 --seed 5
+summary small
 
 tb fail plane 1
 xfer plane_down --total "$TOTAL" --max $((8 << 20)) --seed 4

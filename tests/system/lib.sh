@@ -122,4 +122,7 @@ xfer() {
 	[ "$(jq .bad_bytes "$TMP/$name.server")" = 0 ] ||
 		fail "$name: server found bad bytes: $(cat "$TMP/$name.server" "$TMP/$name.server.err")"
 	[ "$(jq .errors "$TMP/$name.client")" = 0 ] || fail "$name: error completions"
+	# Every WRITE_IMM completed at the receiver exactly once.
+	[ "$(jq .recv_completions "$TMP/$name.server")" = "$(jq .imm_writes "$TMP/$name.client")" ] ||
+		fail "$name: $(jq .recv_completions "$TMP/$name.server") receive completions for $(jq .imm_writes "$TMP/$name.client") WRITE_IMMs"
 }

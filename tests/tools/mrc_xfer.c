@@ -8,6 +8,7 @@
  *   mrc_xfer client --info DIR --port IF=MAC... --anchor IF [--v6]
  *                   [--region BYTES] [--total BYTES] [--max BYTES]
  *                   [--seed N] [--mtu BYTES] [--timeout-us N] [--retries N]
+ *                   [--size BYTES] [--imm-every N]
  *
  * MAC is the next hop's on that port. The two exchange QP number, rkey,
  * region address and port addresses through files in DIR (both run on one
@@ -45,6 +46,8 @@ struct opts {
 	uint8_t mac[MRC_MAX_PORTS][6];
 	uint64_t region, total, max;
 	unsigned int seed, mtu, timeout_us, retries, seconds;
+	uint64_t size; /* fixed write size; 0: log-uniform 1..max */
+	unsigned int imm_every; /* every n-th write carries an immediate */
 };
 
 /* What one side tells the other. */
@@ -134,6 +137,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "max", 1, 0, 'm' },	  { "seed", 1, 0, 's' },
 		{ "mtu", 1, 0, 'u' },	  { "timeout-us", 1, 0, 'T' },
 		{ "retries", 1, 0, 'R' }, { "seconds", 1, 0, 'S' },
+		{ "size", 1, 0, 'z' },	  { "imm-every", 1, 0, 'e' },
 		{ 0, 0, 0, 0 },
 	};
 	char *end;
@@ -147,10 +151,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->timeout_us = 4000;
 	o->retries = 7;
 	o->seconds = 120;
+	o->imm_every = 4;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		unsigned long long v = 0;
 
-		if (strchr("rtmsuTRS", c)) {
+		if (strchr("rtmsuTRSze", c)) {
 			v = strtoull(optarg, &end, 0);
 			if (*end || !v) {
 				fprintf(stderr, "mrc_xfer: bad number '%s'\n",
@@ -195,6 +200,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'S':
 			o->seconds = v;
+			break;
+		case 'z':
+			o->size = v;
+			break;
+		case 'e':
+			o->imm_every = v;
 			break;
 		default:
 			return -1;
@@ -268,7 +279,7 @@ static int server(const struct opts *o)
 {
 	static struct mrc_cqe cqe[2048];
 	struct info me, peer;
-	uint64_t off, bad = 0, covered = 0, imms = 0;
+	uint64_t off, bad = 0, covered = 0, imms = 0, done_seq = 0;
 	uint8_t *cov;
 	struct dev_mr mr;
 	struct dev_cq cq;
@@ -287,15 +298,22 @@ static int server(const struct opts *o)
 		return die("exchange with the client failed");
 	write_info(o->info, "server-ready", &me);
 	t0 = now_s();
-	while (!done && now_s() - t0 < o->seconds) {
+	/*
+	 * Two CPUs may commit neighbouring completions to the ring out of
+	 * order (their seq numbers say the order): after the final immediate
+	 * arrives, wait for every completion numbered before it.
+	 */
+	while ((!done || imms <= done_seq) && now_s() - t0 < o->seconds) {
 		n = dev_cq_poll(&cq, cqe, 2048);
 		for (i = 0; i < n; i++) {
 			imms++;
-			if (ntohl(cqe[i].imm) == DONE_IMM)
+			if (ntohl(cqe[i].imm) == DONE_IMM) {
 				done = 1;
+				done_seq = cqe[i].seq;
+			}
 		}
 		if (!n)
-			usleep(1000);
+			usleep(100);
 	}
 	if (!done)
 		return die("no final WRITE_IMM before the deadline");
@@ -348,6 +366,7 @@ static int client(const struct opts *o)
 	static struct mrc_cqe cqe[2048];
 	uint64_t s = o->seed * 0x9e3779b97f4a7c15ull + 1, sent = 0, off;
 	uint32_t posted = 0, completed = 0, state, una, next, errors = 0;
+	uint32_t imm_writes = 0;
 	struct info me, peer;
 	struct dev_mr mr;
 	struct dev_cq cq;
@@ -394,15 +413,17 @@ static int client(const struct opts *o)
 					maxb <<= 1;
 				if (maxb > o->max)
 					maxb = o->max;
-				len = 1 + rnd(&s) % maxb;
+				len = o->size ? o->size : 1 + rnd(&s) % maxb;
 				if (len > o->total - sent)
 					len = o->total - sent;
 				lo = rnd(&s) % (o->region - len + 1);
 				w->imm = htonl(posted);
-				w->opcode = posted % 4 == 3 ?
+				w->opcode = posted % o->imm_every ==
+							    o->imm_every - 1 ?
 						    MRC_WR_RDMA_WRITE_WITH_IMM :
 						    MRC_WR_RDMA_WRITE;
 			}
+			imm_writes += w->opcode == MRC_WR_RDMA_WRITE_WITH_IMM;
 			w->wr_id = posted;
 			w->laddr = lo;
 			w->raddr = peer.va + lo;
@@ -450,10 +471,12 @@ static int client(const struct opts *o)
 				retx += v[c];
 		printf("{\"role\":\"client\",\"bytes\":%llu,\"writes\":%u,"
 		       "\"completed\":%u,\"errors\":%u,\"retransmits\":%llu,"
-		       "\"seconds\":%.3f,\"goodput_gbit_s\":%.3f}\n",
+		       "\"seconds\":%.3f,\"goodput_gbit_s\":%.3f,"
+		       "\"writes_per_s\":%.0f,\"imm_writes\":%u}\n",
 		       (unsigned long long)sent, posted, completed, errors,
 		       (unsigned long long)retx, t1 - t0,
-		       sent * 8 / (t1 - t0) / 1e9);
+		       sent * 8 / (t1 - t0) / 1e9, posted / (t1 - t0),
+		       imm_writes);
 	}
 	dev_qp_destroy(&d, QPN, sq);
 	dev_cq_destroy(&cq);
