@@ -274,8 +274,7 @@ int dev_cq_create(struct dev *d, uint32_t idx, struct dev_cq *cq)
 
 	memset(cq, 0, sizeof(*cq));
 	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mrc_cq", 0, 0,
-			    MRC_CQ_RING_BYTES,
-			    NULL);
+			    MRC_CQ_RING_BYTES, NULL);
 	if (fd < 0)
 		return err_msg(-errno, "creating a completion ring", NULL);
 	err = add_inner(d->rx->maps.mrc_cq, idx, fd);
