@@ -525,11 +525,20 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 
 	s->sack_high = 0;
 	s->lost = 0;
+	s->ack_ev = MRC_QP_EVS; /* none */
+	s->ack_rtt_ns = 0;
 	bpf_spin_lock(&qp->lock);
 	/* An ACK for PSNs never sent is forged or stale: ignore it. */
 	if (mrc_psn_diff(a->cum_psn, qp->next_psn) > 0 ||
 	    mrc_psn_diff(r->psn, qp->next_psn) >= 0)
 		goto out;
+	rec = &qp->rec[r->psn % MRC_TX_RING];
+	if (rec->flags & MRC_REC_INFLIGHT) {
+		s->ack_ev = rec->ev_idx;
+		/* Karn: no RTT from a PSN sent more than once. */
+		if (rec->tries == 1)
+			s->ack_rtt_ns = (__u32)(s->now_ns - rec->tx_ns);
+	}
 	for (k = 0; k < MRC_RX_WINDOW_MAX + 1; k++) {
 		if (mrc_psn_diff(a->cum_psn, qp->una_psn) <= 0)
 			break;
@@ -562,6 +571,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			continue;
 		rec->flags |= MRC_REC_RETX_Q;
 		qp->retx[qp->retx_tail++ % MRC_RETX_Q] = psn;
+		s->lost_ev[s->lost & 63] = rec->ev_idx;
 		s->lost++;
 	}
 	if (a->flags & MRC_AF_NACK) {
@@ -627,6 +637,41 @@ out:
 	return n;
 }
 
+/* Per-EV counters for what one ACK said, after the lock. */
+static __always_inline void ev_account(__u32 qpn, const struct ackin *a,
+				       struct mrc_scratch *s)
+{
+	struct mrc_ev_stats *ev;
+	__u32 k, rtt = s->ack_rtt_ns;
+
+	if (s->ack_ev < MRC_QP_EVS && (ev = mrc_ev_of(qpn, s->ack_ev))) {
+		__sync_fetch_and_add(&ev->acked, 1);
+		if (a->flags & MRC_AF_ECN_CE)
+			__sync_fetch_and_add(&ev->ecn_ce, 1);
+		ev->last_ack_ns = s->now_ns;
+		if (rtt) {
+			if (!ev->rtt_min_ns || rtt < ev->rtt_min_ns)
+				ev->rtt_min_ns = rtt;
+			if (rtt > ev->rtt_max_ns)
+				ev->rtt_max_ns = rtt;
+			/* srtt += (rtt - srtt) / 8, in unsigned arithmetic:
+			 * BPF has no signed division. */
+			ev->rtt_srtt_ns = ev->rtt_srtt_ns ?
+						  ev->rtt_srtt_ns -
+							  ev->rtt_srtt_ns / 8 +
+							  rtt / 8 :
+						  rtt;
+		}
+	}
+	for (k = 0; k < 64; k++) {
+		if (k >= s->lost)
+			break;
+		ev = mrc_ev_of(qpn, s->lost_ev[k]);
+		if (ev)
+			__sync_fetch_and_add(&ev->lost, 1);
+	}
+}
+
 /* An ACK or NACK arriving at the sender: consume it. */
 static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 				      struct mrc_scratch *s)
@@ -665,9 +710,11 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 		return XDP_DROP;
 	}
 	mrc_count_tx(a.flags & MRC_AF_NACK ? MRC_TX_NACKS : MRC_TX_ACKS, 1);
+	s->now_ns = bpf_ktime_get_ns();
 	s->ncqe = take_ack(qp, sq, r, &a, s);
 	if (s->lost)
 		mrc_count_tx(MRC_TX_LOST, s->lost);
+	ev_account(r->qpn, &a, s);
 	if (s->ncqe) {
 		__u32 cq = qp->send_cq;
 

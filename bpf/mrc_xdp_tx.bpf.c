@@ -55,6 +55,9 @@ struct pick {
 	__u8 dflags;
 	__u8 retx;
 	__u8 failed; /* retries exhausted: complete err_wr_id in error */
+	__u8 ev_idx;
+	__u8 timed_out; /* a timeout resend: lost_ev_idx lost it */
+	__u8 lost_ev_idx;
 	__u64 err_wr_id;
 	__u32 err_seq;
 };
@@ -146,6 +149,8 @@ timeout:
 	if (p->tx_ns - rec->tx_ns < (qp->timeout_ns << k))
 		goto idle;
 	psn = qp->una_psn;
+	p->timed_out = 1;
+	p->lost_ev_idx = rec->ev_idx;
 	if (rec->tries - 1 >= qp->retry_linear + qp->retry_exp &&
 	    qp->retry_exp != MRC_RETRY_INFINITE) {
 		/* Out of retries: the WQE fails, the QP goes to ERR. */
@@ -168,6 +173,7 @@ spray:
 	if (p->retx && nev > 1 && qp->ev[i] == rec->ev)
 		i = next_ev(qp, nev);
 	rec->ev = qp->ev[i];
+	rec->ev_idx = i;
 	rec->port = qp->ev_port[i];
 	rec->tries++;
 	rec->tx_ns = p->tx_ns;
@@ -178,6 +184,7 @@ spray:
 	p->laddr = rec->laddr;
 	p->len = rec->len;
 	p->ev = rec->ev;
+	p->ev_idx = rec->ev_idx;
 	p->port = rec->port;
 	p->dflags = (rec->flags & MRC_REC_LAST ? MRC_DF_LAST : 0) |
 		    (p->retx ? MRC_DF_RETX : 0);
@@ -379,6 +386,7 @@ SEC("xdp")
 int mrc_xdp_tx(struct xdp_md *ctx)
 {
 	__u32 qpn = tx_qpn, zero = 0;
+	struct mrc_ev_stats *ev;
 	struct mrc_scratch *s;
 	struct mrc_qp_tx *qp;
 	struct mrc_sq *sq;
@@ -395,8 +403,12 @@ int mrc_xdp_tx(struct xdp_md *ctx)
 		goto idle;
 	p.tx_ns = bpf_ktime_get_ns();
 	if (pick(qp, sq, &p)) {
-		if (p.failed)
+		if (p.failed) {
 			fail_wqe(qp, &p, qpn);
+			ev = mrc_ev_of(qpn, p.lost_ev_idx);
+			if (ev)
+				__sync_fetch_and_add(&ev->lost, 1);
+		}
 		goto idle;
 	}
 	if (build(ctx, qp, &p, s)) {
@@ -408,6 +420,17 @@ int mrc_xdp_tx(struct xdp_md *ctx)
 	mrc_count_tx(MRC_TX_BYTES, p.len);
 	if (p.retx)
 		mrc_count_tx(MRC_TX_RETX, 1);
+	ev = mrc_ev_of(qpn, p.ev_idx);
+	if (ev) {
+		__sync_fetch_and_add(&ev->sent, 1);
+		if (p.retx)
+			__sync_fetch_and_add(&ev->retx, 1);
+	}
+	if (p.timed_out) {
+		ev = mrc_ev_of(qpn, p.lost_ev_idx);
+		if (ev)
+			__sync_fetch_and_add(&ev->lost, 1);
+	}
 	return bpf_redirect_map(&mrc_tx_port, p.port, 0);
 idle:
 	mrc_count_tx(MRC_TX_IDLE, 1);

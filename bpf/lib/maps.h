@@ -91,6 +91,25 @@ struct {
 		});
 } mrc_sq SEC(".maps");
 
+/*
+ * QP x MRC_QP_EVS + EV index -> that EV's counters; the data path counts,
+ * mrcd and mrcctl read them through the mapping.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, MRC_MAX_QP *MRC_QP_EVS);
+	__type(key, __u32);
+	__type(value, struct mrc_ev_stats);
+} mrc_ev_stats SEC(".maps");
+
+static __always_inline struct mrc_ev_stats *mrc_ev_of(__u32 qpn, __u32 idx)
+{
+	__u32 key = qpn * MRC_QP_EVS + (idx & (MRC_QP_EVS - 1));
+
+	return bpf_map_lookup_elem(&mrc_ev_stats, &key);
+}
+
 /* Port index -> this host's end of that plane; mrcd writes it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -142,6 +161,10 @@ struct mrc_scratch {
 	 */
 	__u32 sack_high;
 	__u32 lost;
+	__u8 lost_ev[64]; /* EV index of each loss found (first 64) */
+	__u32 ack_ev; /* EV index of the acknowledged packet */
+	__u32 ack_rtt_ns; /* its RTT, 0 when ambiguous (retransmitted) */
+	__u64 now_ns; /* when the ACK is handled */
 	struct mrc_cqe cqe[MRC_RX_WINDOW_MAX + 1]; /* completions claimed */
 };
 

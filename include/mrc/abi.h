@@ -170,7 +170,9 @@ struct mrc_tx_rec {
 	__u64 tx_ns; /* last transmission, bpf_ktime_get_ns() */
 	__u32 wqe; /* free-running SQ index */
 	__u32 len;
-	__u32 tries; /* transmissions */
+	__u16 tries; /* transmissions */
+	__u8 ev_idx; /* index into the QP's ev[] of the last transmission */
+	__u8 pad0;
 	__u16 ev;
 	__u8 port;
 	__u8 flags; /* MRC_REC_* */
@@ -220,6 +222,26 @@ struct mrc_qp_tx {
 	__u32 wqe_last_psn[MRC_SQ_DEPTH]; /* valid once the WQE is all sent */
 	struct mrc_tx_rec rec[MRC_TX_RING];
 };
+
+/*
+ * What the sender knows of one EV of one QP: value of mrc_ev_stats, an
+ * mmapable array keyed by QP number x MRC_QP_EVS + EV index. The data path
+ * adds with atomics; the RTT fields are updated without a lock and may
+ * lose a sample under contention.
+ */
+struct mrc_ev_stats {
+	__u64 sent; /* packets, retransmissions included */
+	__u64 retx; /* retransmissions sent on this EV */
+	__u64 acked; /* packets acknowledged that went out on this EV */
+	__u64 lost; /* declared lost here: SACK hole or ACK timeout */
+	__u64 ecn_ce; /* ACKs saying the packet arrived CE-marked */
+	__u64 last_ack_ns; /* bpf_ktime_get_ns() of the latest ACK */
+	__u32 rtt_min_ns; /* from first transmissions only (Karn) */
+	__u32 rtt_srtt_ns; /* smoothed, gain 1/8 */
+	__u32 rtt_max_ns;
+	__u32 pad0;
+};
+_Static_assert(sizeof(struct mrc_ev_stats) == 64, "ev stats layout");
 
 /* Value of mrc_port (array, key: port index): this host's end of a plane. */
 struct mrc_port {

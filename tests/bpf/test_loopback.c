@@ -440,10 +440,40 @@ static void lossy_channel(void **state)
 	(void)state;
 	uint64_t lost = percpu(tx->maps.mrc_tx_stats, MRC_TX_LOST);
 
+	struct mrc_ev_stats ev, sum = {};
+	uint64_t sent = percpu(tx->maps.mrc_tx_stats, MRC_TX_PACKETS);
+	uint32_t i, key, used = 0;
+
+	for (i = 0; i < NEV; i++) {
+		key = S_QPN * MRC_QP_EVS + i;
+		assert_int_equal(bpf_map_lookup_elem(
+					 bpf_map__fd(snd.rx->maps.mrc_ev_stats),
+					 &key, &ev),
+				 0);
+		sum.sent -= ev.sent; /* counters accumulate across tests */
+		sum.lost -= ev.lost;
+	}
 	transfer(&ch, 5);
 	assert_true(percpu(tx->maps.mrc_tx_stats, MRC_TX_RETX) > retx);
 	/* Holes were found by SACK, not only by timeouts. */
 	assert_true(percpu(tx->maps.mrc_tx_stats, MRC_TX_LOST) > lost);
+	/* Per EV: every packet sent is counted on its EV, losses too. */
+	for (i = 0; i < NEV; i++) {
+		key = S_QPN * MRC_QP_EVS + i;
+		assert_int_equal(bpf_map_lookup_elem(
+					 bpf_map__fd(snd.rx->maps.mrc_ev_stats),
+					 &key, &ev),
+				 0);
+		sum.sent += ev.sent;
+		sum.lost += ev.lost;
+		used += ev.sent > 0 && ev.acked > 0 && ev.rtt_min_ns > 0 &&
+			ev.rtt_min_ns <= ev.rtt_srtt_ns * 2 &&
+			ev.rtt_min_ns <= ev.rtt_max_ns;
+	}
+	assert_int_equal(sum.sent,
+			 percpu(tx->maps.mrc_tx_stats, MRC_TX_PACKETS) - sent);
+	assert_true(sum.lost > 0);
+	assert_int_equal(used, NEV); /* all EVs sprayed, acked, timed */
 }
 
 static double now_ms(void)
