@@ -621,6 +621,9 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		    mrc_psn_diff(qp->una_psn, last) <= 0)
 			break;
 		c->opcode = 0;
+		if (w->opcode == MRC_WR_RDMA_WRITE_WITH_IMM &&
+		    qp->wimm_inflight)
+			qp->wimm_inflight--;
 		if (w->flags & MRC_SEND_SIGNALED) {
 			c->wr_id = w->wr_id;
 			c->qpn = r->qpn;

@@ -106,6 +106,12 @@ static __always_inline int pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		    mrc_psn_diff(qp->next_psn, qp->una_psn) >= (int)qp->window)
 			goto timeout;
 		w = &sq->wqe[qp->sq_head % MRC_SQ_DEPTH];
+		if (!qp->sq_off && w->opcode == MRC_WR_RDMA_WRITE_WITH_IMM) {
+			/* A new WRITE_IMM: within the peer's WIMM limit? */
+			if (qp->max_wimm && qp->wimm_inflight >= qp->max_wimm)
+				goto timeout;
+			qp->wimm_inflight++;
+		}
 		psn = qp->next_psn;
 		qp->next_psn = (psn + 1) & MRC_BTH_PSN_MASK;
 		rec = &qp->rec[psn % MRC_TX_RING];

@@ -69,7 +69,7 @@ void dev_cq_destroy(struct dev_cq *cq);
 
 struct dev_qp_attr {
 	uint32_t qpn, peer_qpn, pd, send_cq, recv_cq;
-	uint32_t mtu, window, retry_linear, retry_exp;
+	uint32_t mtu, window, retry_linear, retry_exp, max_wimm;
 	uint64_t timeout_ns;
 	uint32_t first_psn; /* ours to send */
 	uint32_t peer_first_psn; /* the peer's */

@@ -203,6 +203,8 @@ struct mrc_qp_tx {
 	__u64 timeout_ns;
 	__u32 retry_linear;
 	__u32 retry_exp;
+	__u32 max_wimm; /* WRITE_IMMs in flight at most (peer's); 0: no limit */
+	__u32 pad1;
 	__u8 peer_v6;
 	__u8 pad0[3];
 	__u16 ev[MRC_QP_EVS]; /* UDP source ports to spray over */
@@ -216,6 +218,7 @@ struct mrc_qp_tx {
 	__u32 sq_done; /* free-running: next WQE to complete */
 	__u32 cqe_seq; /* send completions claimed */
 	__u32 ev_next; /* round-robin cursor over ev[] */
+	__u32 wimm_inflight; /* WRITE_IMM WQEs started, not completed */
 	__u32 retx_head; /* free-running ring of PSNs to retransmit */
 	__u32 retx_tail;
 	__u32 retx[MRC_RETX_Q];

@@ -546,6 +546,72 @@ static void lossy_reordering_ack_losing(void **state)
 	transfer(&ch, 123456);
 }
 
+/*
+ * The receiver refuses the rkey: the WQE completes with
+ * IBV_WC_REM_ACCESS_ERR, the QP goes to ERR, nothing is written.
+ */
+static void remote_access_error(void **state)
+{
+	struct channel ch = { 0 };
+	static struct mrc_qp_tx qt;
+	uint32_t qpn = S_QPN;
+	uint64_t off;
+
+	(void)state;
+	assert_int_equal(reset(1), 0);
+	post(9, 0, 0, 3000, 0);
+	sq->wqe[0].rkey ^= 1u << 20; /* not the receiver's key */
+	pump(&ch);
+	ring_buffer__consume(snd.cq);
+	assert_int_equal(snd.ncqe, 1);
+	assert_int_equal(snd.cqe[0].wr_id, 9);
+	assert_int_equal(snd.cqe[0].status, MRC_WC_REM_ACCESS_ERR);
+	assert_int_equal(
+		bpf_map_lookup_elem(bpf_map__fd(snd.rx->maps.mrc_qp_tx), &qpn,
+				    &qt),
+		0);
+	assert_int_equal(qt.state, MRC_QPS_ERR);
+	for (off = 0; off < 4096; off++)
+		assert_int_equal(*mr_at(rcv.mr, off), 0);
+}
+
+/*
+ * At most max_wimm WRITE_IMMs in flight: with a limit of 1 and ten
+ * one-packet WRITE_IMMs posted, the first burst carries one packet.
+ */
+static void wimm_limit(void **state)
+{
+	static struct frame out, empty;
+	static struct mrc_qp_tx qt;
+	uint32_t qpn = S_QPN, i;
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx), sent = 0;
+	struct channel ch = { 0 };
+
+	(void)state;
+	assert_int_equal(reset(1), 0);
+	assert_int_equal(
+		bpf_map_lookup_elem(bpf_map__fd(snd.rx->maps.mrc_qp_tx), &qpn,
+				    &qt),
+		0);
+	qt.max_wimm = 1;
+	assert_int_equal(
+		bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_qp_tx), &qpn,
+				    &qt, BPF_ANY),
+		0);
+	for (i = 0; i < 10; i++)
+		post(i + 1, i * 100, i * 100, 100, 1);
+	empty.len = FRAME_MAX + 1;
+	for (i = 0; i < 10; i++)
+		sent += run(txp, &empty, &out) == XDP_REDIRECT;
+	assert_int_equal(sent, 1);
+	/* That packet lost, the rest follow one at a time as each completes. */
+	pump(&ch);
+	ring_buffer__consume(snd.cq);
+	ring_buffer__consume(rcv.cq);
+	assert_int_equal(snd.ncqe, 10);
+	assert_int_equal(rcv.ncqe, 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -556,6 +622,8 @@ int main(void)
 		cmocka_unit_test(reordering_channel),
 		cmocka_unit_test(lossy_reordering_ack_losing),
 		cmocka_unit_test(peer_gone),
+		cmocka_unit_test(remote_access_error),
+		cmocka_unit_test(wimm_limit),
 	};
 
 	if (geteuid() != 0) {
