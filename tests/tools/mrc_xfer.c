@@ -361,6 +361,29 @@ static uint64_t rnd(uint64_t *s)
 	return *s;
 }
 
+/* The QP's EVs with their counters, as JSON array members. */
+static void print_evs(struct dev *d, const struct opts *o)
+{
+	struct mrc_ev_stats ev;
+	uint32_t i, key, n = 16 * o->nports;
+
+	for (i = 0; i < n && i < MRC_QP_EVS; i++) {
+		key = QPN * MRC_QP_EVS + i;
+		if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_ev_stats),
+					&key, &ev))
+			continue;
+		printf("%s{\"ev\":%u,\"port\":%u,\"sent\":%llu,\"acked\":%llu,"
+		       "\"lost\":%llu,\"retx\":%llu,\"rtt_min_us\":%.1f,"
+		       "\"rtt_srtt_us\":%.1f,\"rtt_max_us\":%.1f}",
+		       i ? "," : "", 49152 + i, i % o->nports,
+		       (unsigned long long)ev.sent,
+		       (unsigned long long)ev.acked,
+		       (unsigned long long)ev.lost, (unsigned long long)ev.retx,
+		       ev.rtt_min_ns / 1e3, ev.rtt_srtt_ns / 1e3,
+		       ev.rtt_max_ns / 1e3);
+	}
+}
+
 static int client(const struct opts *o)
 {
 	static struct mrc_cqe cqe[2048];
@@ -472,11 +495,13 @@ static int client(const struct opts *o)
 		printf("{\"role\":\"client\",\"bytes\":%llu,\"writes\":%u,"
 		       "\"completed\":%u,\"errors\":%u,\"retransmits\":%llu,"
 		       "\"seconds\":%.3f,\"goodput_gbit_s\":%.3f,"
-		       "\"writes_per_s\":%.0f,\"imm_writes\":%u}\n",
+		       "\"writes_per_s\":%.0f,\"imm_writes\":%u,\"evs\":[",
 		       (unsigned long long)sent, posted, completed, errors,
 		       (unsigned long long)retx, t1 - t0,
 		       sent * 8 / (t1 - t0) / 1e9, posted / (t1 - t0),
 		       imm_writes);
+		print_evs(&d, o);
+		printf("]}\n");
 	}
 	dev_qp_destroy(&d, QPN, sq);
 	dev_cq_destroy(&cq);
