@@ -24,7 +24,7 @@ ports() {
 }
 
 transfer() {
-	local name=$1 d=$TMP/$1 o=$TMP/$1.out
+	local d=$TMP/$1 o=$TMP/$1.out
 	mkdir -p "$d"
 	# shellcheck disable=SC2046
 	"$TB" exec h2 "$XFER" server --info "$d" $(ports h2) --region $((64 << 20)) \
