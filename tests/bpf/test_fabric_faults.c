@@ -379,14 +379,6 @@ static int via_stack_fx0(void)
 
 /* --- checks ---------------------------------------------------------------- */
 
-#define EXPECT(cond)                                                \
-	do {                                                        \
-		if (!(cond)) {                                      \
-			fprintf(stderr, "  expected: %s\n", #cond); \
-			return -1;                                  \
-		}                                                   \
-	} while (0)
-
 static int counted_forward(const struct fixture_out *o)
 {
 	EXPECT(stat(LO, FAB_CNT_RX_PACKETS) == 1);

@@ -29,6 +29,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "fixture.h"
 #include "mrc/abi.h"
 #include "mrc/drop.h"
 #include "mrc/wire.h"
@@ -272,14 +273,7 @@ struct channel {
 
 static uint64_t percpu(struct bpf_map *m, uint32_t key)
 {
-	int ncpu = libbpf_num_possible_cpus(), i;
-	uint64_t v[ncpu], sum = 0;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, v))
-		return 0;
-	for (i = 0; i < ncpu; i++)
-		sum += v[i];
-	return sum;
+	return fixture_percpu_sum(bpf_map__fd(m), key);
 }
 
 static int in_flight(void)

@@ -223,14 +223,7 @@ static void ack_in(struct pkt *p)
 
 static uint64_t percpu_sum(struct bpf_map *m, uint32_t key)
 {
-	int ncpu = libbpf_num_possible_cpus(), i;
-	uint64_t v[ncpu], sum = 0;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, v))
-		return ~0ull;
-	for (i = 0; i < ncpu; i++)
-		sum += v[i];
-	return sum;
+	return fixture_percpu_sum(bpf_map__fd(m), key);
 }
 
 static uint64_t drops(enum mrc_drop_reason r)
@@ -353,14 +346,6 @@ static int mr_holds(uint64_t off, uint32_t len, uint8_t seed)
 }
 
 /* --- checks ---------------------------------------------------------------- */
-
-#define EXPECT(cond)                                                \
-	do {                                                        \
-		if (!(cond)) {                                      \
-			fprintf(stderr, "  expected: %s\n", #cond); \
-			return -1;                                  \
-		}                                                   \
-	} while (0)
 
 static int placed_100(const struct fixture_out *o)
 {

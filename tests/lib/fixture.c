@@ -13,11 +13,24 @@
 #include <cmocka.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "fixture.h"
 
 static int fx_prog_fd = -1;
 static int (*fx_reset)(void);
+
+uint64_t fixture_percpu_sum(int map_fd, uint32_t key)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	uint64_t v[ncpu > 0 ? ncpu : 1], sum = 0;
+
+	if (ncpu <= 0 || bpf_map_lookup_elem(map_fd, &key, v))
+		return ~0ull;
+	for (i = 0; i < ncpu; i++)
+		sum += v[i];
+	return sum;
+}
 
 void fixture_diff(const uint8_t *want, size_t want_len, const uint8_t *got,
 		  size_t got_len)

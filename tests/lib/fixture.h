@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pkt.h"
 
@@ -46,6 +47,18 @@ struct fixture {
  */
 int fixture_run_xdp(const char *group, const struct fixture *cases, size_t n,
 		    int prog_fd, int (*reset)(void));
+
+/* In a check function: fail the check, saying which condition broke. */
+#define EXPECT(cond)                                                \
+	do {                                                        \
+		if (!(cond)) {                                      \
+			fprintf(stderr, "  expected: %s\n", #cond); \
+			return -1;                                  \
+		}                                                   \
+	} while (0)
+
+/* Sum over CPUs of a per-CPU array's u64 at key; ~0 if the lookup fails. */
+uint64_t fixture_percpu_sum(int map_fd, uint32_t key);
 
 /* Print a hex dump of the first difference between two frames to stderr. */
 void fixture_diff(const uint8_t *want, size_t want_len, const uint8_t *got,
