@@ -375,7 +375,9 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 	struct mrc_bth *bth;
 	struct mrc_aeth *aeth;
 	struct mrc_aext *ax;
-	__s64 sum;
+	struct mrc_scratch *s;
+	__u32 zero = 0;
+	int sum;
 	__u32 k;
 
 	/*
@@ -452,32 +454,16 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 	for (k = 0; k < MRC_SACK_BITS / 32; k++)
 		ax->sack[k] = bpf_htonl(sack_word(st, k));
 
-	/* UDP checksum over pseudo-header, header and the 68 ACK bytes. */
-	if (r->v6) {
-		struct ipv6hdr *ip6 = at(ctx, r->l3_off, sizeof(*ip6));
-		__be32 tail[2] = { bpf_htonl(sizeof(*udp) + MRC_ACK_LEN),
-				   bpf_htonl(IPPROTO_UDP) };
-
-		if (!ip6)
-			return XDP_DROP;
-		sum = bpf_csum_diff(NULL, 0, (__be32 *)&ip6->saddr, 32, 0);
-		sum = bpf_csum_diff(NULL, 0, tail, sizeof(tail), sum);
-	} else {
-		struct iphdr *ip = at(ctx, r->l3_off, sizeof(*ip));
-		__be32 tail = bpf_htonl(IPPROTO_UDP << 16 |
-					(sizeof(*udp) + MRC_ACK_LEN));
-
-		if (!ip)
-			return XDP_DROP;
-		sum = bpf_csum_diff(NULL, 0, &ip->saddr, 8, 0);
-		sum = bpf_csum_diff(NULL, 0, &tail, sizeof(tail), sum);
-	}
-	udp = at(ctx, r->udp_off, sizeof(*udp) + MRC_ACK_LEN);
-	if (!udp)
+	/* The same UDP checksum code the data path verifies with. */
+	s = bpf_map_lookup_elem(&mrc_scratch, &zero);
+	if (!s)
 		return XDP_DROP;
-	sum = bpf_csum_diff(NULL, 0, (__be32 *)udp, sizeof(*udp) + MRC_ACK_LEN,
-			    sum);
-	udp->check = csum_fold_wsum(sum) ?: 0xffff;
+	sum = mrc_udp_sum(ctx, r->l3_off, r->udp_off,
+			  sizeof(*udp) + MRC_ACK_LEN, r->v6, s);
+	udp = at(ctx, r->udp_off, sizeof(*udp));
+	if (sum < 0 || !udp)
+		return XDP_DROP;
+	udp->check = (__u16)~sum ?: 0xffff;
 	mrc_count_rx(reason ? MRC_RX_NACKS : MRC_RX_ACKS, 1);
 	return XDP_TX;
 }
