@@ -589,6 +589,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 				c->opcode = MRC_WC_RDMA_WRITE;
 				c->status = MRC_WC_REM_ACCESS_ERR;
 				qp->state = MRC_QPS_ERR;
+				sq->err_wqe = rec->wqe;
 				bad = 1;
 			}
 		}
@@ -620,6 +621,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		}
 		qp->sq_done++;
 	}
+	sq->done = qp->sq_done;
 	n = k;
 out:
 	bpf_spin_unlock(&qp->lock);
@@ -713,6 +715,9 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 		else
 			mrc_count_drop(MRC_DROP_CQ_OVERFLOW);
 	}
+	/* After the error completion, so the poster flushes behind it. */
+	if (qp->state == MRC_QPS_ERR)
+		sq->state = MRC_QPS_ERR;
 	return XDP_DROP; /* consumed */
 }
 

@@ -163,6 +163,7 @@ timeout:
 		struct mrc_wqe *fw = &sq->wqe[rec->wqe % MRC_SQ_DEPTH];
 
 		qp->state = MRC_QPS_ERR;
+		sq->err_wqe = rec->wqe;
 		p->err_wr_id = fw->wr_id;
 		p->err_seq = qp->cqe_seq++;
 		p->failed = 1;
@@ -411,6 +412,7 @@ int mrc_xdp_tx(struct xdp_md *ctx)
 	if (pick(qp, sq, &p)) {
 		if (p.failed) {
 			fail_wqe(qp, &p, qpn);
+			sq->state = MRC_QPS_ERR; /* after its completion */
 			ev = mrc_ev_of(qpn, p.lost_ev_idx);
 			if (ev)
 				__sync_fetch_and_add(&ev->lost, 1);

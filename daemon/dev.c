@@ -338,6 +338,7 @@ int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,
 	qt->retry_linear = a->retry_linear;
 	qt->retry_exp = a->retry_exp;
 	qt->max_wimm = a->max_wimm;
+	qt->db_token = a->db_token;
 	qt->peer_v6 = a->v6;
 	for (i = 0; i < a->nev; i++) {
 		qt->ev[i] = a->ev_base + i;

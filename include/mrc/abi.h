@@ -151,10 +151,18 @@ struct mrc_wqe {
 };
 _Static_assert(sizeof(struct mrc_wqe) == 48, "wqe layout");
 
-/* A QP's send queue: the single element of an mmapable array map. */
+/*
+ * A QP's send queue: the single element of an mmapable array map, mapped
+ * by the application (which writes WQEs and tail) and by mrcd. The data
+ * path mirrors what the poster needs to know into the same page: which
+ * WQEs are done (their slots are free again, signaled or not) and whether
+ * the QP failed.
+ */
 struct mrc_sq {
 	__u32 tail; /* one past the newest posted WQE (free-running) */
-	__u32 pad0;
+	__u32 done; /* written by the data path: WQEs before it completed */
+	__u32 state; /* written by the data path: MRC_QPS_ERR once failed */
+	__u32 err_wqe; /* ...and the free-running index of the WQE that failed */
 	struct mrc_wqe wqe[MRC_SQ_DEPTH];
 };
 
@@ -205,6 +213,7 @@ struct mrc_qp_tx {
 	__u32 retry_exp;
 	__u32 max_wimm; /* WRITE_IMMs in flight at most (peer's); 0: no limit */
 	__u32 pad1;
+	__u64 db_token; /* a doorbell for this QP must carry it (random) */
 	__u8 peer_v6;
 	__u8 pad0[3];
 	__u16 ev[MRC_QP_EVS]; /* UDP source ports to spray over */
@@ -245,6 +254,21 @@ struct mrc_ev_stats {
 	__u32 pad0;
 };
 _Static_assert(sizeof(struct mrc_ev_stats) == 64, "ev stats layout");
+
+/*
+ * Low-latency doorbell: a UDP datagram to 127.0.0.1:MRC_DOORBELL_PORT that
+ * the tc egress program on lo turns into the QP's next packet and sends
+ * out of the chosen port, instead of waking mrcd. Any process may send
+ * one; only a datagram with the QP's token does anything.
+ */
+#define MRC_DOORBELL_PORT 4792
+#define MRC_DOORBELL_MAGIC 0x4d524344 /* "MRCD" */
+struct mrc_doorbell {
+	__be32 magic;
+	__u32 qpn;
+	__u64 token; /* mrc_qp_tx.db_token */
+};
+_Static_assert(sizeof(struct mrc_doorbell) == 16, "doorbell layout");
 
 /* Value of mrc_port (array, key: port index): this host's end of a plane. */
 struct mrc_port {
