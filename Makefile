@@ -42,6 +42,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+.DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: all deps test check bench verify lint demo install uninstall clean \
@@ -70,12 +71,20 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(or $(SKEL_NAME_$(notdir $*)),$(notdir $*)) > $@
 
 # --- userspace ----------------------------------------------------------------
+PROGS := $(BUILD)/daemon/mrcd
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
 
 $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/dev.h \
 		$(DEV_SKELS) $(wildcard include/mrc/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Idaemon -o $@ $(filter %.c,$^) $(LIBS_BPF)
+
+MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c lib/msg.c
+$(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
+		$(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Idaemon -o $@ $(filter %.c,$^) $(LIBS_BPF)
@@ -97,7 +106,7 @@ $(BUILD)/tests/flowgen: tests/tools/flowgen.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
-all: $(BPF_OBJS) $(TOOLS)
+all: $(BPF_OBJS) $(TOOLS) $(PROGS)
 
 # --- unit tests (cmocka, no root) ---------------------------------------------
 # One binary per tests/unit/test_X.c; UNIT_SRCS_X lists what it links.

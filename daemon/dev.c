@@ -208,26 +208,33 @@ int dev_mr_create(struct dev *d, uint32_t idx, uint64_t len, uint32_t pd,
 				    .va = va,
 				    .len = len,
 				    .access = 2 /* IBV_ACCESS_REMOTE_WRITE */ };
-	int fd, err;
+	int err;
 
 	memset(mr, 0, sizeof(*mr));
-	if (idx >= MRC_MAX_MR || !len || !chunks)
+	mr->fd = -1;
+	if (idx >= MRC_MAX_MR || !len || !chunks ||
+	    len > (uint64_t)MRC_MR_CHUNK * 65536)
 		return err_msg(-EINVAL, "memory region size or index", NULL);
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_mr", 4, MRC_MR_ELEM,
-			    chunks, &mm);
-	if (fd < 0)
-		return err_msg(-errno, "creating a memory region map", NULL);
+	mr->fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_mr", 4, MRC_MR_ELEM,
+				chunks, &mm);
+	if (mr->fd < 0) {
+		err = -errno;
+		mr->fd = -1;
+		return err_msg(err, "creating a memory region map", NULL);
+	}
 	mr->map_len = (size_t)chunks * MRC_MR_ELEM;
 	mr->map = mmap(NULL, mr->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       fd, 0);
-	err = mr->map == MAP_FAILED ? -errno :
-				      add_inner(d->rx->maps.mrc_mr, idx, fd);
-	close(fd);
-	if (err) {
-		if (mr->map != MAP_FAILED)
-			munmap(mr->map, mr->map_len);
+		       mr->fd, 0);
+	if (mr->map == MAP_FAILED) {
+		err = -errno;
 		mr->map = NULL;
+		dev_mr_destroy(mr);
 		return err_msg(err, "mapping a memory region", NULL);
+	}
+	err = add_inner(d->rx->maps.mrc_mr, idx, mr->fd);
+	if (err) {
+		dev_mr_destroy(mr);
+		return err_msg(err, "adding a memory region", NULL);
 	}
 	d->next_rkey_rand = d->next_rkey_rand * 1103515245 + 12345;
 	info.rkey = (d->next_rkey_rand << MRC_RKEY_INDEX_BITS) | idx;
@@ -236,6 +243,7 @@ int dev_mr_create(struct dev *d, uint32_t idx, uint64_t len, uint32_t pd,
 	if (bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_mr_info), &idx,
 				&info, BPF_ANY)) {
 		err = -errno;
+		dev_mr_remove(d, idx);
 		dev_mr_destroy(mr);
 		return err_msg(err, "describing a memory region", NULL);
 	}
@@ -251,11 +259,23 @@ uint8_t *dev_mr_at(const struct dev_mr *mr, uint64_t off)
 	       off % MRC_MR_CHUNK;
 }
 
+void dev_mr_remove(struct dev *d, uint32_t idx)
+{
+	struct mrc_mr_info none = {};
+
+	bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_mr_info), &idx, &none,
+			    BPF_ANY);
+	bpf_map_delete_elem(bpf_map__fd(d->rx->maps.mrc_mr), &idx);
+}
+
 void dev_mr_destroy(struct dev_mr *mr)
 {
 	if (mr->map)
 		munmap(mr->map, mr->map_len);
+	if (mr->fd >= 0)
+		close(mr->fd);
 	mr->map = NULL;
+	mr->fd = -1;
 }
 
 static int cq_sample(void *ctx, void *data, size_t len)
@@ -268,21 +288,40 @@ static int cq_sample(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-int dev_cq_create(struct dev *d, uint32_t idx, struct dev_cq *cq)
+int dev_cq_map(struct dev *d, uint32_t idx)
 {
 	int fd, err;
 
-	memset(cq, 0, sizeof(*cq));
+	if (idx >= MRC_MAX_CQ)
+		return -EINVAL;
 	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mrc_cq", 0, 0,
 			    MRC_CQ_RING_BYTES, NULL);
 	if (fd < 0)
 		return err_msg(-errno, "creating a completion ring", NULL);
 	err = add_inner(d->rx->maps.mrc_cq, idx, fd);
-	if (!err) {
-		cq->rb = ring_buffer__new(fd, cq_sample, cq, NULL);
-		if (!cq->rb)
-			err = -errno;
+	if (err) {
+		close(fd);
+		return err_msg(err, "adding a completion ring", NULL);
 	}
+	return fd;
+}
+
+void dev_cq_remove(struct dev *d, uint32_t idx)
+{
+	bpf_map_delete_elem(bpf_map__fd(d->rx->maps.mrc_cq), &idx);
+}
+
+int dev_cq_create(struct dev *d, uint32_t idx, struct dev_cq *cq)
+{
+	int fd, err = 0;
+
+	memset(cq, 0, sizeof(*cq));
+	fd = dev_cq_map(d, idx);
+	if (fd < 0)
+		return fd;
+	cq->rb = ring_buffer__new(fd, cq_sample, cq, NULL);
+	if (!cq->rb)
+		err = -errno;
 	close(fd);
 	if (err)
 		return err_msg(err, "setting up a completion queue", NULL);
@@ -307,31 +346,64 @@ void dev_cq_destroy(struct dev_cq *cq)
 	cq->rb = NULL;
 }
 
-int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,
-		  struct mrc_sq **sq)
+int dev_sq_create(struct dev *d, uint32_t qpn, struct mrc_sq **sq, int *fdp)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
+	int fd, err;
+
+	*sq = NULL;
+	if (qpn >= MRC_MAX_QP)
+		return -EINVAL;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_sq", 4,
+			    sizeof(struct mrc_sq), 1, &mm);
+	if (fd < 0)
+		return err_msg(-errno, "creating a send queue", NULL);
+	*sq = mmap(NULL, sizeof(struct mrc_sq), PROT_READ | PROT_WRITE,
+		   MAP_SHARED, fd, 0);
+	err = *sq == MAP_FAILED ? -errno :
+				  add_inner(d->rx->maps.mrc_sq, qpn, fd);
+	if (err) {
+		if (*sq != MAP_FAILED)
+			munmap(*sq, sizeof(struct mrc_sq));
+		*sq = NULL;
+		close(fd);
+		return err_msg(err, "setting up a send queue", NULL);
+	}
+	if (fdp)
+		*fdp = fd;
+	else
+		close(fd);
+	return 0;
+}
+
+int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
+		  int halves)
+{
 	struct mrc_qp_tx *qt = calloc(1, sizeof(*qt));
 	struct mrc_qp *qr = calloc(1, sizeof(*qr));
 	uint32_t key = a->qpn, i;
-	int fd = -1, err = 0;
+	int err = 0;
 
-	*sq = MAP_FAILED;
-	if (!qt || !qr || a->qpn >= MRC_MAX_QP || !d->nports || !a->nev ||
-	    a->nev > MRC_QP_EVS) {
+	if (!qt || !qr) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (a->qpn >= MRC_MAX_QP || !d->nports || !a->nev ||
+	    a->nev > MRC_QP_EVS || a->window > MRC_RX_WINDOW_MAX ||
+	    a->mtu > MRC_MAX_PAYLOAD) {
 		err = -EINVAL;
 		goto out;
 	}
-	qr->state = MRC_QPS_RTS;
+	qr->state = state;
 	qr->peer_qpn = a->peer_qpn;
 	qr->pd = a->pd;
 	qr->recv_cq = a->recv_cq;
 	qr->window = a->window;
 	qr->cum_psn = qr->cqe_psn = a->peer_first_psn;
-	qt->state = MRC_QPS_RTS;
+	qt->state = state == MRC_QPS_RTS ? MRC_QPS_RTS : MRC_QPS_RESET;
 	qt->peer_qpn = a->peer_qpn;
 	qt->send_cq = a->send_cq;
-	qt->window = a->window;
+	qt->window = a->window_tx ? a->window_tx : a->window;
 	qt->mtu = a->mtu;
 	qt->nev = a->nev;
 	qt->timeout_ns = a->timeout_ns;
@@ -346,40 +418,64 @@ int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,
 	}
 	memcpy(qt->peer_addr, a->peer_addr, sizeof(qt->peer_addr));
 	qt->next_psn = qt->una_psn = a->first_psn;
-
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_sq", 4,
-			    sizeof(struct mrc_sq), 1, &mm);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	*sq = mmap(NULL, sizeof(struct mrc_sq), PROT_READ | PROT_WRITE,
-		   MAP_SHARED, fd, 0);
-	if (*sq == MAP_FAILED) {
-		err = -errno;
-		goto out;
-	}
-	err = add_inner(d->rx->maps.mrc_sq, key, fd);
-	if (!err && (bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_qp_tx),
-					 &key, qt, BPF_ANY) ||
-		     bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_qp), &key,
-					 qr, BPF_ANY)))
+	/* The send side first: an ACK finds it before data is accepted. */
+	if (((halves & DEV_QP_TX) &&
+	     bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_qp_tx), &key, qt,
+				 BPF_ANY)) ||
+	    ((halves & DEV_QP_RX) &&
+	     bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_qp), &key, qr,
+				 BPF_ANY)))
 		err = -errno;
 out:
-	if (fd >= 0)
-		close(fd);
 	free(qt);
 	free(qr);
-	if (err) {
-		if (*sq != MAP_FAILED)
-			munmap(*sq, sizeof(struct mrc_sq));
-		*sq = NULL;
-		return err_msg(err, "creating a queue pair", NULL);
-	}
-	return 0;
+	return err ? err_msg(err, "configuring a queue pair", NULL) : 0;
 }
 
-void dev_qp_destroy(struct dev *d, uint32_t qpn, struct mrc_sq *sq)
+/* Only the state changes; the rest of both halves stays. */
+int dev_qp_set_state(struct dev *d, uint32_t qpn, uint32_t state)
+{
+	struct mrc_qp_tx *qt = calloc(1, sizeof(*qt));
+	struct mrc_qp *qr = calloc(1, sizeof(*qr));
+	int fd_tx = bpf_map__fd(d->rx->maps.mrc_qp_tx), err = 0;
+	int fd_rx = bpf_map__fd(d->rx->maps.mrc_qp);
+
+	if (!qt || !qr || qpn >= MRC_MAX_QP) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (bpf_map_lookup_elem_flags(fd_tx, &qpn, qt, BPF_F_LOCK) ||
+	    bpf_map_lookup_elem_flags(fd_rx, &qpn, qr, BPF_F_LOCK)) {
+		err = -errno;
+		goto out;
+	}
+	qt->state = state;
+	qr->state = state;
+	if (bpf_map_update_elem(fd_tx, &qpn, qt, BPF_F_LOCK) ||
+	    bpf_map_update_elem(fd_rx, &qpn, qr, BPF_F_LOCK))
+		err = -errno;
+out:
+	free(qt);
+	free(qr);
+	return err;
+}
+
+int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,
+		  struct mrc_sq **sq)
+{
+	int err = dev_sq_create(d, a->qpn, sq, NULL);
+
+	if (err)
+		return err;
+	err = dev_qp_config(d, a, MRC_QPS_RTS, DEV_QP_RX | DEV_QP_TX);
+	if (err) {
+		dev_qp_destroy(d, a->qpn, *sq);
+		*sq = NULL;
+	}
+	return err;
+}
+
+void dev_qp_clear(struct dev *d, uint32_t qpn)
 {
 	static struct mrc_qp_tx qt;
 	static struct mrc_qp qr;
@@ -390,6 +486,11 @@ void dev_qp_destroy(struct dev *d, uint32_t qpn, struct mrc_sq *sq)
 			    BPF_ANY);
 	bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_qp), &qpn, &qr,
 			    BPF_ANY);
+}
+
+void dev_qp_destroy(struct dev *d, uint32_t qpn, struct mrc_sq *sq)
+{
+	dev_qp_clear(d, qpn);
 	bpf_map_delete_elem(bpf_map__fd(d->rx->maps.mrc_sq), &qpn);
 	if (sq)
 		munmap(sq, sizeof(*sq));

@@ -39,6 +39,7 @@ struct dev_mr {
 	uint64_t len;
 	uint8_t *map; /* chunk i at i * MRC_MR_ELEM */
 	size_t map_len;
+	int fd; /* the chunk map */
 };
 
 struct dev_cq {
@@ -60,8 +61,15 @@ void dev_close(struct dev *d);
 int dev_mr_create(struct dev *d, uint32_t idx, uint64_t len, uint32_t pd,
 		  uint64_t va, struct dev_mr *mr);
 uint8_t *dev_mr_at(const struct dev_mr *mr, uint64_t off);
+/* The device forgets region idx: its rkey no longer admits anything. */
+void dev_mr_remove(struct dev *d, uint32_t idx);
+/* Unmap and close what dev_mr_create left in *mr. */
 void dev_mr_destroy(struct dev_mr *mr);
 
+/* A completion ring as CQ idx; returns its fd (the caller's) or -errno. */
+int dev_cq_map(struct dev *d, uint32_t idx);
+void dev_cq_remove(struct dev *d, uint32_t idx);
+/* A completion ring and an in-process consumer of it. */
 int dev_cq_create(struct dev *d, uint32_t idx, struct dev_cq *cq);
 /* Up to max completions into out (kept in per-QP seq order by the caller). */
 int dev_cq_poll(struct dev_cq *cq, struct mrc_cqe *out, int max);
@@ -69,7 +77,9 @@ void dev_cq_destroy(struct dev_cq *cq);
 
 struct dev_qp_attr {
 	uint32_t qpn, peer_qpn, pd, send_cq, recv_cq;
-	uint32_t mtu, window, retry_linear, retry_exp, max_wimm;
+	uint32_t mtu, retry_linear, retry_exp, max_wimm;
+	uint32_t window; /* ours as responder (MPR), PSNs */
+	uint32_t window_tx; /* the peer's, PSNs; 0: same as window */
 	uint64_t timeout_ns;
 	uint32_t first_psn; /* ours to send */
 	uint32_t peer_first_psn; /* the peer's */
@@ -80,9 +90,22 @@ struct dev_qp_attr {
 	uint64_t db_token; /* mrc_doorbell.token for this QP */
 };
 
+/* QP qpn's send queue, mapped at *sq; its map fd in *fd if fd is not NULL. */
+int dev_sq_create(struct dev *d, uint32_t qpn, struct mrc_sq **sq, int *fd);
+/*
+ * The halves (DEV_QP_RX, DEV_QP_TX) of a QP from a, in state: the receive
+ * half at RTR, the send half at RTS (writing a half resets its state).
+ */
+#define DEV_QP_RX 1
+#define DEV_QP_TX 2
+int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
+		  int halves);
+int dev_qp_set_state(struct dev *d, uint32_t qpn, uint32_t state);
 /* A QP in RTS with its send queue; *sq is the mmapped queue. */
 int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,
 		  struct mrc_sq **sq);
+/* Both halves back to RESET (zero). */
+void dev_qp_clear(struct dev *d, uint32_t qpn);
 void dev_qp_destroy(struct dev *d, uint32_t qpn, struct mrc_sq *sq);
 /* Send state of a QP, read from the map (for idle/in-flight decisions). */
 int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,

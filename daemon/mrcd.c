@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrcd: the soft MRC device's firmware. Loads and attaches the data path on
+ * the ports, serves applications on a unix socket (each gets only its own
+ * QPs, CQs and memory regions), and pumps send queues: a doorbell makes it
+ * run the transmit program for that QP until the QP has nothing to send,
+ * and QPs with work in flight are polled so that ACK timeouts fire.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mrcd.h"
+#include "mrc/msg.h"
+
+#define BURST_MAX 256 /* frames per transmit call while data flows */
+#define POLL_MIN_NS 20000ull /* first re-poll of a QP waiting for ACKs */
+#define POLL_MAX_NS 1000000ull
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+uint64_t mrcd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void mrcd_log(struct mrcd *m, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > m->verbose)
+		return;
+	va_start(ap, fmt);
+	fputs("mrcd: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: mrcd [OPTIONS] -p PORT [-p PORT ...]\n"
+		"  -p, --port IF[,mac=MAC][,plane=PREFIX/LEN]\n"
+		"                      a port, one per plane, in plane order; mac= is the\n"
+		"                      next hop on that plane; plane= the plane's prefix\n"
+		"                      (default: the interface's own subnet)\n"
+		"  -a, --anchor IF     idle interface the transmit program sits on\n"
+		"  -s, --socket PATH   control socket (default $%s or %s)\n"
+		"  -6, --ipv6          the planes are IPv6\n"
+		"  -v, --verbose       more log lines (repeat for more)\n"
+		"  -h, --help\n",
+		MRCD_SOCKET_ENV, MRCD_SOCKET_DEFAULT);
+}
+
+/* The plane prefix of a port without plane=: its address's own subnet. */
+static int port_subnet(struct port_spec *p)
+{
+	struct ifaddrs *ifa, *i;
+	int family = p->v6 ? AF_INET6 : AF_INET, bits, k;
+
+	if (getifaddrs(&ifa))
+		return -errno;
+	for (i = ifa; i; i = i->ifa_next) {
+		const uint8_t *a, *mask;
+		int len = p->v6 ? 16 : 4;
+
+		if (!i->ifa_addr || !i->ifa_netmask ||
+		    strcmp(i->ifa_name, p->ifname) ||
+		    i->ifa_addr->sa_family != family)
+			continue;
+		if (p->v6) {
+			a = ((struct sockaddr_in6 *)i->ifa_addr)
+				    ->sin6_addr.s6_addr;
+			mask = ((struct sockaddr_in6 *)i->ifa_netmask)
+				       ->sin6_addr.s6_addr;
+			if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+				continue; /* link-local */
+		} else {
+			a = (const uint8_t *)&(
+				    (struct sockaddr_in *)i->ifa_addr)
+				    ->sin_addr;
+			mask = (const uint8_t *)&(
+				       (struct sockaddr_in *)i->ifa_netmask)
+				       ->sin_addr;
+		}
+		for (bits = 0, k = 0; k < len; k++) {
+			p->prefix[k] = a[k] & mask[k];
+			bits += __builtin_popcount(mask[k]);
+		}
+		p->prefix_len = bits;
+		freeifaddrs(ifa);
+		return 0;
+	}
+	freeifaddrs(ifa);
+	return -EADDRNOTAVAIL;
+}
+
+static int listen_on(struct mrcd *m)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[sizeof(sa.sun_path)], *slash;
+	int fd;
+
+	if (strlen(m->sock_path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "mrcd: socket path too long: %s\n",
+			m->sock_path);
+		return -1;
+	}
+	strcpy(sa.sun_path, m->sock_path);
+	strcpy(dir, m->sock_path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = 0;
+		mkdir(dir, 0755);
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	unlink(m->sock_path);
+	/* Anyone may connect: each connection only reaches its own objects. */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    chmod(m->sock_path, 0666) || listen(fd, 64)) {
+		fprintf(stderr, "mrcd: listening on %s: %s\n", m->sock_path,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int epoll_add(struct mrcd *m, int fd, enum mrcd_tag tag, uint32_t idx)
+{
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u64 = (uint64_t)tag << 32 | idx };
+
+	return epoll_ctl(m->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void accept_client(struct mrcd *m)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int fd, i;
+
+	fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (i = 0; i < MRCD_MAX_CLIENTS && m->client[i].fd >= 0; i++)
+		;
+	if (i == MRCD_MAX_CLIENTS || epoll_add(m, fd, TAG_CLIENT, i)) {
+		mrcd_log(m, 0, "refusing a connection: too many clients\n");
+		close(fd);
+		return;
+	}
+	m->client[i].fd = fd;
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len)) {
+		m->client[i].uid = cr.uid;
+		m->client[i].pid = cr.pid;
+	}
+	mrcd_log(m, 1, "client pid %u uid %u connected\n", m->client[i].pid,
+		 m->client[i].uid);
+}
+
+static void client_event(struct mrcd *m, struct client *c)
+{
+	union {
+		struct mrcd_req req;
+		char buf[sizeof(struct mrcd_req) + 64];
+	} u;
+	int fds[MRC_MSG_MAX_FDS], nfds, i;
+	ssize_t n = mrc_msg_recv(c->fd, &u, sizeof(u), fds, &nfds);
+
+	for (i = 0; i < nfds; i++)
+		close(fds[i]); /* applications send none */
+	if (n > 0 && serve_request(m, c, &u.req, n) == 0)
+		return;
+	if (n < 0 && n == -EAGAIN)
+		return;
+	mrcd_log(m, 1, "client pid %u gone\n", c->pid);
+	serve_drop_client(m, c);
+	epoll_ctl(m->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+}
+
+void pump_activate(struct mrcd *m, uint32_t qpn)
+{
+	struct qp_ent *q = &m->qp[qpn];
+
+	q->next_ns = 0;
+	q->poll_ns = POLL_MIN_NS;
+	if (!q->burst)
+		q->burst = 64;
+	if (q->active)
+		return;
+	q->active = 1;
+	m->active[m->nactive++] = qpn;
+}
+
+static void doorbell_event(struct mrcd *m, uint32_t qpn)
+{
+	uint64_t v;
+
+	if (qpn >= MRC_MAX_QP || !m->qp[qpn].owner)
+		return;
+	if (read(m->qp[qpn].db_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return;
+	pump_activate(m, qpn);
+}
+
+/*
+ * One pass over the QPs with work: transmit what each may send now.
+ * Returns 1 if anything went out; *next_ns is when a waiting QP is due.
+ */
+static int pump(struct mrcd *m, uint64_t *next_ns)
+{
+	uint64_t now = mrcd_now_ns(), poll_max;
+	int i, progress = 0, n;
+
+	*next_ns = UINT64_MAX;
+	for (i = 0; i < m->nactive; i++) {
+		uint32_t qpn = m->active[i];
+		struct qp_ent *q = &m->qp[qpn];
+
+		if (!q->owner || q->state != MRC_QPS_RTS || !q->sq ||
+		    q->sq->state == MRC_QPS_ERR ||
+		    *(volatile uint32_t *)&q->sq->tail ==
+			    *(volatile uint32_t *)&q->sq->done) {
+			q->active = 0;
+			q->burst = 0;
+			m->active[i--] = m->active[--m->nactive];
+			continue;
+		}
+		if (now < q->next_ns) {
+			if (q->next_ns < *next_ns)
+				*next_ns = q->next_ns;
+			continue;
+		}
+		n = dev_tx_burst(&m->dev, qpn, q->burst);
+		m->tx_calls++;
+		if (n > 0) {
+			progress = 1;
+			q->burst = q->burst * 2 > BURST_MAX ? BURST_MAX :
+							      q->burst * 2;
+			q->poll_ns = POLL_MIN_NS;
+			q->next_ns = 0;
+			continue;
+		}
+		/* Waiting for ACKs (window, WIMM) or for a timeout. */
+		q->burst = 1;
+		q->next_ns = now + q->poll_ns;
+		poll_max = q->timeout_ns / 4;
+		if (poll_max > POLL_MAX_NS)
+			poll_max = POLL_MAX_NS;
+		if (poll_max < POLL_MIN_NS)
+			poll_max = POLL_MIN_NS;
+		q->poll_ns = q->poll_ns * 2 > poll_max ? poll_max :
+							 q->poll_ns * 2;
+		if (q->next_ns < *next_ns)
+			*next_ns = q->next_ns;
+	}
+	return progress;
+}
+
+static int run(struct mrcd *m)
+{
+	struct epoll_event ev[64];
+	uint64_t next_ns = UINT64_MAX;
+	int progress = 0, n, i;
+
+	while (!stop) {
+		struct timespec ts = {}, *tp = NULL;
+		uint64_t now;
+
+		if (progress) {
+			tp = &ts; /* data flows: just look for news */
+		} else if (m->nactive) {
+			now = mrcd_now_ns();
+			tp = &ts;
+			if (next_ns > now) {
+				ts.tv_sec = (next_ns - now) / 1000000000ull;
+				ts.tv_nsec = (next_ns - now) % 1000000000ull;
+			}
+		}
+		n = epoll_pwait2(m->epfd, ev, 64, tp, NULL);
+		if (n < 0 && errno != EINTR) {
+			fprintf(stderr, "mrcd: epoll: %s\n", strerror(errno));
+			return 1;
+		}
+		for (i = 0; i < n; i++) {
+			uint32_t tag = ev[i].data.u64 >> 32;
+			uint32_t idx = (uint32_t)ev[i].data.u64;
+
+			if (tag == TAG_LISTEN)
+				accept_client(m);
+			else if (tag == TAG_CLIENT && idx < MRCD_MAX_CLIENTS &&
+				 m->client[idx].fd >= 0)
+				client_event(m, &m->client[idx]);
+			else if (tag == TAG_DOORBELL)
+				doorbell_event(m, idx);
+		}
+		progress = m->nactive ? pump(m, &next_ns) : 0;
+	}
+	return 0;
+}
+
+static int setup(struct mrcd *m, const char *anchor)
+{
+	int i, err;
+
+	err = dev_open(&m->dev);
+	if (err)
+		return err;
+	for (i = 0; i < m->nports; i++) {
+		struct port_spec *p = &m->port[i];
+
+		if (!p->has_mac) {
+			fprintf(stderr, "mrcd: port %s: mac= is required\n",
+				p->ifname);
+			return -EINVAL;
+		}
+		p->v6 = m->v6;
+		if (p->prefix_len < 0 && port_subnet(p)) {
+			fprintf(stderr,
+				"mrcd: port %s: no %s address to take the plane from\n",
+				p->ifname, m->v6 ? "IPv6" : "IPv4");
+			return -EADDRNOTAVAIL;
+		}
+		err = dev_add_port(&m->dev, i, p->ifname, p->mac, m->v6);
+		if (err)
+			return err;
+	}
+	err = dev_set_anchor(&m->dev, anchor);
+	if (err)
+		return err;
+	m->epfd = epoll_create1(EPOLL_CLOEXEC);
+	m->listen_fd = listen_on(m);
+	if (m->epfd < 0 || m->listen_fd < 0 ||
+	    epoll_add(m, m->listen_fd, TAG_LISTEN, 0))
+		return -EIO;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = { { "port", 1, 0, 'p' },
+					      { "anchor", 1, 0, 'a' },
+					      { "socket", 1, 0, 's' },
+					      { "ipv6", 0, 0, '6' },
+					      { "verbose", 0, 0, 'v' },
+					      { "help", 0, 0, 'h' },
+					      {} };
+	static struct mrcd m;
+	const char *anchor = NULL;
+	struct sigaction sa = { .sa_handler = on_signal };
+	char err[256];
+	int c, i, rc;
+
+	m.sock_path = getenv(MRCD_SOCKET_ENV) ? getenv(MRCD_SOCKET_ENV) :
+						MRCD_SOCKET_DEFAULT;
+	m.listen_fd = m.epfd = -1;
+	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
+		m.client[i].fd = -1;
+	while ((c = getopt_long(argc, argv, "p:a:s:6vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (m.nports == MRC_MAX_PORTS) {
+				fprintf(stderr, "mrcd: at most %d ports\n",
+					MRC_MAX_PORTS);
+				return 2;
+			}
+			if (port_spec_parse(optarg, &m.port[m.nports], err,
+					    sizeof(err))) {
+				fprintf(stderr, "mrcd: %s\n", err);
+				return 2;
+			}
+			m.nports++;
+			break;
+		case 'a':
+			anchor = optarg;
+			break;
+		case 's':
+			m.sock_path = optarg;
+			break;
+		case '6':
+			m.v6 = 1;
+			break;
+		case 'v':
+			m.verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc || !m.nports || !anchor) {
+		fprintf(stderr, "mrcd: %s\n",
+			optind < argc ? "unexpected argument" :
+			!m.nports     ? "no port given (-p)" :
+					"no anchor interface given (-a)");
+		usage(stderr);
+		return 2;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (setup(&m, anchor)) {
+		dev_close(&m.dev);
+		return 1;
+	}
+	mrcd_log(&m, 0, "ready: %d ports, socket %s\n", m.nports, m.sock_path);
+	rc = run(&m);
+	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
+		if (m.client[i].fd >= 0) {
+			serve_drop_client(&m, &m.client[i]);
+			close(m.client[i].fd);
+		}
+	unlink(m.sock_path);
+	dev_close(&m.dev);
+	mrcd_log(&m, 0, "stopped after %llu transmit calls\n",
+		 (unsigned long long)m.tx_calls);
+	return rc;
+}

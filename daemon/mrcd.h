@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains mrcd's state: the soft device, its ports, the
+ * connected applications and who owns which device object, and the send
+ * queues mrcd pumps.
+ */
+#ifndef MRC_DAEMON_MRCD_H
+#define MRC_DAEMON_MRCD_H
+
+#include <stdint.h>
+
+#include "dev.h"
+#include "plane.h"
+#include "mrc/mrcd_proto.h"
+
+#define MRCD_MAX_CLIENTS 256
+#define MRCD_MAX_PD 1024
+
+/* epoll tags: the kind in the high 32 bits, an index in the low. */
+enum mrcd_tag { TAG_LISTEN = 1, TAG_CLIENT, TAG_DOORBELL };
+
+struct client {
+	int fd; /* -1: slot free */
+	uint32_t uid;
+	uint32_t pid;
+};
+
+struct qp_ent {
+	struct client *owner; /* NULL: free */
+	struct mrc_sq *sq; /* mrcd's own mapping of the send queue */
+	int db_fd; /* eventfd the application rings */
+	uint64_t db_token;
+	uint32_t state; /* as the application last set it */
+	uint32_t pd, send_cq, recv_cq;
+	int active; /* in the pump list */
+	uint32_t burst; /* frames for the next transmit call */
+	uint64_t next_ns; /* do not pump before (when nothing went out) */
+	uint64_t poll_ns; /* interval while waiting for ACKs */
+	uint64_t timeout_ns; /* the QP's ACK timeout */
+};
+
+struct mrcd {
+	struct dev dev;
+	struct port_spec port[MRC_MAX_PORTS];
+	int nports, v6, verbose;
+	const char *sock_path;
+	int listen_fd, epfd;
+	struct client client[MRCD_MAX_CLIENTS];
+	struct client *pd_owner[MRCD_MAX_PD];
+	struct client *mr_owner[MRC_MAX_MR];
+	uint32_t mr_pd[MRC_MAX_MR];
+	struct client *cq_owner[MRC_MAX_CQ];
+	struct qp_ent qp[MRC_MAX_QP];
+	uint32_t active[MRC_MAX_QP]; /* QPs with posted, unfinished work */
+	int nactive;
+	uint64_t tx_calls;
+};
+
+/* Handles one request of client c; the reply and its fds go back on c->fd. */
+int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
+		  size_t len);
+/* Frees everything c owns. */
+void serve_drop_client(struct mrcd *m, struct client *c);
+/* Puts qpn in the pump list (a doorbell rang or work is pending). */
+void pump_activate(struct mrcd *m, uint32_t qpn);
+
+uint64_t mrcd_now_ns(void);
+void mrcd_log(struct mrcd *m, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif /* MRC_DAEMON_MRCD_H */

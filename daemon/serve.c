@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrcd's answers to applications: every request checks that the objects it
+ * names belong to the asking connection, creates or changes them on the
+ * soft device, and replies with an errno value and, where the application
+ * must map something, the map's file descriptor.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "mrcd.h"
+#include "mrc/msg.h"
+#include "mrc_xdp_rx.skel.h"
+
+/* Payload bytes per packet at most: a 1500-byte IP MTU minus headers. */
+#define MRCD_MAX_MTU 1400
+#define MRCD_EV_BASE 49152 /* default EV profile: UDP source ports from */
+#define MRCD_EVS_PER_PORT 16
+
+static int reply(struct client *c, struct mrcd_rep *rep, const int *fds,
+		 int nfds)
+{
+	return mrc_msg_send(c->fd, rep, sizeof(*rep), fds, nfds);
+}
+
+/* 0 if c owns slot idx of table (of n), else ENOENT or EPERM. */
+static int owns(struct client *const *table, uint32_t n, uint32_t idx,
+		const struct client *c)
+{
+	if (idx >= n || !table[idx])
+		return ENOENT;
+	return table[idx] == c ? 0 : EPERM;
+}
+
+static int qp_owned(struct mrcd *m, uint32_t qpn, const struct client *c)
+{
+	if (qpn >= MRC_MAX_QP || !m->qp[qpn].owner)
+		return ENOENT;
+	return m->qp[qpn].owner == c ? 0 : EPERM;
+}
+
+static int free_slot(struct client *const *table, uint32_t from, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = from; i < n; i++)
+		if (!table[i])
+			return i;
+	return -1;
+}
+
+static void read_sys(const char *ifname, const char *what, char *buf,
+		     size_t len)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, what);
+	buf[0] = 0;
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (!fgets(buf, len, f))
+		buf[0] = 0;
+	fclose(f);
+}
+
+static int do_hello(struct mrcd *m, struct mrcd_rep *rep)
+{
+	struct mrcd_dev_info *h = &rep->hello;
+	char buf[64];
+	uint32_t i;
+
+	h->nports = m->nports;
+	h->max_qp = MRC_MAX_QP - 2;
+	h->max_mr = MRC_MAX_MR;
+	h->max_cq = MRC_MAX_CQ;
+	h->max_sq_depth = MRC_SQ_DEPTH;
+	h->max_mtu = MRCD_MAX_MTU;
+	h->max_window = MRC_RX_WINDOW_MAX;
+	h->mr_chunk = MRC_MR_CHUNK;
+	for (i = 0; i < (uint32_t)m->nports; i++) {
+		struct mrc_port p;
+
+		if (bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_port),
+					&i, &p))
+			return errno;
+		plane_gid(p.saddr, p.v6, h->gid[i]);
+		memcpy(h->mac[i], p.smac, 6);
+		read_sys(m->port[i].ifname, "operstate", buf, sizeof(buf));
+		h->port_up[i] = !strncmp(buf, "up", 2);
+		read_sys(m->port[i].ifname, "mtu", buf, sizeof(buf));
+		h->port_mtu[i] = (uint32_t)strtoul(buf, NULL, 10);
+	}
+	return 0;
+}
+
+static int do_pd_free(struct mrcd *m, struct client *c, uint32_t pd)
+{
+	int err = owns(m->pd_owner, MRCD_MAX_PD, pd, c);
+	uint32_t i;
+
+	if (err)
+		return err;
+	for (i = 0; i < MRC_MAX_QP; i++)
+		if (m->qp[i].owner && m->qp[i].pd == pd)
+			return EBUSY;
+	for (i = 0; i < MRC_MAX_MR; i++)
+		if (m->mr_owner[i] && m->mr_pd[i] == pd)
+			return EBUSY;
+	m->pd_owner[pd] = NULL;
+	return 0;
+}
+
+static int do_mr_reg(struct mrcd *m, struct client *c,
+		     const struct mrcd_mr_req *r, struct mrcd_rep *rep, int *fd)
+{
+	struct dev_mr mr;
+	int idx, err = owns(m->pd_owner, MRCD_MAX_PD, r->pd, c);
+
+	if (err)
+		return err;
+	if (!r->len || r->len > (uint64_t)MRC_MR_CHUNK * 65536)
+		return EINVAL;
+	idx = free_slot(m->mr_owner, 0, MRC_MAX_MR);
+	if (idx < 0)
+		return ENOMEM;
+	err = dev_mr_create(&m->dev, idx, r->len, r->pd, r->va, &mr);
+	if (err)
+		return -err;
+	/* mrcd needs no view of it: the application maps the fd. */
+	munmap(mr.map, mr.map_len);
+	mr.map = NULL;
+	*fd = mr.fd;
+	m->mr_owner[idx] = c;
+	m->mr_pd[idx] = r->pd;
+	rep->mr.idx = idx;
+	rep->mr.key = mr.key;
+	rep->mr.map_len = mr.map_len;
+	return 0;
+}
+
+static void mr_free(struct mrcd *m, uint32_t idx)
+{
+	dev_mr_remove(&m->dev, idx);
+	m->mr_owner[idx] = NULL;
+}
+
+static int do_cq_create(struct mrcd *m, struct client *c, struct mrcd_rep *rep,
+			int *fd)
+{
+	int idx = free_slot(m->cq_owner, 0, MRC_MAX_CQ);
+
+	if (idx < 0)
+		return ENOMEM;
+	*fd = dev_cq_map(&m->dev, idx);
+	if (*fd < 0)
+		return -*fd;
+	m->cq_owner[idx] = c;
+	rep->obj.idx = idx;
+	return 0;
+}
+
+static int do_cq_destroy(struct mrcd *m, struct client *c, uint32_t idx)
+{
+	int err = owns(m->cq_owner, MRC_MAX_CQ, idx, c);
+	uint32_t i;
+
+	if (err)
+		return err;
+	for (i = 0; i < MRC_MAX_QP; i++)
+		if (m->qp[i].owner &&
+		    (m->qp[i].send_cq == idx || m->qp[i].recv_cq == idx))
+			return EBUSY;
+	dev_cq_remove(&m->dev, idx);
+	m->cq_owner[idx] = NULL;
+	return 0;
+}
+
+static int do_qp_create(struct mrcd *m, struct client *c,
+			const struct mrcd_qp_create *r, struct mrcd_rep *rep,
+			int fds[2])
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct qp_ent *q;
+	uint32_t qpn;
+	int err;
+
+	err = owns(m->pd_owner, MRCD_MAX_PD, r->pd, c);
+	if (!err)
+		err = owns(m->cq_owner, MRC_MAX_CQ, r->send_cq, c);
+	if (!err)
+		err = owns(m->cq_owner, MRC_MAX_CQ, r->recv_cq, c);
+	if (err)
+		return err;
+	/* QP numbers 0 and 1 are special in verbs; start at 2. */
+	for (qpn = 2; qpn < MRC_MAX_QP && m->qp[qpn].owner; qpn++)
+		;
+	if (qpn == MRC_MAX_QP)
+		return ENOMEM;
+	q = &m->qp[qpn];
+	memset(q, 0, sizeof(*q));
+	q->db_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (q->db_fd < 0)
+		return errno;
+	err = dev_sq_create(&m->dev, qpn, &q->sq, &fds[0]);
+	if (err) {
+		close(q->db_fd);
+		return -err;
+	}
+	if (getrandom(&q->db_token, sizeof(q->db_token), 0) < 0)
+		q->db_token = mrcd_now_ns() * 0x9e3779b97f4a7c15ull;
+	ev.data.u64 = (uint64_t)TAG_DOORBELL << 32 | qpn;
+	if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, q->db_fd, &ev)) {
+		err = errno;
+		close(fds[0]);
+		close(q->db_fd);
+		dev_qp_destroy(&m->dev, qpn, q->sq);
+		return err;
+	}
+	fds[1] = q->db_fd;
+	q->owner = c;
+	q->pd = r->pd;
+	q->send_cq = r->send_cq;
+	q->recv_cq = r->recv_cq;
+	q->state = MRC_QPS_RESET;
+	rep->qp.qpn = qpn;
+	rep->qp.db_token = q->db_token;
+	return 0;
+}
+
+static void qp_free(struct mrcd *m, uint32_t qpn)
+{
+	struct qp_ent *q = &m->qp[qpn];
+
+	epoll_ctl(m->epfd, EPOLL_CTL_DEL, q->db_fd, NULL);
+	close(q->db_fd);
+	dev_qp_destroy(&m->dev, qpn, q->sq);
+	q->owner = NULL;
+	q->sq = NULL;
+	/* The pump drops it from its list when it sees no owner. */
+}
+
+/* The data path's view of a QP from what the application asked for. */
+static int qp_attr(struct mrcd *m, const struct qp_ent *q,
+		   const struct mrcd_qp_modify *r, struct dev_qp_attr *a)
+{
+	int err;
+
+	if (r->mtu < 64 || r->mtu > MRCD_MAX_MTU || !r->window_rx ||
+	    r->window_rx > MRC_RX_WINDOW_MAX ||
+	    r->window_tx > MRC_RX_WINDOW_MAX || r->retry_linear > 7 ||
+	    r->retry_exp > MRC_RETRY_INFINITE || r->peer_qpn >= 1u << 24)
+		return EINVAL;
+	if (r->ev_profile_id)
+		return ENOENT; /* only the default EV profile so far */
+	memset(a, 0, sizeof(*a));
+	a->qpn = r->qpn;
+	a->peer_qpn = r->peer_qpn;
+	a->pd = q->pd;
+	a->send_cq = q->send_cq;
+	a->recv_cq = q->recv_cq;
+	a->mtu = r->mtu;
+	a->window = r->window_rx;
+	a->window_tx = r->window_tx;
+	a->retry_linear = r->retry_linear;
+	a->retry_exp = r->retry_exp;
+	a->max_wimm = r->max_wimm;
+	a->timeout_ns = r->timeout_ns;
+	a->first_psn = r->sq_psn & MRC_BTH_PSN_MASK;
+	a->peer_first_psn = r->rq_psn & MRC_BTH_PSN_MASK;
+	a->v6 = m->v6;
+	a->ev_base =
+		MRCD_EV_BASE + (r->qpn * MRC_QP_EVS) % (65536 - MRCD_EV_BASE);
+	a->nev = MRCD_EVS_PER_PORT * m->nports;
+	if (a->nev > MRC_QP_EVS)
+		a->nev = MRC_QP_EVS;
+	a->db_token = q->db_token;
+	err = plane_peer_addrs(m->port, m->nports, r->peer_gid, a->peer_addr);
+	return err ? -err : 0;
+}
+
+static int do_qp_modify(struct mrcd *m, struct client *c,
+			const struct mrcd_qp_modify *r)
+{
+	struct dev_qp_attr a;
+	struct qp_ent *q;
+	int err = qp_owned(m, r->qpn, c);
+
+	if (err)
+		return err;
+	q = &m->qp[r->qpn];
+	switch (r->state) {
+	case MRC_QPS_INIT:
+		if (q->state != MRC_QPS_RESET && q->state != MRC_QPS_INIT)
+			return EINVAL;
+		break;
+	case MRC_QPS_RTR:
+		if (q->state != MRC_QPS_INIT)
+			return EINVAL;
+		err = qp_attr(m, q, r, &a);
+		if (!err)
+			err = -dev_qp_config(&m->dev, &a, MRC_QPS_RTR,
+					     DEV_QP_RX);
+		break;
+	case MRC_QPS_RTS:
+		if (q->state != MRC_QPS_RTR)
+			return EINVAL;
+		err = qp_attr(m, q, r, &a);
+		if (!err)
+			err = -dev_qp_config(&m->dev, &a, MRC_QPS_RTS,
+					     DEV_QP_TX);
+		q->timeout_ns = a.timeout_ns;
+		break;
+	case MRC_QPS_ERR:
+		err = -dev_qp_set_state(&m->dev, r->qpn, MRC_QPS_ERR);
+		if (!err)
+			q->sq->state = MRC_QPS_ERR;
+		break;
+	case MRC_QPS_RESET:
+		/* The application empties its own view of the queue too. */
+		dev_qp_clear(&m->dev, r->qpn);
+		q->sq->tail = q->sq->done = q->sq->err_wqe = 0;
+		q->sq->state = MRC_QPS_RESET;
+		break;
+	default:
+		return EINVAL;
+	}
+	if (!err)
+		q->state = r->state;
+	return err;
+}
+
+static int do_qp_query(struct mrcd *m, struct client *c, uint32_t qpn,
+		       struct mrcd_rep *rep)
+{
+	uint32_t state, una, next;
+	int err = qp_owned(m, qpn, c);
+
+	if (err)
+		return err;
+	if (m->qp[qpn].state != MRC_QPS_RTS) {
+		rep->qp_query.state = m->qp[qpn].state;
+		return 0;
+	}
+	err = dev_qp_tx_state(&m->dev, qpn, &state, &una, &next);
+	if (err)
+		return -err;
+	rep->qp_query.state = state;
+	rep->qp_query.una_psn = una;
+	rep->qp_query.next_psn = next;
+	return 0;
+}
+
+int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
+		  size_t len)
+{
+	struct mrcd_rep rep = {};
+	int fds[2] = { -1, -1 }, nfds = 0, err, idx;
+
+	if (len < offsetof(struct mrcd_req, obj) ||
+	    req->version != MRCD_PROTO_VERSION) {
+		rep.err = EPROTO;
+		return reply(c, &rep, NULL, 0);
+	}
+	switch (req->op) {
+	case MRCD_HELLO:
+		err = do_hello(m, &rep);
+		break;
+	case MRCD_PD_ALLOC:
+		idx = free_slot(m->pd_owner, 1, MRCD_MAX_PD);
+		err = idx < 0 ? ENOMEM : 0;
+		if (!err) {
+			m->pd_owner[idx] = c;
+			rep.obj.idx = idx;
+		}
+		break;
+	case MRCD_PD_FREE:
+		err = do_pd_free(m, c, req->obj.idx);
+		break;
+	case MRCD_MR_REG:
+		err = do_mr_reg(m, c, &req->mr, &rep, &fds[0]);
+		nfds = err ? 0 : 1;
+		break;
+	case MRCD_MR_DEREG:
+		err = owns(m->mr_owner, MRC_MAX_MR, req->obj.idx, c);
+		if (!err)
+			mr_free(m, req->obj.idx);
+		break;
+	case MRCD_CQ_CREATE:
+		err = do_cq_create(m, c, &rep, &fds[0]);
+		nfds = err ? 0 : 1;
+		break;
+	case MRCD_CQ_DESTROY:
+		err = do_cq_destroy(m, c, req->obj.idx);
+		break;
+	case MRCD_QP_CREATE:
+		err = do_qp_create(m, c, &req->qp_create, &rep, fds);
+		nfds = err ? 0 : 2;
+		break;
+	case MRCD_QP_MODIFY:
+		err = do_qp_modify(m, c, &req->qp_modify);
+		break;
+	case MRCD_QP_QUERY:
+		err = do_qp_query(m, c, req->obj.idx, &rep);
+		break;
+	case MRCD_QP_DESTROY:
+		err = qp_owned(m, req->obj.idx, c);
+		if (!err)
+			qp_free(m, req->obj.idx);
+		break;
+	default:
+		err = EOPNOTSUPP;
+	}
+	rep.err = err;
+	err = reply(c, &rep, fds, nfds);
+	/* The application has its copies now (the doorbell stays ours). */
+	if (nfds)
+		close(fds[0]);
+	if (err)
+		mrcd_log(m, 1, "reply to pid %u: %s\n", c->pid, strerror(-err));
+	return err;
+}
+
+void serve_drop_client(struct mrcd *m, struct client *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < MRC_MAX_QP; i++)
+		if (m->qp[i].owner == c)
+			qp_free(m, i);
+	for (i = 0; i < MRC_MAX_MR; i++)
+		if (m->mr_owner[i] == c)
+			mr_free(m, i);
+	for (i = 0; i < MRC_MAX_CQ; i++)
+		if (m->cq_owner[i] == c) {
+			dev_cq_remove(&m->dev, i);
+			m->cq_owner[i] = NULL;
+		}
+	for (i = 0; i < MRCD_MAX_PD; i++)
+		if (m->pd_owner[i] == c)
+			m->pd_owner[i] = NULL;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains the protocol between libmrc and mrcd: one request and
+ * one reply per message on a SOCK_SEQPACKET unix socket, file descriptors
+ * (maps, eventfds) passed with SCM_RIGHTS on the reply. Every object a
+ * connection creates belongs to it: requests naming another connection's
+ * object fail with EPERM (ENOENT when nothing by that number exists), and
+ * everything a connection owns is destroyed when it closes.
+ */
+#ifndef MRC_MRCD_PROTO_H
+#define MRC_MRCD_PROTO_H
+
+#include <stdint.h>
+
+#include "abi.h"
+
+#define MRCD_SOCKET_DEFAULT "/run/mrc/mrcd.sock"
+#define MRCD_SOCKET_ENV "MRC_SOCKET" /* overrides the default path */
+#define MRCD_PROTO_VERSION 1
+
+enum mrcd_op {
+	MRCD_HELLO = 1, /* -> mrcd_dev_info */
+	MRCD_PD_ALLOC, /* -> obj.idx */
+	MRCD_PD_FREE, /* obj.idx */
+	MRCD_MR_REG, /* mr -> mr_rep, fd: the chunk map (mmap it) */
+	MRCD_MR_DEREG, /* obj.idx */
+	MRCD_CQ_CREATE, /* -> obj.idx, fd: the completion ring */
+	MRCD_CQ_DESTROY, /* obj.idx */
+	MRCD_QP_CREATE, /* qp_create -> qp_rep, fds: send queue, doorbell */
+	MRCD_QP_MODIFY, /* qp_modify */
+	MRCD_QP_QUERY, /* obj.idx -> qp_query */
+	MRCD_QP_DESTROY, /* obj.idx */
+};
+
+struct mrcd_mr_req {
+	uint32_t pd;
+	uint32_t access; /* IBV_ACCESS_* */
+	uint64_t len; /* bytes */
+	uint64_t va; /* the address peers name the region by */
+};
+
+struct mrcd_qp_create {
+	uint32_t pd, send_cq, recv_cq;
+	uint32_t pad0;
+};
+
+/* Everything the data path needs of an RTS (or RTR) QP, resolved. */
+struct mrcd_qp_modify {
+	uint32_t qpn;
+	uint32_t state; /* enum mrc_qp_state */
+	uint32_t peer_qpn;
+	uint32_t mtu; /* payload bytes per packet */
+	uint32_t rq_psn; /* first PSN expected from the peer */
+	uint32_t sq_psn; /* first PSN we send */
+	uint32_t window_rx; /* our MPR as responder, PSNs */
+	uint32_t window_tx; /* the peer's MPR we respect, PSNs */
+	uint32_t max_wimm; /* 0: no limit */
+	uint32_t retry_linear, retry_exp;
+	uint32_t pad0;
+	uint64_t timeout_ns;
+	uint64_t ev_profile_id;
+	uint8_t peer_gid[16]; /* the peer's address on some plane */
+};
+
+struct mrcd_req {
+	uint32_t op; /* enum mrcd_op */
+	uint32_t version; /* MRCD_PROTO_VERSION */
+	union {
+		struct {
+			uint32_t idx;
+		} obj;
+		struct mrcd_mr_req mr;
+		struct mrcd_qp_create qp_create;
+		struct mrcd_qp_modify qp_modify;
+	};
+};
+
+struct mrcd_dev_info {
+	uint32_t nports;
+	uint32_t max_qp, max_mr, max_cq;
+	uint32_t max_sq_depth, max_mtu, max_window, mr_chunk;
+	uint8_t gid[MRC_MAX_PORTS][16]; /* our address per port, as a GID */
+	uint8_t mac[MRC_MAX_PORTS][6];
+	uint32_t port_up[MRC_MAX_PORTS];
+	uint32_t port_mtu[MRC_MAX_PORTS];
+};
+
+struct mrcd_mr_rep {
+	uint32_t idx;
+	uint32_t key; /* lkey == rkey */
+	uint64_t map_len; /* bytes of the chunk map (chunks with pads) */
+};
+
+struct mrcd_qp_rep {
+	uint32_t qpn;
+	uint32_t pad0;
+	uint64_t db_token; /* for the low-latency doorbell */
+};
+
+struct mrcd_qp_query {
+	uint32_t state; /* the data path's, enum mrc_qp_state */
+	uint32_t next_psn, una_psn;
+	uint32_t pad0;
+};
+
+struct mrcd_rep {
+	int32_t err; /* 0 or an errno value */
+	uint32_t pad0;
+	union {
+		struct {
+			uint32_t idx;
+		} obj;
+		struct mrcd_dev_info hello;
+		struct mrcd_mr_rep mr;
+		struct mrcd_qp_rep qp;
+		struct mrcd_qp_query qp_query;
+	};
+};
+
+#endif /* MRC_MRCD_PROTO_H */
