@@ -789,7 +789,7 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 	    !(mr->access & IBV_ACCESS_REMOTE_WRITE))
 		return reject(ctx, &r, qp, MRC_DROP_BAD_RKEY);
 	off = r.va - mr->va;
-	if (r.va < mr->va || off > mr->len || r.len > mr->len - off)
+	if (r.va < mr->va + mr->head || off > mr->len || r.len > mr->len - off)
 		return reject(ctx, &r, qp, MRC_DROP_BOUNDS);
 	if (r.len) {
 		mem = bpf_map_lookup_elem(&mrc_mr, &idx);

@@ -199,7 +199,7 @@ static int add_inner(struct bpf_map *outer, uint32_t key, int fd)
 }
 
 int dev_mr_create(struct dev *d, uint32_t idx, uint64_t len, uint32_t pd,
-		  uint64_t va, struct dev_mr *mr)
+		  uint64_t va, uint32_t head, struct dev_mr *mr)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mm,
 		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
@@ -207,12 +207,13 @@ int dev_mr_create(struct dev *d, uint32_t idx, uint64_t len, uint32_t pd,
 	struct mrc_mr_info info = { .pd = pd,
 				    .va = va,
 				    .len = len,
-				    .access = 2 /* IBV_ACCESS_REMOTE_WRITE */ };
+				    .access = 2 /* IBV_ACCESS_REMOTE_WRITE */,
+				    .head = head };
 	int err;
 
 	memset(mr, 0, sizeof(*mr));
 	mr->fd = -1;
-	if (idx >= MRC_MAX_MR || !len || !chunks ||
+	if (idx >= MRC_MAX_MR || !len || !chunks || head >= len ||
 	    len > (uint64_t)MRC_MR_CHUNK * 65536)
 		return err_msg(-EINVAL, "memory region size or index", NULL);
 	mr->fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_mr", 4, MRC_MR_ELEM,

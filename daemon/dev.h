@@ -58,8 +58,12 @@ int dev_add_port(struct dev *d, int port, const char *ifname,
 int dev_set_anchor(struct dev *d, const char *ifname);
 void dev_close(struct dev *d);
 
+/*
+ * Region idx: a map of len bytes that peers name from va on; the first
+ * head bytes (a buffer registered mid-page) are not theirs to write.
+ */
 int dev_mr_create(struct dev *d, uint32_t idx, uint64_t len, uint32_t pd,
-		  uint64_t va, struct dev_mr *mr);
+		  uint64_t va, uint32_t head, struct dev_mr *mr);
 uint8_t *dev_mr_at(const struct dev_mr *mr, uint64_t off);
 /* The device forgets region idx: its rkey no longer admits anything. */
 void dev_mr_remove(struct dev *d, uint32_t idx);

@@ -128,12 +128,15 @@ static int do_mr_reg(struct mrcd *m, struct client *c,
 
 	if (err)
 		return err;
-	if (!r->len || r->len > (uint64_t)MRC_MR_CHUNK * 65536)
+	if (!r->len || r->len > (uint64_t)MRC_MR_CHUNK * 65536 ||
+	    r->head >= 4096 || r->va < r->head)
 		return EINVAL;
 	idx = free_slot(m->mr_owner, 0, MRC_MAX_MR);
 	if (idx < 0)
 		return ENOMEM;
-	err = dev_mr_create(&m->dev, idx, r->len, r->pd, r->va, &mr);
+	/* The map starts at the page the buffer starts in. */
+	err = dev_mr_create(&m->dev, idx, r->len + r->head, r->pd,
+			    r->va - r->head, r->head, &mr);
 	if (err)
 		return -err;
 	/* mrcd needs no view of it: the application maps the fd. */

@@ -83,14 +83,19 @@ struct mrc_qp {
 	struct mrc_rx_slot slot[MRC_RX_RING];
 };
 
-/* Value of mrc_mr_info (array, key: rkey & MRC_RKEY_INDEX_MASK). */
+/*
+ * Value of mrc_mr_info (array, key: rkey & MRC_RKEY_INDEX_MASK). The map
+ * starts at a page boundary, so a buffer registered in the middle of a
+ * page begins head bytes into it: the map covers [va, va + len), peers may
+ * write [va + head, va + len), and local offsets (WQE laddr) count from va.
+ */
 struct mrc_mr_info {
 	__u32 rkey; /* 0: no region */
 	__u32 pd;
-	__u64 va; /* the address the region starts at, as peers name it */
-	__u64 len; /* bytes */
+	__u64 va; /* the address the map starts at, as peers name it */
+	__u64 len; /* bytes of the map, head included */
 	__u32 access; /* IBV_ACCESS_* */
-	__u32 pad0;
+	__u32 head; /* bytes before the registered buffer, < page size */
 };
 
 /* Bytes of one completion ring: 32768 completions. */
@@ -147,7 +152,7 @@ struct mrc_wqe {
 	__be32 imm;
 	__u16 opcode; /* MRC_WR_* */
 	__u16 flags; /* MRC_SEND_SIGNALED */
-	__u32 pad0;
+	__u32 msg_len; /* WRITE_IMM split over WQEs: the whole; 0: len */
 };
 _Static_assert(sizeof(struct mrc_wqe) == 48, "wqe layout");
 

@@ -37,6 +37,8 @@ struct mrcd_mr_req {
 	uint32_t access; /* IBV_ACCESS_* */
 	uint64_t len; /* bytes */
 	uint64_t va; /* the address peers name the region by */
+	uint32_t head; /* va's offset in its page: the map starts there */
+	uint32_t pad0;
 };
 
 struct mrcd_qp_create {

@@ -39,6 +39,7 @@
 #define PD 1
 #define MR_IDX 3
 #define RKEY ((0xabcdeu << MRC_RKEY_INDEX_BITS) | MR_IDX)
+#define HEADED_RKEY ((0x5eedu << MRC_RKEY_INDEX_BITS) | 5)
 #define VA 0x7f0000000000ull
 #define CHUNKS 2
 #define MR_LEN ((uint64_t)CHUNKS * MRC_MR_CHUNK)
@@ -158,6 +159,8 @@ IN(region_end_in, w.va = VA + MR_LEN - 100)
 IN(bad_rkey_in, w.rkey = RKEY ^ 0x400)
 OUT(bad_rkey_nack, (void)0, MRC_NACK_RKEY, CUM, 0, 0)
 IN(other_pd_rkey_in, w.rkey = (0x12345u << MRC_RKEY_INDEX_BITS) | 4)
+/* Region 5 was registered 100 bytes into its first page. */
+IN(in_head_in, w.rkey = HEADED_RKEY; w.va = VA + 99)
 IN(past_end_in, w.va = VA + MR_LEN - 99)
 OUT(bounds_nack, (void)0, MRC_NACK_BOUNDS, CUM, 0, 0)
 IN(below_start_in, w.va = VA - 1)
@@ -300,14 +303,22 @@ static int reset(void)
 				     .va = VA,
 				     .len = MR_LEN,
 				     .access = 2 };
-	uint32_t idx = MR_IDX, idx2 = 4;
+	struct mrc_mr_info headed = { .rkey = HEADED_RKEY,
+				      .pd = PD,
+				      .va = VA,
+				      .len = MR_LEN,
+				      .access = 2,
+				      .head = 100 };
+	uint32_t idx = MR_IDX, idx2 = 4, idx3 = 5;
 	int i;
 
 	if (set_qp(QPN, MRC_QPS_RTS) || set_qp(QPN_INIT, MRC_QPS_INIT) ||
 	    bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_mr_info), &idx, &mr,
 				BPF_ANY) ||
 	    bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_mr_info), &idx2,
-				&other, BPF_ANY))
+				&other, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_mr_info), &idx3,
+				&headed, BPF_ANY))
 		return -1;
 	for (i = 0; i < CHUNKS; i++)
 		memset(mr_mem + (size_t)i * MRC_MR_ELEM, 0, MRC_MR_ELEM);
@@ -477,6 +488,8 @@ static const struct fixture cases[] = {
 	   bounds_nack, rejected_bounds),
 	FX("one byte before the region: NACK bounds", below_start_in, XDP_TX,
 	   bounds_nack, rejected_bounds),
+	FX("into the page head before a mid-page region: NACK bounds",
+	   in_head_in, XDP_TX, bounds_nack, rejected_bounds),
 	FX("address wrapping 2^64: NACK bounds", wrap_in, XDP_TX, bounds_nack,
 	   rejected_bounds),
 	FX("PSN beyond the window: NACK window", window_in, XDP_TX, window_nack,

@@ -233,7 +233,7 @@ static int setup(struct dev *d, const struct opts *o, struct dev_mr *mr,
 			return -1;
 	if (o->anchor && dev_set_anchor(d, o->anchor))
 		return -1;
-	if (dev_mr_create(d, MR_IDX, o->region, 1, 0x10000000000ull, mr) ||
+	if (dev_mr_create(d, MR_IDX, o->region, 1, 0x10000000000ull, 0, mr) ||
 	    dev_cq_create(d, CQ_IDX, cq))
 		return -1;
 	memset(me, 0, sizeof(*me));
