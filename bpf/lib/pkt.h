@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * This file contains packet access helpers shared by the data path's XDP
- * programs: bounds-checked header pointers by frame offset, and the UDP
- * checksum over a whole datagram.
+ * and tc programs (ctx.h): bounds-checked header pointers by frame offset,
+ * and the UDP checksum over a whole datagram.
  */
 #ifndef MRC_BPF_PKT_H
 #define MRC_BPF_PKT_H
@@ -15,10 +15,11 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include "ctx.h"
 #include "maps.h"
 
 /* A pointer to len bytes at frame offset off, or NULL past the end. */
-static __always_inline void *at(struct xdp_md *ctx, __u32 off, __u32 len)
+static __always_inline void *at(struct __ctx_buff *ctx, __u32 off, __u32 len)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
@@ -34,18 +35,13 @@ static __always_inline void *at(struct xdp_md *ctx, __u32 off, __u32 len)
 }
 
 /*
- * One's-complement sum of the UDP pseudo-header and the udp_len bytes of
- * the datagram at udp_off, folded to 16 bits: 0xffff when the checksum in
- * it is right; with the checksum field zeroed, ~sum is the checksum. The
- * datagram is copied through the per-CPU scratch buffer 512 bytes at a
- * time, so bpf_csum_diff always sees constant bounds. Returns -1 when the
- * frame is shorter than it should be.
+ * Unfolded one's-complement sum of the UDP pseudo-header of the IPv4 or
+ * IPv6 header at l3_off, for a datagram of udp_len bytes; -1 when the
+ * frame is too short.
  */
-static __always_inline int mrc_udp_sum(struct xdp_md *ctx, __u32 l3_off,
-				       __u32 udp_off, __u32 udp_len, int v6,
-				       struct mrc_scratch *s)
+static __always_inline __s64 mrc_pseudo_sum(struct __ctx_buff *ctx,
+					    __u32 l3_off, __u32 udp_len, int v6)
 {
-	__u32 i, len, pad_at;
 	__s64 sum;
 
 	if (v6) {
@@ -65,6 +61,21 @@ static __always_inline int mrc_udp_sum(struct xdp_md *ctx, __u32 l3_off,
 		sum = bpf_csum_diff(NULL, 0, &ip->saddr, 8, 0);
 		sum = bpf_csum_diff(NULL, 0, &tail, sizeof(tail), sum);
 	}
+	return sum;
+}
+
+/*
+ * sum plus the unfolded one's-complement sum of the udp_len bytes at
+ * udp_off, or -1 when the frame is shorter than that. The datagram is
+ * copied through the per-CPU scratch buffer 512 bytes at a time, so
+ * bpf_csum_diff always sees constant bounds.
+ */
+static __always_inline __s64 mrc_data_sum(struct __ctx_buff *ctx, __u32 udp_off,
+					  __u32 udp_len, struct mrc_scratch *s,
+					  __s64 sum)
+{
+	__u32 i, len, pad_at;
+
 	if (sum < 0)
 		return -1;
 	for (i = 0; i < 9; i++) { /* 9 x 512 > UDP + headers + 4096 */
@@ -81,13 +92,31 @@ static __always_inline int mrc_udp_sum(struct xdp_md *ctx, __u32 l3_off,
 		 * the checksum pads an odd tail with zeros.
 		 */
 		*(__u32 *)&s->buf[pad_at] = 0;
-		if (bpf_xdp_load_bytes(ctx, udp_off + i * 512, s->buf, len))
+		if (ctx_load_bytes(ctx, udp_off + i * 512, s->buf, len))
 			return -1;
 		sum = bpf_csum_diff(NULL, 0, (__be32 *)s->buf,
 				    (len + 3) & 0x3fc, sum);
 		if (sum < 0)
 			return -1;
 	}
+	return sum;
+}
+
+/*
+ * One's-complement sum of the UDP pseudo-header and the udp_len bytes of
+ * the datagram at udp_off, folded to 16 bits: 0xffff when the checksum in
+ * it is right; with the checksum field zeroed, ~sum is the checksum.
+ * Returns -1 when the frame is shorter than it should be.
+ */
+static __always_inline int mrc_udp_sum(struct __ctx_buff *ctx, __u32 l3_off,
+				       __u32 udp_off, __u32 udp_len, int v6,
+				       struct mrc_scratch *s)
+{
+	__s64 sum = mrc_pseudo_sum(ctx, l3_off, udp_len, v6);
+
+	sum = mrc_data_sum(ctx, udp_off, udp_len, s, sum);
+	if (sum < 0)
+		return -1;
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return sum & 0xffff;

@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains the transmit pipeline's per-packet logic, shared by
+ * the XDP transmit program (bulk, live frames) and the tc egress program
+ * (low latency, doorbells): one run turns the context's packet into the
+ * next packet of one QP.
+ *
+ *   pick (under the QP's send lock): a queued retransmission first, else
+ *        the next MTU of the oldest unfinished WQE if the peer's window
+ *        and WIMM limit allow, else the oldest PSN in flight if its ACK
+ *        timeout passed (failing the WQE once its retries are spent); give
+ *        it a PSN, an EV (round robin over the QP's EVs on all ports, a
+ *        different one for a retransmission) and an in-flight record
+ *   build: Ethernet, IP and UDP for the EV's port and the peer's address on
+ *        that plane, BTH/RETH/[ImmDt]/DEXT, the payload straight from the
+ *        local memory region, the UDP checksum
+ *   account: packet, byte, retransmit and per-EV counters
+ *
+ * Sending is the caller's: it redirects to the port tx_one() names. What
+ * differs between XDP and tc (length changes, byte copies, the checksum
+ * state of an skb) is in ctx.h.
+ */
+#ifndef MRC_BPF_TX_H
+#define MRC_BPF_TX_H
+
+#include <stddef.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "mrc/abi.h"
+#include "mrc/wire.h"
+#include "csum.h"
+#include "ctx.h"
+#include "maps.h"
+#include "pkt.h"
+
+/* What the locked pick hands to the packet builder. */
+struct tx_pick {
+	__u64 raddr;
+	__u64 laddr;
+	__u32 psn;
+	__u32 len;
+	__u32 lkey;
+	__u32 rkey;
+	__u32 msg_len;
+	__be32 imm;
+	__u32 peer_qpn;
+	__u64 tx_ns;
+	__u16 ev;
+	__u8 port;
+	__u8 opcode;
+	__u8 dflags;
+	__u8 retx;
+	__u8 failed; /* retries exhausted: complete err_wr_id in error */
+	__u8 ev_idx;
+	__u8 timed_out; /* a timeout resend: lost_ev_idx lost it */
+	__u8 lost_ev_idx;
+	__u64 err_wr_id;
+	__u32 err_seq;
+};
+
+/* The next EV index in turn, under the QP lock. */
+static __always_inline __u32 tx_next_ev(struct mrc_qp_tx *qp, __u32 nev)
+{
+	__u32 i = qp->ev_next++ % nev;
+
+	/*
+	 * i < nev <= MRC_QP_EVS already, which clang knows and the verifier
+	 * does not: hide i from clang so the mask survives.
+	 */
+	asm volatile("" : "+r"(i));
+	return i & (MRC_QP_EVS - 1);
+}
+
+/* Returns 0 with p filled, or -1 when there is nothing to send. */
+static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
+				   struct tx_pick *p)
+{
+	struct mrc_tx_rec *rec = NULL;
+	struct mrc_wqe *w;
+	__u32 k, i, psn = 0, nev;
+	int found = 0;
+
+	bpf_spin_lock(&qp->lock);
+	/* Retransmissions first; skip entries acknowledged meanwhile. */
+	for (k = 0; k < 8; k++) {
+		if (qp->retx_head == qp->retx_tail)
+			break;
+		psn = qp->retx[qp->retx_head % MRC_RETX_Q];
+		qp->retx_head++;
+		rec = &qp->rec[psn % MRC_TX_RING];
+		rec->flags &= ~MRC_REC_RETX_Q;
+		if (rec->flags & MRC_REC_INFLIGHT) {
+			found = 1;
+			p->retx = 1;
+			break;
+		}
+	}
+	if (!found) {
+		__u32 tail = *(volatile __u32 *)&sq->tail, left;
+
+		if (qp->sq_head == tail ||
+		    mrc_psn_diff(qp->next_psn, qp->una_psn) >= (int)qp->window)
+			goto timeout;
+		w = &sq->wqe[qp->sq_head % MRC_SQ_DEPTH];
+		if (!qp->sq_off && w->opcode == MRC_WR_RDMA_WRITE_WITH_IMM) {
+			/* A new WRITE_IMM: within the peer's WIMM limit? */
+			if (qp->max_wimm && qp->wimm_inflight >= qp->max_wimm)
+				goto timeout;
+			qp->wimm_inflight++;
+		}
+		psn = qp->next_psn;
+		qp->next_psn = (psn + 1) & MRC_BTH_PSN_MASK;
+		rec = &qp->rec[psn % MRC_TX_RING];
+		left = w->len - qp->sq_off;
+		rec->len = left < qp->mtu ? left : qp->mtu;
+		rec->raddr = w->raddr + qp->sq_off;
+		rec->laddr = w->laddr + qp->sq_off;
+		rec->wqe = qp->sq_head;
+		rec->tries = 0;
+		rec->flags = MRC_REC_INFLIGHT;
+		qp->sq_off += rec->len;
+		if (qp->sq_off >= w->len) {
+			rec->flags |= MRC_REC_LAST;
+			qp->wqe_last_psn[qp->sq_head % MRC_SQ_DEPTH] = psn;
+			qp->sq_head++;
+			qp->sq_off = 0;
+		}
+		p->retx = 0;
+	}
+	if (!rec)
+		goto idle;
+	goto spray;
+
+timeout:
+	/*
+	 * Nothing new may go out. If the oldest PSN in flight has waited
+	 * past its ACK timeout, resend it (the others follow by SACK once it
+	 * is through, or time out in their turn as the oldest).
+	 */
+	if (qp->una_psn == qp->next_psn)
+		goto idle;
+	rec = &qp->rec[qp->una_psn % MRC_TX_RING];
+	if ((rec->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) !=
+	    MRC_REC_INFLIGHT)
+		goto idle;
+	/* Retries so far: the first retry_linear wait one timeout each. */
+	k = rec->tries - 1;
+	k = k < qp->retry_linear ? 0 : k - qp->retry_linear + 1;
+	if (k > 30)
+		k = 30;
+	if (p->tx_ns - rec->tx_ns < (qp->timeout_ns << k))
+		goto idle;
+	psn = qp->una_psn;
+	p->timed_out = 1;
+	p->lost_ev_idx = rec->ev_idx;
+	if (rec->tries - 1 >= qp->retry_linear + qp->retry_exp &&
+	    qp->retry_exp != MRC_RETRY_INFINITE) {
+		/* Out of retries: the WQE fails, the QP goes to ERR. */
+		struct mrc_wqe *fw = &sq->wqe[rec->wqe % MRC_SQ_DEPTH];
+
+		qp->state = MRC_QPS_ERR;
+		sq->err_wqe = rec->wqe;
+		p->err_wr_id = fw->wr_id;
+		p->err_seq = qp->cqe_seq++;
+		p->failed = 1;
+		goto idle;
+	}
+	p->retx = 1;
+
+spray:
+	/* Spray: the next EV in turn, another one for a retransmission. */
+	nev = qp->nev;
+	if (!nev || nev > MRC_QP_EVS)
+		goto idle;
+	i = tx_next_ev(qp, nev);
+	if (p->retx && nev > 1 && qp->ev[i] == rec->ev)
+		i = tx_next_ev(qp, nev);
+	rec->ev = qp->ev[i];
+	rec->ev_idx = i;
+	rec->port = qp->ev_port[i];
+	rec->tries++;
+	rec->tx_ns = p->tx_ns;
+
+	w = &sq->wqe[rec->wqe % MRC_SQ_DEPTH];
+	p->psn = psn;
+	p->raddr = rec->raddr;
+	p->laddr = rec->laddr;
+	p->len = rec->len;
+	p->ev = rec->ev;
+	p->ev_idx = rec->ev_idx;
+	p->port = rec->port;
+	p->dflags = (rec->flags & MRC_REC_LAST ? MRC_DF_LAST : 0) |
+		    (p->retx ? MRC_DF_RETX : 0);
+	p->lkey = w->lkey;
+	p->rkey = w->rkey;
+	p->imm = w->imm;
+	p->msg_len = w->len;
+	p->opcode = w->opcode == MRC_WR_RDMA_WRITE_WITH_IMM ?
+			    MRC_OP_WRITE_ONLY_IMM :
+			    MRC_OP_WRITE_ONLY;
+	p->peer_qpn = qp->peer_qpn;
+	bpf_spin_unlock(&qp->lock);
+	return 0;
+idle:
+	bpf_spin_unlock(&qp->lock);
+	return -1;
+}
+
+/* Copy len bytes at offset off of a local region into the frame. */
+static __always_inline int tx_load_payload(struct __ctx_buff *ctx,
+					   __u32 pay_off, __u32 lkey, __u64 off,
+					   __u32 len)
+{
+	__u32 idx = lkey & MRC_RKEY_INDEX_MASK, elem, in, first, rest = 0;
+	struct mrc_mr_info *mr = bpf_map_lookup_elem(&mrc_mr_info, &idx);
+	struct mrc_mr_elem *e;
+	void *mem;
+
+	if (!len)
+		return 0;
+	if (!mr || mr->rkey != lkey || off > mr->len || len > mr->len - off)
+		return -1;
+	mem = bpf_map_lookup_elem(&mrc_mr, &idx);
+	if (!mem)
+		return -1;
+	elem = off / MRC_MR_CHUNK;
+	in = off % MRC_MR_CHUNK;
+	first = len;
+	if (in + len > MRC_MR_CHUNK) {
+		first = MRC_MR_CHUNK - in;
+		rest = len - first;
+	}
+	e = bpf_map_lookup_elem(mem, &elem);
+	if (!e || first < 1 || first > MRC_MAX_PAYLOAD || in > MRC_MR_CHUNK - 1)
+		return -1;
+	if (ctx_store_bytes(ctx, pay_off, &e->bytes[in], first))
+		return -1;
+	if (!rest)
+		return 0;
+	elem++;
+	e = bpf_map_lookup_elem(mem, &elem);
+	if (!e || rest < 1 || rest > MRC_MAX_PAYLOAD)
+		return -1;
+	return ctx_store_bytes(ctx, pay_off + first, &e->bytes[0], rest);
+}
+
+static __always_inline int tx_build(struct __ctx_buff *ctx,
+				    struct mrc_qp_tx *qp,
+				    const struct tx_pick *p,
+				    struct mrc_scratch *s)
+{
+	__u32 port_idx = p->port, l3_len, udp_off, hdr_len, udp_len, new_len,
+	      off;
+	struct mrc_port *port = bpf_map_lookup_elem(&mrc_port, &port_idx);
+	struct ethhdr *eth;
+	struct udphdr *udp;
+	struct mrc_bth *bth;
+	struct mrc_reth *reth;
+	struct mrc_dext *dext;
+	__u8 *peer;
+	__s64 pseudo, data;
+	int v6;
+
+	if (!port || port_idx >= MRC_MAX_PORTS)
+		return -1;
+	v6 = port->v6;
+	peer = qp->peer_addr[port_idx & (MRC_MAX_PORTS - 1)];
+	l3_len = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	udp_off = sizeof(*eth) + l3_len;
+	hdr_len = MRC_DATA_HDR_LEN +
+		  (p->opcode == MRC_OP_WRITE_ONLY_IMM ? sizeof(__be32) : 0);
+	udp_len = sizeof(*udp) + hdr_len + p->len;
+	new_len = udp_off + udp_len;
+
+	if (ctx_resize(ctx, new_len, v6))
+		return -1;
+
+	eth = at(ctx, 0, sizeof(*eth));
+	if (!eth)
+		return -1;
+	__builtin_memcpy(eth->h_source, port->smac, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, port->dmac, ETH_ALEN);
+	if (v6) {
+		struct ipv6hdr *ip6 = at(ctx, sizeof(*eth), sizeof(*ip6));
+
+		if (!ip6)
+			return -1;
+		eth->h_proto = bpf_htons(ETH_P_IPV6);
+		*(__be32 *)ip6 = bpf_htonl(6 << 28 | 0x02 << 20); /* ECT(0) */
+		ip6->payload_len = bpf_htons(udp_len);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = 64;
+		__builtin_memcpy(&ip6->saddr, port->saddr, 16);
+		__builtin_memcpy(&ip6->daddr, peer, 16);
+	} else {
+		struct iphdr *ip = at(ctx, sizeof(*eth), sizeof(*ip));
+
+		if (!ip)
+			return -1;
+		eth->h_proto = bpf_htons(ETH_P_IP);
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tos = 0x02; /* ECT(0) */
+		ip->tot_len = bpf_htons(sizeof(*ip) + udp_len);
+		ip->id = 0;
+		ip->frag_off = bpf_htons(0x4000);
+		ip->ttl = 64;
+		ip->protocol = IPPROTO_UDP;
+		__builtin_memcpy(&ip->saddr, port->saddr, 4);
+		__builtin_memcpy(&ip->daddr, peer, 4);
+		ip->check = 0;
+		ip->check = csum_fold_wsum(
+			bpf_csum_diff(NULL, 0, (__be32 *)ip, sizeof(*ip), 0));
+	}
+	/* Constant lengths for the verifier: with or without the ImmDt. */
+	if (p->opcode == MRC_OP_WRITE_ONLY_IMM)
+		udp = at(ctx, udp_off, sizeof(*udp) + MRC_DATA_IMM_HDR_LEN);
+	else
+		udp = at(ctx, udp_off, sizeof(*udp) + MRC_DATA_HDR_LEN);
+	if (!udp)
+		return -1;
+	udp->source = bpf_htons(p->ev);
+	udp->dest = bpf_htons(MRC_UDP_PORT);
+	udp->len = bpf_htons(udp_len);
+	udp->check = 0;
+	bth = (void *)(udp + 1);
+	bth->opcode = p->opcode;
+	bth->flags = 0;
+	bth->pkey = bpf_htons(MRC_PKEY_DEFAULT);
+	bth->dqpn = bpf_htonl(p->peer_qpn & MRC_BTH_QPN_MASK);
+	bth->psn = bpf_htonl(p->psn & MRC_BTH_PSN_MASK);
+	reth = (void *)(bth + 1);
+	reth->va_hi = bpf_htonl(p->raddr >> 32);
+	reth->va_lo = bpf_htonl(p->raddr & 0xffffffff);
+	reth->rkey = bpf_htonl(p->rkey);
+	reth->len = bpf_htonl(p->len);
+	off = udp_off + sizeof(*udp) + sizeof(*bth) + sizeof(*reth);
+	if (p->opcode == MRC_OP_WRITE_ONLY_IMM) {
+		struct mrc_immdt *imm = at(ctx, off, sizeof(*imm));
+
+		if (!imm)
+			return -1;
+		imm->imm = p->imm;
+		off += sizeof(*imm);
+	}
+	/* Its own bounds check: the verifier cannot tie it to the one above. */
+	dext = at(ctx, off, sizeof(*dext));
+	if (!dext)
+		return -1;
+	dext->version = MRC_WIRE_VERSION;
+	dext->flags = p->dflags;
+	dext->ev = bpf_htons(p->ev);
+	dext->msg_id = bpf_htonl(p->psn); /* for tracing: first use of id */
+	dext->msg_len = bpf_htonl(p->msg_len);
+	dext->tx_ts = bpf_htonl((__u32)p->tx_ns);
+
+	if (tx_load_payload(ctx, udp_off + sizeof(*udp) + hdr_len, p->lkey,
+			    p->laddr, p->len))
+		return -1;
+	pseudo = mrc_pseudo_sum(ctx, sizeof(*eth), udp_len, v6);
+	data = mrc_data_sum(ctx, udp_off, udp_len, s, 0);
+	if (pseudo < 0 || data < 0)
+		return -1;
+	return ctx_udp_csum_store(ctx, udp_off + offsetof(struct udphdr, check),
+				  pseudo, data);
+}
+
+/* The error completion of a WQE whose retries ran out. */
+static __always_inline void tx_fail_wqe(struct mrc_qp_tx *qp, struct tx_pick *p,
+					__u32 qpn)
+{
+	struct mrc_cqe cqe = {
+		.wr_id = p->err_wr_id,
+		.qpn = qpn,
+		.seq = p->err_seq,
+		.opcode = MRC_WC_RDMA_WRITE,
+		.status = MRC_WC_RETRY_EXC_ERR,
+	};
+	__u32 cq = qp->send_cq;
+	void *ring = bpf_map_lookup_elem(&mrc_cq, &cq);
+
+	if (!ring || bpf_ringbuf_output(ring, &cqe, sizeof(cqe), 0))
+		mrc_count_drop(MRC_DROP_CQ_OVERFLOW);
+}
+
+/* What tx_one() did; TX_SENT leaves the packet built for *port. */
+#define TX_SENT 0
+#define TX_IDLE 1 /* nothing to send: counted as tx_idle */
+#define TX_FAILED 2 /* building failed: counted as tx_build_failed */
+
+/*
+ * Turn the packet in ctx into QP qpn's next packet. Returns TX_SENT with
+ * the port index to send it from in *port, or why nothing is to be sent
+ * (already counted).
+ */
+static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
+				  __u32 *port)
+{
+	struct mrc_ev_stats *ev;
+	struct mrc_scratch *s;
+	struct tx_pick p = {};
+	struct mrc_qp_tx *qp;
+	struct mrc_sq *sq;
+	__u32 zero = 0;
+	void *sqmap;
+
+	qp = bpf_map_lookup_elem(&mrc_qp_tx, &qpn);
+	sqmap = bpf_map_lookup_elem(&mrc_sq, &qpn);
+	s = bpf_map_lookup_elem(&mrc_scratch, &zero);
+	if (!qp || !sqmap || !s || qp->state != MRC_QPS_RTS)
+		goto idle;
+	sq = bpf_map_lookup_elem(sqmap, &zero);
+	if (!sq)
+		goto idle;
+	p.tx_ns = bpf_ktime_get_ns();
+	if (tx_pick(qp, sq, &p)) {
+		if (p.failed) {
+			tx_fail_wqe(qp, &p, qpn);
+			sq->state = MRC_QPS_ERR; /* after its completion */
+			ev = mrc_ev_of(qpn, p.lost_ev_idx);
+			if (ev)
+				__sync_fetch_and_add(&ev->lost, 1);
+		}
+		goto idle;
+	}
+	if (tx_build(ctx, qp, &p, s)) {
+		/* The PSN stays in flight: the ACK timeout resends it. */
+		mrc_count_tx(MRC_TX_BUILD_FAILED, 1);
+		return TX_FAILED;
+	}
+	mrc_count_tx(MRC_TX_PACKETS, 1);
+	mrc_count_tx(MRC_TX_BYTES, p.len);
+	if (p.retx)
+		mrc_count_tx(MRC_TX_RETX, 1);
+	ev = mrc_ev_of(qpn, p.ev_idx);
+	if (ev) {
+		__sync_fetch_and_add(&ev->sent, 1);
+		if (p.retx)
+			__sync_fetch_and_add(&ev->retx, 1);
+	}
+	if (p.timed_out) {
+		ev = mrc_ev_of(qpn, p.lost_ev_idx);
+		if (ev)
+			__sync_fetch_and_add(&ev->lost, 1);
+	}
+	*port = p.port;
+	return TX_SENT;
+idle:
+	mrc_count_tx(MRC_TX_IDLE, 1);
+	return TX_IDLE;
+}
+
+#endif /* MRC_BPF_TX_H */
