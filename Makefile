@@ -71,7 +71,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(or $(SKEL_NAME_$(notdir $*)),$(notdir $*)) > $@
 
 # --- userspace ----------------------------------------------------------------
-PROGS := $(BUILD)/daemon/mrcd
+PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
@@ -81,6 +81,27 @@ $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/dev.h \
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Idaemon -o $@ $(filter %.c,$^) $(LIBS_BPF)
+
+# libmrc: the OCP MRC application API and the soft verbs device. Programs
+# link it instead of -libverbs (it defines the verbs calls they make).
+LIBMRC_SRCS := lib/verbs.c lib/context.c lib/cq.c lib/qp.c lib/msg.c
+LIBMRC_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIBMRC_SRCS))
+LIBMRC_HDRS := include/mrc.h include/mrc_api_ver.h lib/internal.h \
+	       $(wildcard include/mrc/*.h)
+LIBS_MRC   := $(BUILD)/libmrc.a -lpthread
+
+$(BUILD)/lib/%.o: lib/%.c $(LIBMRC_HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=default -c $< -o $@
+
+$(BUILD)/libmrc.a: $(LIBMRC_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libmrc.so.1: $(LIBMRC_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,libmrc.so.1 -o $@ $^ -lpthread
 
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c lib/msg.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \

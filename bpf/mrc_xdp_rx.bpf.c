@@ -241,7 +241,7 @@ struct ack_state {
  * Returns 1 if psn had already been received (a duplicate that raced
  * us), else 0.
  */
-static __always_inline int mark_received(struct mrc_qp *qp, struct rx *r,
+static __always_inline int mark_received(struct mrc_qp_rx *qp, struct rx *r,
 					 struct mrc_scratch *s,
 					 struct ack_state *st)
 {
@@ -325,7 +325,7 @@ static long emit_one(__u32 i, void *data)
 }
 
 /* A consistent copy of the receive state, for window checks and NACKs. */
-static __always_inline void peek_state(struct mrc_qp *qp, struct ack_state *st)
+static __always_inline void peek_state(struct mrc_qp_rx *qp, struct ack_state *st)
 {
 	__u32 k;
 
@@ -470,7 +470,7 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 
 /* Count a drop; NACK it when the reason has a NACK and we know the QP. */
 static __always_inline int reject(struct xdp_md *ctx, struct rx *r,
-				  struct mrc_qp *qp, enum mrc_drop_reason why)
+				  struct mrc_qp_rx *qp, enum mrc_drop_reason why)
 {
 	static const __u8 nack_of[MRC_DROP_MAX] = {
 #define MRC_X_NACK(name, str, nack) [MRC_DROP_##name] = nack,
@@ -727,7 +727,7 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 	struct mrc_scratch *s;
 	struct mrc_mr_info *mr;
 	struct ack_state st;
-	struct mrc_qp *qp;
+	struct mrc_qp_rx *qp;
 	struct rx r = {};
 	__u32 zero = 0, idx;
 	__u64 off;

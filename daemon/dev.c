@@ -381,7 +381,7 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 		  int halves)
 {
 	struct mrc_qp_tx *qt = calloc(1, sizeof(*qt));
-	struct mrc_qp *qr = calloc(1, sizeof(*qr));
+	struct mrc_qp_rx *qr = calloc(1, sizeof(*qr));
 	uint32_t key = a->qpn, i;
 	int err = 0;
 
@@ -437,7 +437,7 @@ out:
 int dev_qp_set_state(struct dev *d, uint32_t qpn, uint32_t state)
 {
 	struct mrc_qp_tx *qt = calloc(1, sizeof(*qt));
-	struct mrc_qp *qr = calloc(1, sizeof(*qr));
+	struct mrc_qp_rx *qr = calloc(1, sizeof(*qr));
 	int fd_tx = bpf_map__fd(d->rx->maps.mrc_qp_tx), err = 0;
 	int fd_rx = bpf_map__fd(d->rx->maps.mrc_qp);
 
@@ -479,7 +479,7 @@ int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,
 void dev_qp_clear(struct dev *d, uint32_t qpn)
 {
 	static struct mrc_qp_tx qt;
-	static struct mrc_qp qr;
+	static struct mrc_qp_rx qr;
 
 	memset(&qt, 0, sizeof(qt));
 	memset(&qr, 0, sizeof(qr));

@@ -325,8 +325,12 @@ static int do_qp_modify(struct mrcd *m, struct client *c,
 		break;
 	case MRC_QPS_ERR:
 		err = -dev_qp_set_state(&m->dev, r->qpn, MRC_QPS_ERR);
-		if (!err)
-			q->sq->state = MRC_QPS_ERR;
+		if (!err && q->sq->state != MRC_QPS_ERR) {
+			/* No WR failed: name one that completed already. */
+			q->sq->err_wqe = q->sq->done - 1;
+			__atomic_store_n(&q->sq->state, MRC_QPS_ERR,
+					 __ATOMIC_RELEASE);
+		}
 		break;
 	case MRC_QPS_RESET:
 		/* The application empties its own view of the queue too. */

@@ -10,9 +10,10 @@
 #define MRC_API_VER_MAJOR_OFFSET 24
 #define MRC_API_VER_MINOR_OFFSET 16
 
-#define MRC_API_VER(_major, _minor, _sub_minor)   \
-	(((_major) << MRC_API_VER_MAJOR_OFFSET) | \
-	 ((_minor) << MRC_API_VER_MINOR_OFFSET) | (_sub_minor))
+#define MRC_API_VER(_major, _minor, _sub_minor)                 \
+	(((unsigned int)(_major) << MRC_API_VER_MAJOR_OFFSET) | \
+	 ((unsigned int)(_minor) << MRC_API_VER_MINOR_OFFSET) | \
+	 (unsigned int)(_sub_minor))
 
 /* "Whatever this header is": the library treats it as its own version. */
 #define MRC_API_VER_LATEST MRC_API_VER(0xFF, 0xFF, 0xFFFF)

@@ -17,7 +17,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, MRC_MAX_QP);
 	__type(key, __u32);
-	__type(value, struct mrc_qp);
+	__type(value, struct mrc_qp_rx);
 } mrc_qp SEC(".maps");
 
 /* rkey index -> memory region description; mrcd writes it. */

@@ -67,7 +67,7 @@ struct mrc_rx_slot {
  * Value of mrc_qp (array, key: QP number). Written by mrcd (all but the
  * receive state) and by the XDP receive program (under lock).
  */
-struct mrc_qp {
+struct mrc_qp_rx {
 	struct bpf_spin_lock lock;
 	__u32 state; /* enum mrc_qp_state */
 	__u32 peer_qpn; /* destination QP of the ACKs we send */
@@ -136,6 +136,7 @@ _Static_assert(MRC_TX_RING >= 2 * MRC_RX_WINDOW_MAX, "tx ring covers window");
 #define MRC_WR_RDMA_WRITE 0
 #define MRC_WR_RDMA_WRITE_WITH_IMM 1
 #define MRC_SEND_SIGNALED (1 << 1)
+#define MRC_WQE_PIECE (1 << 8) /* not the last WQE of a split WR (libmrc) */
 #define MRC_WC_RDMA_WRITE 1 /* enum ibv_wc_opcode */
 #define MRC_WC_SUCCESS 0 /* enum ibv_wc_status */
 #define MRC_WC_REM_ACCESS_ERR 10

@@ -179,7 +179,7 @@ static int setup(void)
 static int reset(uint32_t first_psn)
 {
 	static struct mrc_qp_tx qt;
-	static struct mrc_qp qr;
+	static struct mrc_qp_rx qr;
 	uint32_t s_qpn = S_QPN, r_qpn = R_QPN, i, p;
 	uint64_t off;
 

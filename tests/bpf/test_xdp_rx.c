@@ -251,7 +251,7 @@ static uint64_t total_drops(void)
 
 static int set_qp(uint32_t qpn, uint32_t state)
 {
-	static struct mrc_qp qp;
+	static struct mrc_qp_rx qp;
 
 	memset(&qp, 0, sizeof(qp));
 	qp.state = state;
@@ -661,7 +661,7 @@ static void multi_packet_imm_completes_when_whole(void **state)
 /* The window follows cum across the 24-bit PSN wrap. */
 static void psn_wraps(void **state)
 {
-	static struct mrc_qp qp;
+	static struct mrc_qp_rx qp;
 	static struct pkt out;
 	uint32_t qpn = QPN, i;
 

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The MRC context (the parent of an application's MRC objects on one
+ * device), device query, QP hints and asynchronous events.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int mrc_query_device(struct ibv_context *context, struct mrc_device_attr *attr,
+		     int *supported)
+{
+	if (!context || !attr || !supported)
+		return fail_errno(EINVAL);
+	memset(attr, 0, sizeof(*attr));
+	*supported = soft_is_ours(context);
+	if (!*supported)
+		return 0;
+	attr->mrc_protocol_version = MRC_PROTOCOL_VERSION_1;
+	attr->wimm_attr.max_wimm = 65535;
+	attr->wimm_attr.max_wimm_dest = 65535;
+	attr->mpr_attr.max_mpr = 2; /* 256 PSNs: the receive window */
+	attr->mpr_attr.mpr_resolution = 1;
+	attr->mpr_attr.dynamic_mpr = 0;
+	attr->qp_attr.max_qp_hint = 1024;
+	return 0;
+}
+
+struct mrc_context *mrc_create_context(struct ibv_context *vcontext,
+				       struct mrc_context_attr *attr)
+{
+	struct mrc_context *ctx;
+	uint32_t v = attr ? attr->mrc_api_version_used : MRC_API_VER_LATEST;
+
+	if (!soft_is_ours(vcontext)) {
+		errno = EOPNOTSUPP; /* not an MRC device */
+		return NULL;
+	}
+	/* Same major version, or "latest". */
+	if (v != MRC_API_VER_LATEST &&
+	    v >> MRC_API_VER_MAJOR_OFFSET !=
+		    MRC_API_CURRENT_VERSION >> MRC_API_VER_MAJOR_OFFSET) {
+		errno = EPROTONOSUPPORT;
+		return NULL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ctx->async_fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+	if (ctx->async_fd < 0) {
+		free(ctx);
+		return NULL;
+	}
+	ctx->sc = (struct soft_ctx *)vcontext;
+	ctx->api_version = v;
+	pthread_mutex_init(&ctx->lock, NULL);
+	return ctx;
+}
+
+int mrc_destroy_context(struct mrc_context *ctx)
+{
+	if (!ctx) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ctx->nobj) {
+		errno = EBUSY;
+		return -1;
+	}
+	close(ctx->async_fd);
+	free(ctx);
+	return 0;
+}
+
+struct mrc_qp_hint *mrc_create_qp_hint(struct mrc_context *ctx,
+				       struct mrc_qp_hint_init_attr *init_attr)
+{
+	struct mrc_qp_hint *h;
+
+	if (!ctx || !init_attr || init_attr->attr.num_qps_per_peer < 0 ||
+	    init_attr->attr.num_send_peers < 0 ||
+	    init_attr->attr.num_remote_recv_peers < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	h->ctx = ctx;
+	h->attr = init_attr->attr;
+	pthread_mutex_lock(&ctx->lock);
+	ctx->nobj++;
+	pthread_mutex_unlock(&ctx->lock);
+	return h;
+}
+
+int mrc_destroy_qp_hint(struct mrc_qp_hint *h)
+{
+	if (!h)
+		return fail_errno(EINVAL);
+	if (h->users)
+		return fail_errno(EBUSY);
+	pthread_mutex_lock(&h->ctx->lock);
+	h->ctx->nobj--;
+	pthread_mutex_unlock(&h->ctx->lock);
+	free(h);
+	return 0;
+}
+
+#define HINT_MASK                                                    \
+	(MRC_QP_HINT_NUM_QPS_PER_PEER | MRC_QP_HINT_NUM_SEND_PEERS | \
+	 MRC_QP_HINT_NUM_REMOTE_RECV_PEERS | MRC_QP_HINT_VENDOR_CFG)
+
+static void hint_copy(struct mrc_qp_hint_attr *to,
+		      const struct mrc_qp_hint_attr *from, int mask)
+{
+	if (mask & MRC_QP_HINT_NUM_QPS_PER_PEER)
+		to->num_qps_per_peer = from->num_qps_per_peer;
+	if (mask & MRC_QP_HINT_NUM_SEND_PEERS)
+		to->num_send_peers = from->num_send_peers;
+	if (mask & MRC_QP_HINT_NUM_REMOTE_RECV_PEERS)
+		to->num_remote_recv_peers = from->num_remote_recv_peers;
+	if (mask & MRC_QP_HINT_VENDOR_CFG)
+		memcpy(to->vendor_cfg, from->vendor_cfg,
+		       sizeof(to->vendor_cfg));
+}
+
+int mrc_query_qp_hint(struct mrc_qp_hint *h, struct mrc_qp_hint_attr *attr,
+		      int mask)
+{
+	if (!h || !attr || (mask & ~HINT_MASK))
+		return fail_errno(EINVAL);
+	hint_copy(attr, &h->attr, mask);
+	return 0;
+}
+
+int mrc_modify_qp_hint(struct mrc_qp_hint *h, struct mrc_qp_hint_attr *attr,
+		       int mask)
+{
+	if (!h || !attr || (mask & ~HINT_MASK) ||
+	    ((mask & MRC_QP_HINT_NUM_QPS_PER_PEER) &&
+	     attr->num_qps_per_peer < 0) ||
+	    ((mask & MRC_QP_HINT_NUM_SEND_PEERS) && attr->num_send_peers < 0) ||
+	    ((mask & MRC_QP_HINT_NUM_REMOTE_RECV_PEERS) &&
+	     attr->num_remote_recv_peers < 0))
+		return fail_errno(EINVAL);
+	hint_copy(&h->attr, attr, mask);
+	return 0;
+}
+
+/* Queues an event (libmrc notices QP failures while polling). */
+void ctx_post_async(struct mrc_context *ctx, const struct mrc_async_event *ev)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->nasync < MRC_MAX_ASYNC) {
+		ctx->async[ctx->nasync++] = *ev;
+		if (write(ctx->async_fd, &one, sizeof(one)) < 0)
+			ctx->nasync--;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+int mrc_get_async_event(struct mrc_context *ctx, struct mrc_async_event *event)
+{
+	uint64_t v;
+
+	if (!ctx || !event)
+		return fail_errno(EINVAL);
+	while (read(ctx->async_fd, &v, sizeof(v)) < 0)
+		if (errno != EINTR)
+			return fail_errno(errno);
+	pthread_mutex_lock(&ctx->lock);
+	*event = ctx->async[0];
+	memmove(&ctx->async[0], &ctx->async[1],
+		--ctx->nasync * sizeof(ctx->async[0]));
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+void mrc_ack_async_event(struct mrc_async_event *event)
+{
+	(void)event; /* nothing is held for an event */
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains libmrc's own objects behind the public handles: the
+ * soft verbs context (a connection to mrcd), memory regions laid over the
+ * application's buffers, CQs read straight from their completion rings,
+ * and QPs whose send queues the application writes directly.
+ */
+#ifndef MRC_LIB_INTERNAL_H
+#define MRC_LIB_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <mrc.h>
+
+#include "mrc/abi.h"
+#include "mrc/mrcd_proto.h"
+
+struct soft_ctx {
+	struct ibv_context ibv; /* first: the handle applications hold */
+	int sock; /* to mrcd */
+	pthread_mutex_t lock; /* one request at a time on sock */
+	struct mrcd_dev_info info;
+	pthread_mutex_t mr_lock;
+	struct soft_mr *mr[MRC_MAX_MR]; /* by index (the low key bits) */
+};
+
+struct soft_mr {
+	struct ibv_mr ibv; /* first */
+	uint32_t idx;
+	uint32_t head; /* addr's offset in its page */
+	uint8_t *base; /* addr rounded down to a page: the map starts here */
+	uint64_t span; /* bytes laid over, from base, whole pages */
+};
+
+struct mrc_comp_channel {
+	struct mrc_context *ctx;
+	int epfd; /* the channel's fd: CQ rings armed one-shot */
+	int ncq;
+};
+
+#define CQ_STASH 256 /* completions waiting for an earlier seq */
+
+struct mrc_cq {
+	struct mrc_context *ctx;
+	uint32_t idx;
+	int fd; /* the completion ring */
+	void *cons_page; /* consumer position, ours to write */
+	void *prod_page; /* producer position, then the data twice */
+	uint64_t mask; /* ring bytes - 1 */
+	struct mrc_comp_channel *ch;
+	void *cq_context;
+	unsigned int events_got, events_acked;
+	pthread_mutex_t lock;
+	struct mrc_cqe stash[CQ_STASH];
+	int nstash;
+	/* Next seq per QP and direction ([qpn][0] send, [1] receive). */
+	uint32_t expect[MRC_MAX_QP][2];
+};
+
+struct mrc_qp_hint {
+	struct mrc_context *ctx;
+	struct mrc_qp_hint_attr attr;
+	int users;
+};
+
+struct mrc_qp {
+	struct mrc_context *ctx;
+	struct mrc_qp_init_attr init;
+	uint32_t qpn;
+	enum ibv_qp_state state;
+	struct mrc_sq *sq; /* shared with the data path */
+	int db_fd; /* eventfd mrcd serves */
+	uint64_t db_token;
+	pthread_mutex_t lock;
+	uint32_t depth; /* send WRs at most in the queue */
+	/* What mrcd gets at RTR and RTS. */
+	struct mrcd_qp_modify m;
+	struct ibv_qp_attr vattr;
+	struct mrc_qp_attr mattr;
+	int have_mask; /* MRC attributes ever set */
+	/* Receive WRs: a ring of wr_ids consumed by incoming WRITE_IMMs. */
+	uint64_t *rq;
+	uint32_t rq_cap, rq_head, rq_tail;
+	uint64_t rq_underflow; /* WRITE_IMMs that found no receive WR */
+	/* After ERR: what has been flushed to the CQs. */
+	int err_seen;
+	uint32_t flushed; /* send queue: next index to flush */
+	int rq_flushed;
+};
+
+#define MRC_MAX_ASYNC 64
+
+struct mrc_context {
+	struct soft_ctx *sc;
+	uint32_t api_version;
+	pthread_mutex_t lock;
+	int nobj; /* CQs, QPs, channels, hints alive */
+	struct mrc_qp *qp[MRC_MAX_QP]; /* by QP number */
+	int async_fd; /* eventfd: events queued */
+	struct mrc_async_event async[MRC_MAX_ASYNC];
+	int nasync;
+};
+
+/* One request to mrcd; fds it returns in fds[] (-1 where none). */
+int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
+	      int *fds, int nfds_max);
+int soft_is_ours(struct ibv_context *ctx);
+struct soft_mr *soft_mr_by_key(struct soft_ctx *sc, uint32_t lkey);
+
+void ctx_post_async(struct mrc_context *ctx, const struct mrc_async_event *ev);
+
+/* Sets errno to err and returns it (for the int-returning calls). */
+static inline int fail_errno(int err)
+{
+	errno = err;
+	return err;
+}
+
+#endif /* MRC_LIB_INTERNAL_H */

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QPs: creation and the RESET -> INIT -> RTR -> RTS state machine with the
+ * attributes the OCP MRC API requires at each step (mrcd configures the
+ * data path at RTR and RTS), and the send and receive queues. Posting a
+ * send writes WQEs into the queue the data path reads and rings the QP's
+ * doorbell; the application never waits for mrcd to answer.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Verbs attributes an MRC QP refuses (the API names their replacements). */
+#define VATTR_UNSUPPORTED                                                     \
+	(IBV_QP_PORT | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | \
+	 IBV_QP_MIN_RNR_TIMER | IBV_QP_MAX_QP_RD_ATOMIC |                     \
+	 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE)
+
+/* What each transition requires, verbs and MRC attributes. */
+#define INIT_MRC (MRC_QP_HINT | MRC_EV_PROFILE_ID | MRC_CC_PROFILE_ID)
+#define RTR_VERBS \
+	(IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)
+#define RTR_MRC \
+	(MRC_QP_MAX_WIMM_DEST | MRC_QP_MPR_DEST | MRC_QP_DYNAMIC_MPR_DEST)
+#define RTS_VERBS IBV_QP_SQ_PSN
+#define RTS_MRC \
+	(MRC_QP_MAX_WIMM | MRC_QP_MPR | MRC_QP_RETRY_CNT | MRC_QP_TIMEOUT)
+
+#define MAX_MPR 2 /* units of 128 PSNs: the receive window is 256 */
+#define MAX_WIMM 65535
+#define MAX_SGE 4
+
+struct mrc_qp *mrc_create_qp(struct mrc_context *ctx,
+			     struct mrc_qp_init_attr *a)
+{
+	struct mrcd_req req = { .op = MRCD_QP_CREATE };
+	struct mrcd_rep rep;
+	struct mrc_qp *qp;
+	int fds[2], err;
+
+	if (!ctx || !a || !a->send_cq || !a->recv_cq || !a->pd ||
+	    a->send_cq->ctx != ctx || a->recv_cq->ctx != ctx ||
+	    a->cap.max_send_wr > MRC_SQ_DEPTH ||
+	    a->cap.max_send_sge > MAX_SGE || a->cap.max_recv_sge > MAX_SGE ||
+	    a->cap.max_inline_data || a->cap.max_recv_wr > 65536 ||
+	    (a->protocol_version &&
+	     a->protocol_version != MRC_PROTOCOL_VERSION_1) ||
+	    (a->send_ops_flags &
+	     ~(uint64_t)(IBV_QP_EX_WITH_RDMA_WRITE |
+			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->rq_cap = a->cap.max_recv_wr ? a->cap.max_recv_wr : 1;
+	qp->rq = calloc(qp->rq_cap, sizeof(*qp->rq));
+	if (!qp->rq) {
+		free(qp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	req.qp_create.pd = a->pd->handle;
+	req.qp_create.send_cq = a->send_cq->idx;
+	req.qp_create.recv_cq = a->recv_cq->idx;
+	err = soft_call(ctx->sc, &req, &rep, fds, 2);
+	if (!err && (fds[0] < 0 || fds[1] < 0))
+		err = EPROTO;
+	if (!err) {
+		qp->sq = mmap(NULL, sizeof(struct mrc_sq),
+			      PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+		if (qp->sq == MAP_FAILED)
+			err = errno;
+	}
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (err) {
+		if (fds[1] >= 0)
+			close(fds[1]);
+		free(qp->rq);
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->ctx = ctx;
+	qp->init = *a;
+	qp->init.cap.max_send_wr = a->cap.max_send_wr ? a->cap.max_send_wr :
+							MRC_SQ_DEPTH;
+	qp->init.cap.max_recv_wr = qp->rq_cap;
+	qp->depth = qp->init.cap.max_send_wr;
+	qp->qpn = rep.qp.qpn;
+	qp->db_fd = fds[1];
+	qp->db_token = rep.qp.db_token;
+	qp->state = IBV_QPS_RESET;
+	qp->m.qpn = qp->qpn;
+	pthread_mutex_init(&qp->lock, NULL);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->qp[qp->qpn] = qp;
+	ctx->nobj++;
+	pthread_mutex_unlock(&ctx->lock);
+	return qp;
+}
+
+int mrc_destroy_qp(struct mrc_qp *qp)
+{
+	struct mrcd_req req = { .op = MRCD_QP_DESTROY };
+	struct mrcd_rep rep;
+	struct mrc_context *ctx;
+	int err;
+
+	if (!qp)
+		return fail_errno(EINVAL);
+	ctx = qp->ctx;
+	req.obj.idx = qp->qpn;
+	err = soft_call(ctx->sc, &req, &rep, NULL, 0);
+	if (err)
+		return fail_errno(err);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->qp[qp->qpn] = NULL;
+	ctx->nobj--;
+	pthread_mutex_unlock(&ctx->lock);
+	if (qp->mattr.qp_hint)
+		qp->mattr.qp_hint->users--;
+	munmap(qp->sq, sizeof(*qp->sq));
+	close(qp->db_fd);
+	free(qp->rq);
+	free(qp);
+	return 0;
+}
+
+int mrc_get_qpn(struct mrc_qp *qp, uint32_t *qpn)
+{
+	if (!qp || !qpn) {
+		errno = EINVAL;
+		return -1;
+	}
+	*qpn = qp->qpn;
+	return 0;
+}
+
+static uint32_t mtu_bytes(enum ibv_mtu mtu)
+{
+	uint32_t b = mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128u << mtu :
+								 0;
+
+	return b > 1400 ? 1400 : b; /* a 1500-byte IP MTU holds 1400 */
+}
+
+/* Checks and stores the MRC attributes in mask. */
+static int take_mrc_attrs(struct mrc_qp *qp, const struct mrc_qp_attr *a,
+			  int mask)
+{
+	if (mask & ~(RTR_MRC | RTS_MRC | INIT_MRC | MRC_QP_VENDOR_CFG))
+		return EINVAL;
+	if (!mask)
+		return 0;
+	if (!a)
+		return EINVAL;
+	if (((mask & MRC_QP_MPR) && (!a->mpr.mpr || a->mpr.mpr > MAX_MPR)) ||
+	    ((mask & MRC_QP_MPR_DEST) &&
+	     (!a->mpr.mpr_dest || a->mpr.mpr_dest > MAX_MPR)) ||
+	    ((mask & MRC_QP_DYNAMIC_MPR_DEST) && a->mpr.dynamic_mpr_dest) ||
+	    ((mask & MRC_QP_TIMEOUT) && a->timeout > 24) ||
+	    ((mask & MRC_QP_RETRY_CNT) &&
+	     (a->retry.linear_cnt > 7 || a->retry.exp_cnt > 25)) ||
+	    ((mask & MRC_QP_HINT) && a->qp_hint && a->qp_hint->ctx != qp->ctx))
+		return EINVAL;
+	if (mask & MRC_QP_MPR)
+		qp->mattr.mpr.mpr = a->mpr.mpr;
+	if (mask & MRC_QP_MPR_DEST)
+		qp->mattr.mpr.mpr_dest = a->mpr.mpr_dest;
+	if (mask & MRC_QP_MAX_WIMM)
+		qp->mattr.wimm.max_wimm = a->wimm.max_wimm;
+	if (mask & MRC_QP_MAX_WIMM_DEST)
+		qp->mattr.wimm.max_wimm_dest = a->wimm.max_wimm_dest;
+	if (mask & MRC_QP_TIMEOUT)
+		qp->mattr.timeout = a->timeout;
+	if (mask & MRC_QP_RETRY_CNT)
+		qp->mattr.retry = a->retry;
+	if (mask & MRC_EV_PROFILE_ID)
+		qp->mattr.profile.ev_profile_id = a->profile.ev_profile_id;
+	if (mask & MRC_CC_PROFILE_ID)
+		qp->mattr.profile.cc_profile_id = a->profile.cc_profile_id;
+	if (mask & MRC_QP_HINT) {
+		if (qp->mattr.qp_hint)
+			qp->mattr.qp_hint->users--;
+		qp->mattr.qp_hint = a->qp_hint;
+		if (a->qp_hint)
+			a->qp_hint->users++;
+	}
+	if (mask & MRC_QP_VENDOR_CFG)
+		memcpy(qp->mattr.vendor_cfg, a->vendor_cfg,
+		       sizeof(a->vendor_cfg));
+	qp->have_mask |= mask;
+	return 0;
+}
+
+static int take_verbs_attrs(struct mrc_qp *qp, const struct ibv_qp_attr *v,
+			    int mask)
+{
+	if (mask & IBV_QP_AV) {
+		if (!v->ah_attr.is_global)
+			return EINVAL; /* the peer is named by its GID */
+		memcpy(qp->m.peer_gid, v->ah_attr.grh.dgid.raw, 16);
+	}
+	if (mask & IBV_QP_PATH_MTU) {
+		if (!mtu_bytes(v->path_mtu))
+			return EINVAL;
+		qp->m.mtu = mtu_bytes(v->path_mtu);
+	}
+	if ((mask & IBV_QP_DEST_QPN) && v->dest_qp_num >= 1u << 24)
+		return EINVAL;
+	if (mask & IBV_QP_DEST_QPN)
+		qp->m.peer_qpn = v->dest_qp_num;
+	if (mask & IBV_QP_RQ_PSN)
+		qp->m.rq_psn = v->rq_psn & MRC_BTH_PSN_MASK;
+	if (mask & IBV_QP_SQ_PSN)
+		qp->m.sq_psn = v->sq_psn & MRC_BTH_PSN_MASK;
+	if (mask & IBV_QP_ACCESS_FLAGS)
+		qp->vattr.qp_access_flags = v->qp_access_flags;
+	if (mask & IBV_QP_PKEY_INDEX) {
+		if (v->pkey_index)
+			return EINVAL;
+	}
+	qp->vattr.path_mtu = (mask & IBV_QP_PATH_MTU) ? v->path_mtu :
+							qp->vattr.path_mtu;
+	if (mask & IBV_QP_AV)
+		qp->vattr.ah_attr = v->ah_attr;
+	return 0;
+}
+
+static void fill_modify(struct mrc_qp *qp, uint32_t state)
+{
+	struct mrcd_qp_modify *m = &qp->m;
+
+	m->state = state;
+	m->window_rx = qp->mattr.mpr.mpr_dest * 128u;
+	m->window_tx = qp->mattr.mpr.mpr * 128u;
+	m->max_wimm = qp->mattr.wimm.max_wimm;
+	m->retry_linear = qp->mattr.retry.linear_cnt;
+	m->retry_exp = qp->mattr.retry.exp_cnt;
+	m->timeout_ns = 1024ull << qp->mattr.timeout; /* 1.024 us x 2^t */
+	m->ev_profile_id = qp->mattr.profile.ev_profile_id;
+}
+
+int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
+		  struct mrc_qp_attr *mattr, int mmask)
+{
+	struct mrcd_req req = { .op = MRCD_QP_MODIFY };
+	struct mrcd_rep rep;
+	enum ibv_qp_state to;
+	int err;
+
+	if (!qp || (vmask && !vattr) || (vmask & VATTR_UNSUPPORTED))
+		return fail_errno(EINVAL);
+	if ((vmask & IBV_QP_CUR_STATE) && vattr->cur_qp_state != qp->state)
+		return fail_errno(EINVAL);
+	to = (vmask & IBV_QP_STATE) ? vattr->qp_state : qp->state;
+	switch (to) {
+	case IBV_QPS_INIT:
+		if ((qp->state != IBV_QPS_RESET && qp->state != IBV_QPS_INIT) ||
+		    (qp->state == IBV_QPS_RESET &&
+		     (mmask & INIT_MRC) != INIT_MRC))
+			return fail_errno(EINVAL);
+		break;
+	case IBV_QPS_RTR:
+		if (qp->state != IBV_QPS_INIT ||
+		    (vmask & RTR_VERBS) != RTR_VERBS ||
+		    (mmask & RTR_MRC) != RTR_MRC)
+			return fail_errno(EINVAL);
+		break;
+	case IBV_QPS_RTS:
+		if ((qp->state == IBV_QPS_RTR &&
+		     ((vmask & RTS_VERBS) != RTS_VERBS ||
+		      (mmask & RTS_MRC) != RTS_MRC)) ||
+		    (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS))
+			return fail_errno(EINVAL);
+		break;
+	case IBV_QPS_ERR:
+	case IBV_QPS_RESET:
+		break;
+	default:
+		return fail_errno(EINVAL); /* SQD, SQE: not in MRC */
+	}
+	pthread_mutex_lock(&qp->lock);
+	err = take_verbs_attrs(qp, vattr, vmask);
+	if (!err)
+		err = take_mrc_attrs(qp, mattr, mmask);
+	if (err || to == qp->state) {
+		pthread_mutex_unlock(&qp->lock);
+		return err ? fail_errno(err) : 0;
+	}
+	fill_modify(qp, to);
+	req.qp_modify = qp->m;
+	err = soft_call(qp->ctx->sc, &req, &rep, NULL, 0);
+	if (!err) {
+		struct mrc_cq *scq = qp->init.send_cq, *rcq = qp->init.recv_cq;
+
+		/* Completion order restarts with each configuration. */
+		if (to == IBV_QPS_RTR)
+			rcq->expect[qp->qpn][1] = 0;
+		if (to == IBV_QPS_RTS)
+			scq->expect[qp->qpn][0] = 0;
+		if (to == IBV_QPS_RESET) {
+			qp->rq_head = qp->rq_tail = 0;
+			qp->err_seen = 0;
+		}
+		qp->state = to;
+	}
+	pthread_mutex_unlock(&qp->lock);
+	return err ? fail_errno(err) : 0;
+}
+
+int mrc_query_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
+		 struct mrc_qp_attr *mattr, int mmask,
+		 struct mrc_qp_init_attr *init_attr)
+{
+	struct mrcd_req req = { .op = MRCD_QP_QUERY };
+	struct mrcd_rep rep;
+	int err;
+
+	if (!qp)
+		return fail_errno(EINVAL);
+	pthread_mutex_lock(&qp->lock);
+	/* The data path may have moved it to ERR (retries exhausted). */
+	if (qp->state == IBV_QPS_RTS &&
+	    __atomic_load_n(&qp->sq->state, __ATOMIC_ACQUIRE) == MRC_QPS_ERR)
+		qp->state = IBV_QPS_ERR;
+	if (vattr && vmask) {
+		*vattr = qp->vattr;
+		vattr->qp_state = vattr->cur_qp_state = qp->state;
+		vattr->dest_qp_num = qp->m.peer_qpn;
+		vattr->rq_psn = qp->m.rq_psn;
+		vattr->sq_psn = qp->m.sq_psn;
+		vattr->cap = qp->init.cap;
+	}
+	if (mattr && mmask)
+		*mattr = qp->mattr;
+	if (init_attr)
+		*init_attr = qp->init;
+	pthread_mutex_unlock(&qp->lock);
+	if (vattr && (vmask & IBV_QP_STATE) && qp->state == IBV_QPS_RTS) {
+		req.obj.idx = qp->qpn;
+		err = soft_call(qp->ctx->sc, &req, &rep, NULL, 0);
+		if (err)
+			return fail_errno(err);
+		if (rep.qp_query.state == MRC_QPS_ERR)
+			vattr->qp_state = vattr->cur_qp_state = IBV_QPS_ERR;
+	}
+	return 0;
+}
+
+int mrc_post_recv(struct mrc_qp *qp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr)
+{
+	int err = 0;
+
+	if (!qp || !wr) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return fail_errno(EINVAL);
+	}
+	pthread_mutex_lock(&qp->lock);
+	for (; wr; wr = wr->next) {
+		if (qp->state == IBV_QPS_RESET || qp->state == IBV_QPS_ERR ||
+		    wr->num_sge < 0 ||
+		    (uint32_t)wr->num_sge > qp->init.cap.max_recv_sge + 1) {
+			err = EINVAL;
+			break;
+		}
+		if (qp->rq_tail - qp->rq_head >= qp->rq_cap) {
+			err = ENOMEM;
+			break;
+		}
+		qp->rq[qp->rq_tail++ % qp->rq_cap] = wr->wr_id;
+	}
+	pthread_mutex_unlock(&qp->lock);
+	if (err && bad_wr)
+		*bad_wr = wr;
+	return err ? fail_errno(err) : 0;
+}
+
+/* One scatter entry resolved: its region's map offset. */
+struct piece {
+	uint64_t laddr;
+	uint32_t lkey, len;
+};
+
+static int resolve_sges(struct mrc_qp *qp, const struct ibv_send_wr *wr,
+			struct piece *p, int *np)
+{
+	int i, n = 0;
+
+	if (wr->num_sge < 0 || wr->num_sge > MAX_SGE)
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++) {
+		const struct ibv_sge *s = &wr->sg_list[i];
+		struct soft_mr *mr = soft_mr_by_key(qp->ctx->sc, s->lkey);
+		uint64_t off;
+
+		if (!mr || s->addr < (uintptr_t)mr->ibv.addr ||
+		    s->addr - (uintptr_t)mr->ibv.addr > mr->ibv.length ||
+		    s->length > mr->ibv.length -
+					(s->addr - (uintptr_t)mr->ibv.addr) ||
+		    mr->ibv.pd != qp->init.pd)
+			return EINVAL; /* local protection */
+		if (!s->length)
+			continue;
+		off = s->addr - (uintptr_t)mr->base;
+		/* Neighbours in one region merge into one WQE. */
+		if (n && p[n - 1].lkey == s->lkey &&
+		    p[n - 1].laddr + p[n - 1].len == off) {
+			p[n - 1].len += s->length;
+			continue;
+		}
+		p[n].laddr = off;
+		p[n].lkey = s->lkey;
+		p[n].len = s->length;
+		n++;
+	}
+	if (!n) { /* a zero-length WRITE still goes out and completes */
+		p[0].laddr = 0;
+		p[0].lkey = 0;
+		p[0].len = 0;
+		n = 1;
+	}
+	*np = n;
+	return 0;
+}
+
+static int post_one(struct mrc_qp *qp, const struct ibv_send_wr *wr)
+{
+	struct piece p[MAX_SGE];
+	struct mrc_sq *sq = qp->sq;
+	uint32_t tail = sq->tail, total = 0, done;
+	uint64_t raddr = wr->wr.rdma.remote_addr;
+	int n, i, err;
+
+	if (wr->opcode != IBV_WR_RDMA_WRITE &&
+	    wr->opcode != IBV_WR_RDMA_WRITE_WITH_IMM)
+		return EINVAL;
+	if (wr->send_flags & IBV_SEND_INLINE)
+		return EINVAL; /* max_inline_data is 0 */
+	err = resolve_sges(qp, wr, p, &n);
+	if (err)
+		return err;
+	done = __atomic_load_n(&sq->done, __ATOMIC_ACQUIRE);
+	if (tail - done + n > qp->depth)
+		return ENOMEM;
+	for (i = 0; i < n; i++)
+		total += p[i].len;
+	for (i = 0; i < n; i++) {
+		struct mrc_wqe *w = &sq->wqe[(tail + i) % MRC_SQ_DEPTH];
+		int last = i == n - 1;
+
+		w->wr_id = wr->wr_id;
+		w->laddr = p[i].laddr;
+		w->raddr = raddr;
+		w->lkey = p[i].lkey;
+		w->rkey = wr->wr.rdma.rkey;
+		w->len = p[i].len;
+		w->imm = wr->imm_data;
+		w->opcode = last && wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ?
+				    MRC_WR_RDMA_WRITE_WITH_IMM :
+				    MRC_WR_RDMA_WRITE;
+		w->flags = !last ? MRC_WQE_PIECE :
+			   (qp->init.sq_sig_all ||
+			    (wr->send_flags & IBV_SEND_SIGNALED)) ?
+				   MRC_SEND_SIGNALED :
+				   0;
+		w->msg_len = n > 1 && last ? total : 0;
+		raddr += p[i].len;
+	}
+	__atomic_store_n(&sq->tail, tail + n, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
+{
+	uint64_t one = 1;
+	int err = 0, posted = 0;
+
+	if (!qp || !wr) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return fail_errno(EINVAL);
+	}
+	pthread_mutex_lock(&qp->lock);
+	if (qp->state != IBV_QPS_RTS ||
+	    __atomic_load_n(&qp->sq->state, __ATOMIC_ACQUIRE) == MRC_QPS_ERR)
+		err = EINVAL;
+	for (; wr && !err; wr = wr->next) {
+		err = post_one(qp, wr);
+		if (err)
+			break;
+		posted++;
+	}
+	pthread_mutex_unlock(&qp->lock);
+	if (posted && write(qp->db_fd, &one, sizeof(one)) < 0 &&
+	    errno != EAGAIN && !err)
+		err = errno;
+	if (err && bad_wr)
+		*bad_wr = wr;
+	return err ? fail_errno(err) : 0;
+}

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The soft verbs device: libmrc answers the verbs calls an MRC application
+ * makes before it reaches the mrc_* API (device list, open, query, PD,
+ * memory registration), so programs written for MRC NICs run unchanged
+ * when linked with -lmrc instead of -libverbs. The one device, mrc0, is
+ * mrcd: opening it connects to mrcd's socket.
+ *
+ * Registering memory lays the device's memory (the region's mmapable map
+ * chunks) over the application's own pages: the buffer's contents are
+ * copied in once, then the chunks are mapped at the buffer's address, so
+ * the application keeps its pointer and peers' WRITEs land in it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "mrc/msg.h"
+
+/* The header's macro would route the call through an inline wrapper. */
+#undef ibv_query_port
+#undef ibv_reg_mr
+#undef ibv_reg_mr_iova
+
+#define PAGE 4096ul
+
+static struct ibv_device soft_device = {
+	.node_type = IBV_NODE_CA,
+	.transport_type = IBV_TRANSPORT_IB,
+	.name = "mrc0",
+	.dev_name = "mrc0",
+	.dev_path = "/run/mrc",
+	.ibdev_path = "/run/mrc",
+};
+
+static const char *sock_path(void)
+{
+	const char *p = getenv(MRCD_SOCKET_ENV);
+
+	return p && *p ? p : MRCD_SOCKET_DEFAULT;
+}
+
+struct ibv_device **ibv_get_device_list(int *num_devices)
+{
+	struct ibv_device **list = calloc(2, sizeof(*list));
+	int n = 0;
+
+	if (!list) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* The device exists while mrcd listens. */
+	if (!access(sock_path(), F_OK))
+		list[n++] = &soft_device;
+	if (num_devices)
+		*num_devices = n;
+	return list;
+}
+
+void ibv_free_device_list(struct ibv_device **list)
+{
+	free(list);
+}
+
+const char *ibv_get_device_name(struct ibv_device *device)
+{
+	return device->name;
+}
+
+__be64 ibv_get_device_guid(struct ibv_device *device)
+{
+	(void)device;
+	return htobe64(0x6d72630000000001ull); /* "mrc" */
+}
+
+int soft_is_ours(struct ibv_context *ctx)
+{
+	return ctx && ctx->device == &soft_device;
+}
+
+int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
+	      int *fds, int nfds_max)
+{
+	int got[MRC_MSG_MAX_FDS], ngot = 0, i, err;
+	ssize_t n;
+
+	req->version = MRCD_PROTO_VERSION;
+	pthread_mutex_lock(&sc->lock);
+	err = mrc_msg_send(sc->sock, req, sizeof(*req), NULL, 0);
+	n = err ? err : mrc_msg_recv(sc->sock, rep, sizeof(*rep), got, &ngot);
+	pthread_mutex_unlock(&sc->lock);
+	if (n == 0)
+		n = -ECONNRESET; /* mrcd went away */
+	if (n > 0 && (size_t)n != sizeof(*rep))
+		n = -EPROTO;
+	for (i = 0; i < ngot; i++) {
+		if (n > 0 && !rep->err && i < nfds_max)
+			fds[i] = got[i];
+		else
+			close(got[i]);
+	}
+	for (; i < nfds_max; i++)
+		fds[i] = -1;
+	if (n < 0)
+		return -n;
+	return rep->err;
+}
+
+static int ctx_op_unsupported(void)
+{
+	return EOPNOTSUPP;
+}
+
+struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct soft_ctx *sc;
+	struct mrcd_req req = { .op = MRCD_HELLO };
+	struct mrcd_rep rep;
+	int err;
+
+	if (device != &soft_device) {
+		errno = ENODEV;
+		return NULL;
+	}
+	sc = calloc(1, sizeof(*sc));
+	if (!sc) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path());
+	sc->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (sc->sock < 0 ||
+	    connect(sc->sock, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = errno;
+		goto fail;
+	}
+	pthread_mutex_init(&sc->lock, NULL);
+	pthread_mutex_init(&sc->mr_lock, NULL);
+	err = soft_call(sc, &req, &rep, NULL, 0);
+	if (err)
+		goto fail;
+	sc->info = rep.hello;
+	sc->ibv.device = device;
+	sc->ibv.cmd_fd = sc->sock;
+	sc->ibv.async_fd = -1;
+	sc->ibv.num_comp_vectors = 1;
+	sc->ibv.ops._compat_query_device = (void *)ctx_op_unsupported;
+	pthread_mutex_init(&sc->ibv.mutex, NULL);
+	return &sc->ibv;
+fail:
+	if (sc->sock >= 0)
+		close(sc->sock);
+	free(sc);
+	errno = err;
+	return NULL;
+}
+
+int ibv_close_device(struct ibv_context *context)
+{
+	struct soft_ctx *sc = (struct soft_ctx *)context;
+
+	if (!soft_is_ours(context))
+		return fail_errno(EINVAL);
+	/* mrcd frees whatever the connection still owns. */
+	close(sc->sock);
+	free(sc);
+	return 0;
+}
+
+int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
+{
+	struct soft_ctx *sc = (struct soft_ctx *)context;
+
+	if (!soft_is_ours(context))
+		return fail_errno(EINVAL);
+	memset(attr, 0, sizeof(*attr));
+	snprintf(attr->fw_ver, sizeof(attr->fw_ver), "mrc %d",
+		 MRCD_PROTO_VERSION);
+	attr->node_guid = ibv_get_device_guid(context->device);
+	attr->sys_image_guid = attr->node_guid;
+	attr->max_mr_size = (uint64_t)sc->info.mr_chunk * 65536;
+	attr->page_size_cap = PAGE;
+	attr->vendor_id = 0;
+	attr->max_qp = sc->info.max_qp;
+	attr->max_qp_wr = sc->info.max_sq_depth;
+	attr->device_cap_flags = 0;
+	attr->max_sge = 4;
+	attr->max_cq = sc->info.max_cq;
+	attr->max_cqe = MRC_CQ_RING_BYTES / 64;
+	attr->max_mr = sc->info.max_mr;
+	attr->max_pd = 1023;
+	attr->phys_port_cnt = sc->info.nports;
+	return 0;
+}
+
+static int port_ok(struct soft_ctx *sc, uint8_t port)
+{
+	return port >= 1 && port <= sc->info.nports;
+}
+
+int ibv_query_port(struct ibv_context *context, uint8_t port_num,
+		   struct _compat_ibv_port_attr *port_attr)
+{
+	struct soft_ctx *sc = (struct soft_ctx *)context;
+	struct ibv_port_attr *a = (struct ibv_port_attr *)port_attr;
+	uint32_t mtu;
+
+	if (!soft_is_ours(context) || !port_ok(sc, port_num))
+		return fail_errno(EINVAL);
+	/* The compat layout is the head of struct ibv_port_attr. */
+	memset(a, 0, sizeof(*a));
+	mtu = sc->info.port_mtu[port_num - 1];
+	a->state = sc->info.port_up[port_num - 1] ? IBV_PORT_ACTIVE :
+						    IBV_PORT_DOWN;
+	a->max_mtu = IBV_MTU_1024; /* largest IB MTU below the payload max */
+	a->active_mtu = mtu >= 1500 ? IBV_MTU_1024 : IBV_MTU_512;
+	a->gid_tbl_len = 1;
+	a->max_msg_sz = 1u << 31;
+	a->pkey_tbl_len = 1;
+	a->lid = 0;
+	a->phys_state = a->state == IBV_PORT_ACTIVE ? 5 : 3;
+	a->link_layer = IBV_LINK_LAYER_ETHERNET;
+	a->active_width = 1;
+	a->active_speed = 1;
+	return 0;
+}
+
+int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
+		  union ibv_gid *gid)
+{
+	struct soft_ctx *sc = (struct soft_ctx *)context;
+
+	if (!soft_is_ours(context) || !port_ok(sc, port_num) || index)
+		return fail_errno(EINVAL);
+	memcpy(gid->raw, sc->info.gid[port_num - 1], 16);
+	return 0;
+}
+
+int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
+		   __be16 *pkey)
+{
+	struct soft_ctx *sc = (struct soft_ctx *)context;
+
+	if (!soft_is_ours(context) || !port_ok(sc, port_num) || index)
+		return fail_errno(EINVAL);
+	*pkey = htobe16(0xffff);
+	return 0;
+}
+
+struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+	struct mrcd_req req = { .op = MRCD_PD_ALLOC };
+	struct mrcd_rep rep;
+	struct ibv_pd *pd;
+	int err;
+
+	if (!soft_is_ours(context)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = soft_call((struct soft_ctx *)context, &req, &rep, NULL, 0);
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	pd->context = context;
+	pd->handle = rep.obj.idx;
+	return pd;
+}
+
+int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	struct mrcd_req req = { .op = MRCD_PD_FREE, .obj.idx = pd->handle };
+	struct mrcd_rep rep;
+	int err =
+		soft_call((struct soft_ctx *)pd->context, &req, &rep, NULL, 0);
+
+	if (err)
+		return fail_errno(err);
+	free(pd);
+	return 0;
+}
+
+struct soft_mr *soft_mr_by_key(struct soft_ctx *sc, uint32_t lkey)
+{
+	struct soft_mr *mr = sc->mr[lkey & MRC_RKEY_INDEX_MASK];
+
+	return mr && mr->ibv.lkey == lkey ? mr : NULL;
+}
+
+/* Does [base, base + span) share a page with a region of this context? */
+static int overlaps(struct soft_ctx *sc, const uint8_t *base, uint64_t span)
+{
+	int i;
+
+	for (i = 0; i < MRC_MAX_MR; i++) {
+		struct soft_mr *o = sc->mr[i];
+
+		if (o && base < o->base + o->span && o->base < base + span)
+			return 1;
+	}
+	return 0;
+}
+
+/* Gives the application private memory back with the same contents. */
+static void lift_off(struct soft_mr *mr)
+{
+	uint8_t *copy = mmap(NULL, mr->span, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (copy == MAP_FAILED)
+		return; /* leave the device memory in place: still valid */
+	memcpy(copy, mr->base, mr->span);
+	if (mmap(mr->base, mr->span, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
+		memcpy(mr->base, copy, mr->span);
+	munmap(copy, mr->span);
+}
+
+/*
+ * Lays the region's map over [mr->base, mr->base + mr->span): chunk i of
+ * the map (at i * MRC_MR_ELEM in the fd) at base + i * MRC_MR_CHUNK.
+ */
+static int lay_over(struct soft_mr *mr, int fd, uint64_t map_len)
+{
+	uint8_t *tmp;
+	uint64_t off;
+
+	tmp = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (tmp == MAP_FAILED)
+		return errno;
+	for (off = 0; off < mr->span; off += MRC_MR_CHUNK) {
+		uint64_t n = mr->span - off < MRC_MR_CHUNK ? mr->span - off :
+							     MRC_MR_CHUNK;
+
+		memcpy(tmp + off / MRC_MR_CHUNK * MRC_MR_ELEM, mr->base + off,
+		       n);
+	}
+	for (off = 0; off < mr->span; off += MRC_MR_CHUNK) {
+		uint64_t n = mr->span - off < MRC_MR_CHUNK ? mr->span - off :
+							     MRC_MR_CHUNK;
+
+		if (mmap(mr->base + off, n, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, fd,
+			 off / MRC_MR_CHUNK * MRC_MR_ELEM) == MAP_FAILED) {
+			struct soft_mr part = { .base = mr->base, .span = off };
+			int err = errno;
+
+			/* What was laid over already becomes private again. */
+			if (off)
+				lift_off(&part);
+			munmap(tmp, map_len);
+			return err;
+		}
+	}
+	munmap(tmp, map_len);
+	return 0;
+}
+
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+				uint64_t iova, unsigned int access)
+{
+	struct soft_ctx *sc = (struct soft_ctx *)pd->context;
+	struct mrcd_req req = { .op = MRCD_MR_REG };
+	struct mrcd_rep rep;
+	struct soft_mr *mr;
+	int fd, err;
+
+	if (!soft_is_ours(pd->context) || !addr || !length ||
+	    iova != (uintptr_t)addr ||
+	    (access &
+	     ~(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+	       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_RELAXED_ORDERING))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr->head = (uintptr_t)addr % PAGE;
+	mr->base = (uint8_t *)addr - mr->head;
+	mr->span = (mr->head + length + PAGE - 1) / PAGE * PAGE;
+	pthread_mutex_lock(&sc->mr_lock);
+	if (overlaps(sc, mr->base, mr->span)) {
+		err = EEXIST; /* two regions cannot share a page */
+		goto out;
+	}
+	req.mr.pd = pd->handle;
+	req.mr.access = access;
+	req.mr.len = length;
+	req.mr.va = (uintptr_t)addr;
+	req.mr.head = mr->head;
+	err = soft_call(sc, &req, &rep, &fd, 1);
+	if (err)
+		goto out;
+	mr->idx = rep.mr.idx;
+	err = fd < 0 ? EPROTO : lay_over(mr, fd, rep.mr.map_len);
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		struct mrcd_req dereg = { .op = MRCD_MR_DEREG,
+					  .obj.idx = mr->idx };
+
+		soft_call(sc, &dereg, &rep, NULL, 0);
+		goto out;
+	}
+	mr->ibv.context = pd->context;
+	mr->ibv.pd = pd;
+	mr->ibv.addr = addr;
+	mr->ibv.length = length;
+	mr->ibv.handle = mr->idx;
+	mr->ibv.lkey = mr->ibv.rkey = rep.mr.key;
+	sc->mr[mr->idx] = mr;
+out:
+	pthread_mutex_unlock(&sc->mr_lock);
+	if (err) {
+		free(mr);
+		errno = err;
+		return NULL;
+	}
+	return &mr->ibv;
+}
+
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			  int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, access);
+}
+
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
+			       uint64_t iova, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, iova, access);
+}
+
+int ibv_dereg_mr(struct ibv_mr *ibv)
+{
+	struct soft_mr *mr = (struct soft_mr *)ibv;
+	struct soft_ctx *sc = (struct soft_ctx *)ibv->context;
+	struct mrcd_req req = { .op = MRCD_MR_DEREG, .obj.idx = mr->idx };
+	struct mrcd_rep rep;
+	int err;
+
+	pthread_mutex_lock(&sc->mr_lock);
+	err = soft_call(sc, &req, &rep, NULL, 0);
+	if (!err) {
+		lift_off(mr);
+		sc->mr[mr->idx] = NULL;
+	}
+	pthread_mutex_unlock(&sc->mr_lock);
+	if (err)
+		return fail_errno(err);
+	free(mr);
+	return 0;
+}
