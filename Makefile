@@ -162,6 +162,7 @@ BPF_TESTS := $(patsubst tests/bpf/%.c,%,$(wildcard tests/bpf/test_*.c))
 BPF_TEST_SKEL_test_fabric_faults := $(BUILD)/tests/fabric/fabric.skel.h
 BPF_TEST_SKEL_test_xdp_rx := $(BUILD)/bpf/mrc_xdp_rx.skel.h
 BPF_TEST_SKEL_test_loopback := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
+BPF_TEST_SKEL_test_tc_tx := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_tc_tx.skel.h
 
 define bpf_test_rule
 $(BUILD)/bpftest/$(1): tests/bpf/$(1).c tests/lib/pkt.c lib/csum.c tests/lib/fixture.c $$(BPF_TEST_SKEL_$(1)) $$(wildcard tests/lib/*.h include/mrc/*.h tests/fabric/*.h)
