@@ -73,7 +73,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # --- userspace ----------------------------------------------------------------
 PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
-	 $(BUILD)/tests/mrc_xfer
+	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
 
 $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/dev.h \
@@ -109,6 +109,12 @@ $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Idaemon -o $@ $(filter %.c,$^) $(LIBS_BPF)
+
+$(BUILD)/tests/mrc_api_check: tests/tools/mrc_api_check.c $(BUILD)/libmrc.a \
+		$(LIBMRC_HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_MRC) $(LIBS_CMOCKA)
 
 $(BUILD)/tests/fabricctl: tests/fabric/fabricctl.c tests/fabric/fault_parse.c \
 		$(BUILD)/tests/fabric/fabric.skel.h $(wildcard tests/fabric/*.h)

@@ -126,3 +126,44 @@ xfer() {
 	[ "$(jq .recv_completions "$TMP/$name.server")" = "$(jq .imm_writes "$TMP/$name.client")" ] ||
 		fail "$name: $(jq .recv_completions "$TMP/$name.server") receive completions for $(jq .imm_writes "$TMP/$name.client") WRITE_IMMs"
 }
+
+# -p arguments for mrcd on HOST: each port with its next hop's MAC, and in
+# the fabric each plane's prefix (host numbers are the same on every plane:
+# 198.18.(16p+h).2 = 198.18.16p.0/20 + host bits; direct mode takes the
+# interface's own /24). mrcd_ports HOST [-6]
+mrcd_ports() {
+	tb links | awk -v h="$1" -v six="${2:-}" '
+		$3 == h { ifn = $4; mac = $10 }
+		$8 == h { ifn = $9; mac = $5 }
+		$3 != h && $8 != h { next }
+		{
+			pl = ""
+			if ($1 ~ /^h/ && six == "") pl = sprintf(",plane=198.18.%d.0/20", 16 * $2)
+			if ($1 ~ /^h/ && six != "") pl = sprintf(",plane=fd00:1:%x::/48", $2)
+			printf "-p %s,mac=%s%s ", ifn, mac, pl
+		}'
+}
+
+# mrcd_start HOST [mrcd options]: mrcd in HOST, socket $TMP/HOST.sock,
+# log $TMP/HOST.mrcd.log; waits until it listens.
+mrcd_start() {
+	local host=$1 i
+	shift
+	tb exec "$host" ip link show anc0 >/dev/null 2>&1 || add_anchor "$host"
+	# shellcheck disable=SC2046
+	tb exec "$host" "$TOP/build/daemon/mrcd" $(mrcd_ports "$host") -a anc0 \
+		-s "$TMP/$host.sock" "$@" >"$TMP/$host.mrcd.log" 2>&1 &
+	for i in $(seq 100); do
+		[ -S "$TMP/$host.sock" ] && return 0
+		sleep 0.05
+	done
+	fail "mrcd did not start in $host: $(cat "$TMP/$host.mrcd.log")"
+}
+
+# as_nobody HOST CMD...: CMD in HOST as an unprivileged user.
+as_nobody() {
+	local host=$1
+	shift
+	tb exec "$host" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all --bounding-set=-all env MRC_SOCKET="$TMP/$host.sock" "$@"
+}
