@@ -147,13 +147,13 @@ mrcd_ports() {
 # mrcd_start HOST [mrcd options]: mrcd in HOST, socket $TMP/HOST.sock,
 # log $TMP/HOST.mrcd.log; waits until it listens.
 mrcd_start() {
-	local host=$1 i
+	local host=$1
 	shift
 	tb exec "$host" ip link show anc0 >/dev/null 2>&1 || add_anchor "$host"
 	# shellcheck disable=SC2046
 	tb exec "$host" "$TOP/build/daemon/mrcd" $(mrcd_ports "$host") -a anc0 \
 		-s "$TMP/$host.sock" "$@" >"$TMP/$host.mrcd.log" 2>&1 &
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -S "$TMP/$host.sock" ] && return 0
 		sleep 0.05
 	done
