@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains the soft device's low-latency transmit path: the tc
+ * egress program (bpf/mrc_tc_tx.bpf.c) loaded on the device's maps and
+ * attached to lo of the current network namespace, where it turns
+ * doorbells (include/mrc/doorbell.h) into packets. One per process.
+ */
+#ifndef MRC_DAEMON_DEV_LOWLAT_H
+#define MRC_DAEMON_DEV_LOWLAT_H
+
+struct dev;
+
+/*
+ * Load the program sharing every map of d's receive program and attach
+ * it to lo's egress (creating the clsact qdisc if there is none). 0 or
+ * -errno; -EEXIST when a filter already sits at our handle and priority.
+ */
+int dev_lowlat_attach(struct dev *d);
+/* Detach what dev_lowlat_attach attached (and the qdisc if it made it). */
+void dev_lowlat_detach(struct dev *d);
+
+#endif /* MRC_DAEMON_DEV_LOWLAT_H */
