@@ -28,6 +28,7 @@
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +290,13 @@ static int wait_imm(struct side *s, uint32_t *imm, uint64_t deadline_ns)
 				*imm = ntohl(c[i].imm);
 				return 0; /* one at a time in a ping-pong */
 			}
+		/*
+		 * Let ksoftirqd run if it has to: veth's NAPI (the peer's XDP,
+		 * our ACKs) may be deferred to it on these two CPUs, and a
+		 * spinning poller would hold it off for a whole time slice.
+		 */
+		if (!n)
+			sched_yield();
 		if (s->last_way && now_ns() - s->last_tx_ns > KICK_NS) {
 			if (dev_qp_tx_state(&s->d, QPN, &state, &una, &next))
 				return -1;
@@ -429,13 +437,12 @@ static int tcp_pingpong(const struct side *s, const struct opts *o,
 	return 0;
 }
 
-static uint64_t drop_sum(struct side *s, uint32_t reason)
+static uint64_t percpu_sum(struct bpf_map *m, uint32_t key)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
 	uint64_t v[ncpu], sum = 0;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(s->d.rx->maps.mrc_drop), &reason,
-				v))
+	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, v))
 		return 0;
 	for (i = 0; i < ncpu; i++)
 		sum += v[i];
@@ -453,8 +460,13 @@ static int client(const struct opts *o)
 	if (!db || !burst || !tcp || setup(&s, o) ||
 	    read_info(o->info, "server-ready", &ready))
 		return die("client setup failed");
-	if (rdma_pingpong(&s, WAY_DOORBELL, o->iters, db))
+	if (rdma_pingpong(&s, WAY_DOORBELL, o->iters, db)) {
+		/* A NACK says why: checksum (5) when the checksum is wrong. */
+		fprintf(stderr, "mrc_lat: %llu NACKs received\n",
+			(unsigned long long)percpu_sum(
+				s.d.rx->maps.mrc_tx_stats, MRC_TX_NACKS));
 		return die("doorbell ping-pong failed");
+	}
 	if (rdma_pingpong(&s, WAY_BURST, o->iters, burst))
 		return die("burst ping-pong failed");
 	if (send_imm(&s, (uint32_t)WAY_QUIT << 28, WAY_DOORBELL))
@@ -470,7 +482,8 @@ static int client(const struct opts *o)
 	printf("\"client_drops\":{");
 	for (r = 1; r < MRC_DROP_MAX; r++)
 		printf("%s\"%u\":%llu", r > 1 ? "," : "", r,
-		       (unsigned long long)drop_sum(&s, r));
+		       (unsigned long long)percpu_sum(s.d.rx->maps.mrc_drop,
+						      r));
 	printf("}}\n");
 	dev_lowlat_detach(&s.d);
 	dev_qp_destroy(&s.d, QPN, s.sq);
