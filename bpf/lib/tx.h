@@ -201,7 +201,8 @@ spray:
 	p->lkey = w->lkey;
 	p->rkey = w->rkey;
 	p->imm = w->imm;
-	p->msg_len = w->msg_len ? w->msg_len : w->len; /* split WRs: the whole */
+	p->msg_len = w->msg_len ? w->msg_len :
+				  w->len; /* split WRs: the whole */
 	p->opcode = w->opcode == MRC_WR_RDMA_WRITE_WITH_IMM ?
 			    MRC_OP_WRITE_ONLY_IMM :
 			    MRC_OP_WRITE_ONLY;

@@ -451,49 +451,56 @@ static uint64_t percpu_sum(struct bpf_map *m, uint32_t key)
 
 static int client(const struct opts *o)
 {
-	uint64_t *db = calloc(o->iters, 8), *burst = calloc(o->iters, 8),
-		 *tcp = calloc(o->iters, 8);
+	uint64_t *rtt = calloc(3 * (size_t)o->iters, sizeof(*rtt)), *db, *burst,
+		 *tcp;
+	const char *failed = NULL;
 	struct side s = {};
 	struct info ready;
 	uint32_t r;
 
-	if (!db || !burst || !tcp || setup(&s, o) ||
-	    read_info(o->info, "server-ready", &ready))
+	if (!rtt || setup(&s, o) ||
+	    read_info(o->info, "server-ready", &ready)) {
+		free(rtt);
 		return die("client setup failed");
+	}
+	db = rtt;
+	burst = rtt + o->iters;
+	tcp = rtt + 2 * o->iters;
 	if (rdma_pingpong(&s, WAY_DOORBELL, o->iters, db)) {
 		/* A NACK says why: checksum (5) when the checksum is wrong. */
 		fprintf(stderr, "mrc_lat: %llu NACKs received\n",
 			(unsigned long long)percpu_sum(
 				s.d.rx->maps.mrc_tx_stats, MRC_TX_NACKS));
-		return die("doorbell ping-pong failed");
+		failed = "doorbell ping-pong failed";
+	} else if (rdma_pingpong(&s, WAY_BURST, o->iters, burst)) {
+		failed = "burst ping-pong failed";
+	} else if (send_imm(&s, (uint32_t)WAY_QUIT << 28, WAY_DOORBELL)) {
+		failed = "quit failed";
+	} else {
+		usleep(100000); /* the server turns to its TCP socket */
+		if (tcp_pingpong(&s, o, o->iters, tcp))
+			failed = "TCP ping-pong failed";
 	}
-	if (rdma_pingpong(&s, WAY_BURST, o->iters, burst))
-		return die("burst ping-pong failed");
-	if (send_imm(&s, (uint32_t)WAY_QUIT << 28, WAY_DOORBELL))
-		return die("quit failed");
-	usleep(100000); /* the server turns to its TCP socket */
-	if (tcp_pingpong(&s, o, o->iters, tcp))
-		return die("TCP ping-pong failed");
-	printf("{\"bytes\":%d,\"doorbell_socket\":\"%s\",\"v6\":%d,", MSG,
-	       o->csum ? "checksummed" : "SO_NO_CHECK", o->v6);
-	print_way("doorbell", db, o->iters, 0);
-	print_way("burst", burst, o->iters, 0);
-	print_way("tcp", tcp, o->iters, 0);
-	printf("\"client_drops\":{");
-	for (r = 1; r < MRC_DROP_MAX; r++)
-		printf("%s\"%u\":%llu", r > 1 ? "," : "", r,
-		       (unsigned long long)percpu_sum(s.d.rx->maps.mrc_drop,
-						      r));
-	printf("}}\n");
+	if (!failed) {
+		printf("{\"bytes\":%d,\"doorbell_socket\":\"%s\",\"v6\":%d,",
+		       MSG, o->csum ? "checksummed" : "SO_NO_CHECK", o->v6);
+		print_way("doorbell", db, o->iters, 0);
+		print_way("burst", burst, o->iters, 0);
+		print_way("tcp", tcp, o->iters, 0);
+		printf("\"client_drops\":{");
+		for (r = 1; r < MRC_DROP_MAX; r++)
+			printf("%s\"%u\":%llu", r > 1 ? "," : "", r,
+			       (unsigned long long)percpu_sum(
+				       s.d.rx->maps.mrc_drop, r));
+		printf("}}\n");
+	}
 	dev_lowlat_detach(&s.d);
 	dev_qp_destroy(&s.d, QPN, s.sq);
 	dev_cq_destroy(&s.cq);
 	dev_mr_destroy(&s.mr);
 	dev_close(&s.d);
-	free(db);
-	free(burst);
-	free(tcp);
-	return 0;
+	free(rtt);
+	return failed ? die(failed) : 0;
 }
 
 int main(int argc, char **argv)

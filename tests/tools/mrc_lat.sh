@@ -17,6 +17,7 @@ BIN=$TOP/build/tests/mrc_lat
 # Built here: the Makefile's userspace section is not this tool's to edit.
 make -s build/bpf/mrc_xdp_rx.skel.h build/bpf/mrc_xdp_tx.skel.h build/bpf/mrc_tc_tx.skel.h
 mkdir -p build/tests
+# shellcheck disable=SC2046
 gcc -O2 -g -std=gnu11 -Wall -Wextra -Wformat-signedness -Werror -Iinclude \
 	-Ibuild/bpf -Idaemon -o "$BIN" tests/tools/mrc_lat.c daemon/dev.c \
 	daemon/dev_lowlat.c lib/doorbell.c $(pkg-config --libs libbpf)
