@@ -84,7 +84,8 @@ $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/dev.h \
 
 # libmrc: the OCP MRC application API and the soft verbs device. Programs
 # link it instead of -libverbs (it defines the verbs calls they make).
-LIBMRC_SRCS := lib/verbs.c lib/context.c lib/cq.c lib/qp.c lib/msg.c
+LIBMRC_SRCS := lib/verbs.c lib/context.c lib/cq.c lib/qp.c lib/msg.c \
+	       lib/doorbell.c
 LIBMRC_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIBMRC_SRCS))
 LIBMRC_HDRS := include/mrc.h include/mrc_api_ver.h lib/internal.h \
 	       $(wildcard include/mrc/*.h)
@@ -103,8 +104,10 @@ $(BUILD)/libmrc.so.1: $(LIBMRC_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libmrc.so.1 -o $@ $^ -lpthread
 
-MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c lib/msg.c
+MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
+	     daemon/dev_lowlat.c lib/msg.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
+		$(BUILD)/bpf/mrc_tc_tx.skel.h \
 		$(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)

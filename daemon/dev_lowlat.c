@@ -81,6 +81,8 @@ int dev_lowlat_attach(struct dev *d)
 	}
 	ll.made_qdisc = !err;
 	opts.prog_fd = bpf_program__fd(ll.skel->progs.mrc_tc_tx);
+	/* Replace a filter a killed predecessor left at our handle. */
+	opts.flags = BPF_TC_F_REPLACE;
 	err = bpf_tc_attach(&hook, &opts);
 	if (err) {
 		ll_err(err, "attaching mrc_tc_tx to lo egress");

@@ -17,7 +17,7 @@
 #define MRCD_MAX_PD 1024
 
 /* epoll tags: the kind in the high 32 bits, an index in the low. */
-enum mrcd_tag { TAG_LISTEN = 1, TAG_CLIENT, TAG_DOORBELL };
+enum mrcd_tag { TAG_LISTEN = 1, TAG_CLIENT, TAG_DOORBELL, TAG_SCAN };
 
 struct client {
 	int fd; /* -1: slot free */
@@ -44,7 +44,8 @@ struct mrcd {
 	struct port_spec port[MRC_MAX_PORTS];
 	int nports, v6, verbose;
 	const char *sock_path;
-	int listen_fd, epfd;
+	int listen_fd, epfd, scan_fd;
+	int lowlat; /* the tc doorbell path is attached */
 	struct client client[MRCD_MAX_CLIENTS];
 	struct client *pd_owner[MRCD_MAX_PD];
 	struct client *mr_owner[MRC_MAX_MR];

@@ -87,6 +87,7 @@ static int do_hello(struct mrcd *m, struct mrcd_rep *rep)
 	h->max_mtu = MRCD_MAX_MTU;
 	h->max_window = MRC_RX_WINDOW_MAX;
 	h->mr_chunk = MRC_MR_CHUNK;
+	h->lowlat = m->lowlat;
 	for (i = 0; i < (uint32_t)m->nports; i++) {
 		struct mrc_port p;
 

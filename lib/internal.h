@@ -21,6 +21,7 @@ struct soft_ctx {
 	int sock; /* to mrcd */
 	pthread_mutex_t lock; /* one request at a time on sock */
 	struct mrcd_dev_info info;
+	int db_sock; /* low-latency doorbells (-1: none yet, -2: none) */
 	pthread_mutex_t mr_lock;
 	struct soft_mr *mr[MRC_MAX_MR]; /* by index (the low key bits) */
 };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "mrc/doorbell.h"
 
 /* Verbs attributes an MRC QP refuses (the API names their replacements). */
 #define VATTR_UNSUPPORTED                                                     \
@@ -483,9 +484,41 @@ static int post_one(struct mrc_qp *qp, const struct ibv_send_wr *wr)
 	return 0;
 }
 
+/*
+ * The low-latency doorbell sends one packet (docs/lowlat.md): worth it
+ * when the queue was idle and the post is one WQE of one packet. mrcd's
+ * sweep catches anything it leaves behind.
+ */
+static int ring_lowlat(struct mrc_qp *qp)
+{
+	struct soft_ctx *sc = qp->ctx->sc;
+	int fd = __atomic_load_n(&sc->db_sock, __ATOMIC_ACQUIRE);
+
+	if (!sc->info.lowlat || fd == -2)
+		return -1;
+	if (fd == -1) {
+		int nfd = mrc_doorbell_socket(), exp = -1;
+
+		if (nfd < 0)
+			nfd = -2;
+		if (!__atomic_compare_exchange_n(&sc->db_sock, &exp, nfd, 0,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+			if (nfd >= 0)
+				close(nfd);
+			nfd = exp;
+		}
+		if (nfd < 0)
+			return -1;
+		fd = nfd;
+	}
+	return mrc_doorbell_ring(fd, qp->qpn, qp->db_token) ? -1 : 0;
+}
+
 int mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
+	uint32_t tail0, done0, len0 = 0;
 	uint64_t one = 1;
 	int err = 0, posted = 0;
 
@@ -495,6 +528,8 @@ int mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr,
 		return fail_errno(EINVAL);
 	}
 	pthread_mutex_lock(&qp->lock);
+	tail0 = qp->sq->tail;
+	done0 = __atomic_load_n(&qp->sq->done, __ATOMIC_ACQUIRE);
 	if (qp->state != IBV_QPS_RTS ||
 	    __atomic_load_n(&qp->sq->state, __ATOMIC_ACQUIRE) == MRC_QPS_ERR)
 		err = EINVAL;
@@ -504,6 +539,11 @@ int mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr,
 			break;
 		posted++;
 	}
+	if (posted)
+		len0 = qp->sq->wqe[tail0 % MRC_SQ_DEPTH].len;
+	if (posted && qp->sq->tail - tail0 == 1 && done0 == tail0 &&
+	    len0 <= qp->m.mtu && !ring_lowlat(qp))
+		posted = 0; /* rung */
 	pthread_mutex_unlock(&qp->lock);
 	if (posted && write(qp->db_fd, &one, sizeof(one)) < 0 &&
 	    errno != EAGAIN && !err)

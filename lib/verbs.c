@@ -144,6 +144,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	}
 	pthread_mutex_init(&sc->lock, NULL);
 	pthread_mutex_init(&sc->mr_lock, NULL);
+	sc->db_sock = -1;
 	err = soft_call(sc, &req, &rep, NULL, 0);
 	if (err)
 		goto fail;
@@ -171,6 +172,8 @@ int ibv_close_device(struct ibv_context *context)
 		return fail_errno(EINVAL);
 	/* mrcd frees whatever the connection still owns. */
 	close(sc->sock);
+	if (sc->db_sock >= 0)
+		close(sc->db_sock);
 	free(sc);
 	return 0;
 }

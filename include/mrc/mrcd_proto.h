@@ -85,6 +85,8 @@ struct mrcd_dev_info {
 	uint8_t mac[MRC_MAX_PORTS][6];
 	uint32_t port_up[MRC_MAX_PORTS];
 	uint32_t port_mtu[MRC_MAX_PORTS];
+	uint32_t lowlat; /* doorbells to 127.0.0.1:MRC_DOORBELL_PORT work */
+	uint32_t pad0;
 };
 
 struct mrcd_mr_rep {
