@@ -71,7 +71,8 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(or $(SKEL_NAME_$(notdir $*)),$(notdir $*)) > $@
 
 # --- userspace ----------------------------------------------------------------
-PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1
+PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1 \
+	 $(BUILD)/tools/mrc-perf
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
@@ -103,6 +104,12 @@ $(BUILD)/libmrc.a: $(LIBMRC_OBJS)
 $(BUILD)/libmrc.so.1: $(LIBMRC_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libmrc.so.1 -o $@ $^ -lpthread
+
+$(BUILD)/tools/mrc-perf: tools/mrc-perf.c $(BUILD)/libmrc.a include/mrc.h \
+		include/mrc_api_ver.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_MRC)
 
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/dev_lowlat.c lib/msg.c
