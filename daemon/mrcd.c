@@ -221,6 +221,9 @@ void pump_activate(struct mrcd *m, uint32_t qpn)
 		return;
 	q->active = 1;
 	m->active[m->nactive++] = qpn;
+	/* Posters may skip the doorbell while this is set. */
+	if (q->sq)
+		__atomic_store_n(&q->sq->pumping, 1, __ATOMIC_SEQ_CST);
 }
 
 static void doorbell_event(struct mrcd *m, uint32_t qpn)
@@ -232,6 +235,25 @@ static void doorbell_event(struct mrcd *m, uint32_t qpn)
 	if (read(m->qp[qpn].db_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		return;
 	pump_activate(m, qpn);
+}
+
+/*
+ * Nothing left to send or complete. Clearing pumping and then looking at
+ * tail again pairs with the poster's storing tail and then looking at
+ * pumping: one of the two sees the other, so no post goes unserved.
+ */
+static int sq_idle(struct qp_ent *q)
+{
+	if (__atomic_load_n(&q->sq->tail, __ATOMIC_SEQ_CST) !=
+	    __atomic_load_n(&q->sq->done, __ATOMIC_SEQ_CST))
+		return 0;
+	__atomic_store_n(&q->sq->pumping, 0, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&q->sq->tail, __ATOMIC_SEQ_CST) !=
+	    __atomic_load_n(&q->sq->done, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&q->sq->pumping, 1, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	return 1;
 }
 
 /*
@@ -249,9 +271,7 @@ static int pump(struct mrcd *m, uint64_t *next_ns)
 		struct qp_ent *q = &m->qp[qpn];
 
 		if (!q->owner || q->state != MRC_QPS_RTS || !q->sq ||
-		    q->sq->state == MRC_QPS_ERR ||
-		    *(volatile uint32_t *)&q->sq->tail ==
-			    *(volatile uint32_t *)&q->sq->done) {
+		    q->sq->state == MRC_QPS_ERR || sq_idle(q)) {
 			q->active = 0;
 			q->burst = 0;
 			m->active[i--] = m->active[--m->nactive];

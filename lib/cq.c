@@ -198,8 +198,11 @@ static int to_wc(struct mrc_cq *cq, const struct mrc_cqe *c, struct ibv_wc *wc)
 	} else {
 		wc->opcode = IBV_WC_RDMA_WRITE;
 	}
-	if (qp)
+	if (qp) {
 		wc->src_qp = qp->m.peer_qpn;
+		if (c->status != MRC_WC_SUCCESS)
+			qp_mark_failed(qp);
+	}
 	return 1;
 }
 
@@ -326,11 +329,31 @@ static int flush_qp(struct mrc_cq *cq, struct mrc_qp *qp, int n,
 	return got;
 }
 
+/* From now on, polls of the QP's CQs flush what it still holds. */
+void qp_mark_failed(struct mrc_qp *qp)
+{
+	pthread_mutex_lock(&qp->ctx->lock);
+	if (!qp->failed) {
+		qp->failed = 1;
+		qp->ctx->nfailed++;
+	}
+	pthread_mutex_unlock(&qp->ctx->lock);
+}
+
+void qp_unmark_failed(struct mrc_qp *qp)
+{
+	pthread_mutex_lock(&qp->ctx->lock);
+	if (qp->failed) {
+		qp->failed = 0;
+		qp->ctx->nfailed--;
+	}
+	pthread_mutex_unlock(&qp->ctx->lock);
+}
+
 int mrc_poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc)
 {
 	struct mrc_context *ctx;
 	int got, i;
-	uint8_t failed[MRC_MAX_QP / 8] = {};
 
 	if (!cq || num_entries < 0 || (num_entries && !wc)) {
 		errno = EINVAL;
@@ -338,25 +361,24 @@ int mrc_poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc)
 	}
 	ctx = cq->ctx;
 	pthread_mutex_lock(&cq->lock);
-	/* Which QPs had failed before the ring is read: their error
-	 * completions are in it, so flushes come after them. */
-	pthread_mutex_lock(&ctx->lock);
-	for (i = 0; i < MRC_MAX_QP; i++) {
-		struct mrc_qp *qp = ctx->qp[i];
-
-		if (qp && (qp->init.send_cq == cq || qp->init.recv_cq == cq) &&
-		    (qp->state == IBV_QPS_ERR ||
-		     __atomic_load_n(&qp->sq->state, __ATOMIC_ACQUIRE) ==
-			     MRC_QPS_ERR))
-			failed[i / 8] |= 1 << (i % 8);
-	}
-	pthread_mutex_unlock(&ctx->lock);
 	got = from_stash(cq, num_entries, wc);
 	got += from_ring(cq, num_entries - got, wc + got);
-	for (i = 0; i < MRC_MAX_QP && got < num_entries; i++) {
-		if (!(failed[i / 8] & (1 << (i % 8))) || !ctx->qp[i])
-			continue;
-		got += flush_qp(cq, ctx->qp[i], num_entries - got, wc + got);
+	/* Flushes follow the error completion that marked the QP failed. */
+	if (__atomic_load_n(&ctx->nfailed, __ATOMIC_ACQUIRE)) {
+		struct mrc_qp *f[64];
+		int nf = 0, k;
+
+		pthread_mutex_lock(&ctx->lock);
+		for (i = 0; i < MRC_MAX_QP && nf < 64; i++) {
+			struct mrc_qp *qp = ctx->qp[i];
+
+			if (qp && qp->failed &&
+			    (qp->init.send_cq == cq || qp->init.recv_cq == cq))
+				f[nf++] = qp;
+		}
+		pthread_mutex_unlock(&ctx->lock);
+		for (k = 0; k < nf && got < num_entries; k++)
+			got += flush_qp(cq, f[k], num_entries - got, wc + got);
 	}
 	pthread_mutex_unlock(&cq->lock);
 	return got;

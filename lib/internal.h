@@ -85,6 +85,7 @@ struct mrc_qp {
 	uint32_t rq_cap, rq_head, rq_tail;
 	uint64_t rq_underflow; /* WRITE_IMMs that found no receive WR */
 	/* After ERR: what has been flushed to the CQs. */
+	int failed; /* counted in ctx->nfailed: CQ polls flush it */
 	int err_seen;
 	uint32_t flushed; /* send queue: next index to flush */
 	int rq_flushed;
@@ -97,6 +98,7 @@ struct mrc_context {
 	uint32_t api_version;
 	pthread_mutex_t lock;
 	int nobj; /* CQs, QPs, channels, hints alive */
+	int nfailed; /* QPs in ERR whose WRs CQ polls flush */
 	struct mrc_qp *qp[MRC_MAX_QP]; /* by QP number */
 	int async_fd; /* eventfd: events queued */
 	struct mrc_async_event async[MRC_MAX_ASYNC];
@@ -109,6 +111,8 @@ int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
 int soft_is_ours(struct ibv_context *ctx);
 struct soft_mr *soft_mr_by_key(struct soft_ctx *sc, uint32_t lkey);
 
+void qp_mark_failed(struct mrc_qp *qp);
+void qp_unmark_failed(struct mrc_qp *qp);
 void ctx_post_async(struct mrc_context *ctx, const struct mrc_async_event *ev);
 
 /* Sets errno to err and returns it (for the int-returning calls). */

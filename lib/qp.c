@@ -124,6 +124,7 @@ int mrc_destroy_qp(struct mrc_qp *qp)
 	err = soft_call(ctx->sc, &req, &rep, NULL, 0);
 	if (err)
 		return fail_errno(err);
+	qp_unmark_failed(qp);
 	pthread_mutex_lock(&ctx->lock);
 	ctx->qp[qp->qpn] = NULL;
 	ctx->nobj--;
@@ -317,6 +318,10 @@ int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 		qp->state = to;
 	}
 	pthread_mutex_unlock(&qp->lock);
+	if (!err && to == IBV_QPS_ERR)
+		qp_mark_failed(qp);
+	if (!err && to == IBV_QPS_RESET)
+		qp_unmark_failed(qp);
 	return err ? fail_errno(err) : 0;
 }
 
@@ -480,7 +485,7 @@ static int post_one(struct mrc_qp *qp, const struct ibv_send_wr *wr)
 		w->msg_len = n > 1 && last ? total : 0;
 		raddr += p[i].len;
 	}
-	__atomic_store_n(&sq->tail, tail + n, __ATOMIC_RELEASE);
+	__atomic_store_n(&sq->tail, tail + n, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
@@ -544,6 +549,9 @@ int mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr,
 	if (posted && qp->sq->tail - tail0 == 1 && done0 == tail0 &&
 	    len0 <= qp->m.mtu && !ring_lowlat(qp))
 		posted = 0; /* rung */
+	/* mrcd is sending from this queue: it sees the new tail itself. */
+	if (posted && __atomic_load_n(&qp->sq->pumping, __ATOMIC_SEQ_CST))
+		posted = 0;
 	pthread_mutex_unlock(&qp->lock);
 	if (posted && write(qp->db_fd, &one, sizeof(one)) < 0 &&
 	    errno != EAGAIN && !err)

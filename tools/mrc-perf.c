@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include <endian.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -1126,8 +1127,9 @@ static unsigned int qp_room(const struct perf_qp *q)
  * On the soft device the NIC (mrcd's send-queue pump, the XDP programs in
  * softirq) shares the CPUs with the application: a poller spinning on an
  * empty CQ takes the cycles that would complete its own work. After a run
- * of empty polls it gives the CPU away for idle_us; 0 spins, as one would
- * on a hardware NIC.
+ * of empty polls it yields the CPU at each poll (ksoftirqd, where veth
+ * may run the peer's XDP, gets its turn at once), and after a longer run
+ * it sleeps for idle_us; 0 spins, as one would on a hardware NIC.
  */
 static void idle(const struct perf_dev *d, unsigned int *empty)
 {
@@ -1135,6 +1137,10 @@ static void idle(const struct perf_dev *d, unsigned int *empty)
 
 	if (!d->idle_us || ++*empty < PERF_IDLE_POLLS)
 		return;
+	if (*empty < PERF_IDLE_POLLS * 64) {
+		sched_yield();
+		return;
+	}
 	*empty = 0;
 	ts.tv_nsec = (long)d->idle_us * 1000;
 	nanosleep(&ts, NULL);
@@ -2382,8 +2388,9 @@ static void usage(FILE *f)
 		"                           E=25: forever)\n"
 		"      --mtu BYTES          path MTU 256-4096 (default: the port's)\n"
 		"      --sge N              scatter entries per WRITE, 1-%u\n"
-		"      --idle-us N          both sides: after %u empty polls sleep\n"
-		"                           N us (default %u; 0: spin)\n"
+		"      --idle-us N          both sides: after %u empty polls yield,\n"
+		"                           64x as many: sleep N us (default %u;\n"
+		"                           0: spin)\n"
 		"  -p, --port PORT          side channel TCP port (default %s)\n"
 		"      --wait S             server: wait S for a client (default\n"
 		"                           120); client: retry connecting (10)\n"
