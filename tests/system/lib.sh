@@ -28,7 +28,11 @@ log() { echo "  $SUITE: $*"; }
 cleanup() {
 	local rc=$?
 	# Background jobs we started (receivers) end by themselves; make sure.
-	local j
+	# Daemons inside namespaces are not our jobs: their PIDs are in files.
+	local j f
+	for f in "$TMP"/*.pid; do
+		[ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+	done
 	for j in $(jobs -p); do kill "$j" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	"$TESTBED" down >/dev/null 2>&1 || true
@@ -150,8 +154,9 @@ mrcd_start() {
 	local host=$1
 	shift
 	tb exec "$host" ip link show anc0 >/dev/null 2>&1 || add_anchor "$host"
-	# shellcheck disable=SC2046
-	tb exec "$host" "$TOP/build/daemon/mrcd" $(mrcd_ports "$host") -a anc0 \
+	# shellcheck disable=SC2046,SC2016
+	tb exec "$host" sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/$host.mrcd.pid" \
+		"$TOP/build/daemon/mrcd" $(mrcd_ports "$host") -a anc0 \
 		-s "$TMP/$host.sock" "$@" >"$TMP/$host.mrcd.log" 2>&1 &
 	for _ in $(seq 100); do
 		[ -S "$TMP/$host.sock" ] && return 0
@@ -161,9 +166,34 @@ mrcd_start() {
 }
 
 # as_nobody HOST CMD...: CMD in HOST as an unprivileged user.
+# CMD's PID goes to $TMP/NAME.pid when PIDNAME=NAME is set.
 as_nobody() {
 	local host=$1
 	shift
-	tb exec "$host" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	# shellcheck disable=SC2016
+	tb exec "$host" sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/${PIDNAME:-last}.pid" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=-all --bounding-set=-all env MRC_SOCKET="$TMP/$host.sock" "$@"
+}
+
+# perf NAME [mrc-perf client options]: mrc-perf server in h2, client in h1
+# (both through their mrcd, as nobody), JSON in $TMP/NAME.json; fails on a
+# non-zero exit. Needs mrcd_start h1 and h2, and a world-readable $TMP.
+PERF=$TOP/build/tools/mrc-perf
+perf() {
+	local name=$1 rc=0
+	shift
+	as_nobody h2 "$PERF" server --wait 60 >"$TMP/$name.srv" 2>&1 &
+	as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j "$@" \
+		>"$TMP/$name.json" 2>"$TMP/$name.err" || rc=$?
+	wait $! || true
+	[ $rc = 0 ] || fail "$name: mrc-perf exit $rc: $(cat "$TMP/$name.err" "$TMP/$name.srv")"
+	jq -e . "$TMP/$name.json" >/dev/null || fail "$name: not JSON: $(cat "$TMP/$name.json")"
+}
+
+# perf_clean NAME: every row verified, no error completion, nothing lost.
+perf_clean() {
+	jq -e '[.results[] | select(.bad_bytes != 0 or .send_errors != 0 or
+		.recv_errors != 0)] | length == 0' "$TMP/$1.json" >/dev/null ||
+		fail "$1: $(jq -c '.results[] | {size_bytes, bad_bytes, send_errors, recv_errors}' "$TMP/$1.json")"
 }
