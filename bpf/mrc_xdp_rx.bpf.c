@@ -325,7 +325,8 @@ static long emit_one(__u32 i, void *data)
 }
 
 /* A consistent copy of the receive state, for window checks and NACKs. */
-static __always_inline void peek_state(struct mrc_qp_rx *qp, struct ack_state *st)
+static __always_inline void peek_state(struct mrc_qp_rx *qp,
+				       struct ack_state *st)
 {
 	__u32 k;
 
@@ -470,7 +471,8 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 
 /* Count a drop; NACK it when the reason has a NACK and we know the QP. */
 static __always_inline int reject(struct xdp_md *ctx, struct rx *r,
-				  struct mrc_qp_rx *qp, enum mrc_drop_reason why)
+				  struct mrc_qp_rx *qp,
+				  enum mrc_drop_reason why)
 {
 	static const __u8 nack_of[MRC_DROP_MAX] = {
 #define MRC_X_NACK(name, str, nack) [MRC_DROP_##name] = nack,

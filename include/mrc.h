@@ -101,7 +101,7 @@ enum mrc_qp_hint_attr_mask {
 	MRC_QP_HINT_NUM_QPS_PER_PEER = (1 << 0),
 	MRC_QP_HINT_NUM_SEND_PEERS = (1 << 1),
 	MRC_QP_HINT_NUM_REMOTE_RECV_PEERS = (1 << 2),
-	MRC_QP_HINT_VENDOR_CFG = (1 << 31),
+	MRC_QP_HINT_VENDOR_CFG = (int)(1u << 31),
 };
 
 struct mrc_qp_hint_init_attr {
@@ -155,7 +155,7 @@ enum mrc_qp_attr_mask {
 	MRC_CC_PROFILE_ID = (1 << 7),
 	MRC_QP_HINT = (1 << 8),
 	MRC_QP_RETRY_CNT = (1 << 9),
-	MRC_QP_VENDOR_CFG = (1 << 31),
+	MRC_QP_VENDOR_CFG = (int)(1u << 31),
 };
 
 struct mrc_qp_attr {

@@ -101,12 +101,12 @@ int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
 	if (n > 0 && (size_t)n != sizeof(*rep))
 		n = -EPROTO;
 	for (i = 0; i < ngot; i++) {
-		if (n > 0 && !rep->err && i < nfds_max)
+		if (n > 0 && !rep->err && fds && i < nfds_max)
 			fds[i] = got[i];
 		else
 			close(got[i]);
 	}
-	for (; i < nfds_max; i++)
+	for (; fds && i < nfds_max; i++)
 		fds[i] = -1;
 	if (n < 0)
 		return -n;
