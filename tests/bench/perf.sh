@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The application's view, through mrcd and libmrc (mrc-perf), against TCP
+# in the same run on the same wires (direct mode: h1 =p0..p3= h2):
+#   - one QP over 4 planes, 1 MiB WRITEs: goodput vs one iperf3 TCP flow;
+#   - 64-byte WRITE_IMM message rate (1 and 4 QPs), counted at the receiver;
+#   - 8-byte WRITE_IMM ping-pong vs 8-byte TCP ping-pong (mrc-perf --transport both);
+#   - 1022 QPs at once, memory per QP, the receiver's CPU during bulk transfer.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${BENCH_OUT:-$TOP/build/bench}
+export TB_PREFIX=mrcp$$
+. "$TOP/tests/system/lib.sh"
+mkdir -p "$OUT"
+tb up --direct --planes 4 >/dev/null
+chmod 0755 "$TMP"
+mrcd_start h1
+mrcd_start h2
+
+tcp_gbps() {
+	tb exec h2 iperf3 -s -1 -B "$(tb addr h2 0)" >/dev/null 2>&1 &
+	sleep 0.5
+	tb exec h1 iperf3 -c "$(tb addr h2 0)" -t 5 -J 2>/dev/null |
+		jq '.end.sum_received.bits_per_second / 1e9'
+	wait
+}
+
+perf bw --test bw -s 1M -D 5
+tcp=$(tcp_gbps)
+perf rate1 --test rate -D 3
+perf rate4 --test rate -D 3 -q 4
+perf lat --test lat --transport both -n 10000
+perf qps --test bw -q 1022 -s 4K -n 40880 -D 20
+
+jq -n --argjson tcp "$tcp" --slurpfile bw "$TMP/bw.json" \
+	--slurpfile r1 "$TMP/rate1.json" --slurpfile r4 "$TMP/rate4.json" \
+	--slurpfile lat "$TMP/lat.json" --slurpfile q "$TMP/qps.json" '
+	($bw[0].results[0]) as $b | ($lat[0].results) as $l |
+	($l | map(select(.transport == "mrc"))[0]) as $m |
+	($l | map(select(.transport == "tcp"))[0]) as $t | {
+	bw_1mib_gbit_per_s: $b.gbit_per_s, tcp_gbit_per_s: $tcp,
+	bw_vs_tcp: ($b.gbit_per_s / $tcp),
+	receiver_cpu_s: $b.server_cpu_s, bw_seconds: $b.seconds,
+	rate_64b_1qp_msg_per_s: $r1[0].results[0].server_msg_per_s,
+	rate_64b_4qp_msg_per_s: $r4[0].results[0].server_msg_per_s,
+	lat_8b_rtt_us_p50: $m.rtt_us_p50, lat_8b_rtt_us_p99: $m.rtt_us_p99,
+	tcp_8b_rtt_us_p50: $t.rtt_us_p50, tcp_8b_rtt_us_p99: $t.rtt_us_p99,
+	lat_vs_tcp_p50: ($m.rtt_us_p50 / $t.rtt_us_p50),
+	qps_1022_gbit_per_s: $q[0].results[0].gbit_per_s,
+	mem_per_qp_bytes: $q[0].mem_per_qp_bytes,
+	server_mem_per_qp_bytes: $q[0].server_mem_per_qp_bytes }' >"$OUT/perf.json"
+jq -r '
+	"one QP, 1 MiB WRITEs, 4 planes:  \(.bw_1mib_gbit_per_s) Gbit/s vs TCP \(.tcp_gbit_per_s * 100 | floor / 100) Gbit/s (\(.bw_vs_tcp * 100 | floor / 100)x); receiver CPU \(.receiver_cpu_s) s in \(.bw_seconds) s",
+	"64 B WRITE_IMM rate:              \(.rate_64b_1qp_msg_per_s | floor) msg/s (1 QP), \(.rate_64b_4qp_msg_per_s | floor) msg/s (4 QPs)",
+	"8 B ping-pong RTT p50 / p99:      \(.lat_8b_rtt_us_p50) / \(.lat_8b_rtt_us_p99) us vs TCP \(.tcp_8b_rtt_us_p50) / \(.tcp_8b_rtt_us_p99) us (\(.lat_vs_tcp_p50 * 100 | floor / 100)x)",
+	"1022 QPs at once:                 \(.qps_1022_gbit_per_s) Gbit/s, \(.mem_per_qp_bytes) B per QP (client), \(.server_mem_per_qp_bytes) B (server)"' "$OUT/perf.json"
