@@ -206,9 +206,11 @@ static int to_wc(struct mrc_cq *cq, const struct mrc_cqe *c, struct ibv_wc *wc)
 	return 1;
 }
 
-static int dir_of(const struct mrc_cqe *c)
+/* The seq the record's QP and direction expects next. */
+static uint32_t *expected(struct mrc_cq *cq, const struct mrc_cqe *c)
 {
-	return c->opcode == MRC_WC_RECV_RDMA_WITH_IMM;
+	return &cq->expect[c->qpn % MRC_MAX_QP]
+			  [c->opcode == MRC_WC_RECV_RDMA_WITH_IMM];
 }
 
 /* Stashed records that are now next in their order go out first. */
@@ -220,8 +222,7 @@ static int from_stash(struct mrc_cq *cq, int n, struct ibv_wc *wc)
 		again = 0;
 		for (i = 0; i < cq->nstash && got < n; i++) {
 			struct mrc_cqe *c = &cq->stash[i];
-			uint32_t *e =
-				&cq->expect[c->qpn % MRC_MAX_QP][dir_of(c)];
+			uint32_t *e = expected(cq, c);
 
 			if (c->seq != *e)
 				continue;
@@ -257,7 +258,7 @@ static int from_ring(struct mrc_cq *cq, int n, struct ibv_wc *wc)
 			uint32_t *e;
 
 			memcpy(&c, hdr + 2, sizeof(c));
-			e = &cq->expect[c.qpn % MRC_MAX_QP][dir_of(&c)];
+			e = expected(cq, &c);
 			if (c.seq == *e) {
 				(*e)++;
 				got += to_wc(cq, &c, &wc[got]);

@@ -208,18 +208,20 @@ static int take_mrc_attrs(struct mrc_qp *qp, const struct mrc_qp_attr *a,
 static int take_verbs_attrs(struct mrc_qp *qp, const struct ibv_qp_attr *v,
 			    int mask)
 {
+	/* Checks first: a refused call changes nothing. */
+	if (((mask & IBV_QP_AV) && !v->ah_attr.is_global) || /* named by GID */
+	    ((mask & IBV_QP_PATH_MTU) && !mtu_bytes(v->path_mtu)) ||
+	    ((mask & IBV_QP_DEST_QPN) && v->dest_qp_num >= 1u << 24) ||
+	    ((mask & IBV_QP_PKEY_INDEX) && v->pkey_index))
+		return EINVAL;
 	if (mask & IBV_QP_AV) {
-		if (!v->ah_attr.is_global)
-			return EINVAL; /* the peer is named by its GID */
 		memcpy(qp->m.peer_gid, v->ah_attr.grh.dgid.raw, 16);
+		qp->vattr.ah_attr = v->ah_attr;
 	}
 	if (mask & IBV_QP_PATH_MTU) {
-		if (!mtu_bytes(v->path_mtu))
-			return EINVAL;
 		qp->m.mtu = mtu_bytes(v->path_mtu);
+		qp->vattr.path_mtu = v->path_mtu;
 	}
-	if ((mask & IBV_QP_DEST_QPN) && v->dest_qp_num >= 1u << 24)
-		return EINVAL;
 	if (mask & IBV_QP_DEST_QPN)
 		qp->m.peer_qpn = v->dest_qp_num;
 	if (mask & IBV_QP_RQ_PSN)
@@ -228,14 +230,6 @@ static int take_verbs_attrs(struct mrc_qp *qp, const struct ibv_qp_attr *v,
 		qp->m.sq_psn = v->sq_psn & MRC_BTH_PSN_MASK;
 	if (mask & IBV_QP_ACCESS_FLAGS)
 		qp->vattr.qp_access_flags = v->qp_access_flags;
-	if (mask & IBV_QP_PKEY_INDEX) {
-		if (v->pkey_index)
-			return EINVAL;
-	}
-	qp->vattr.path_mtu = (mask & IBV_QP_PATH_MTU) ? v->path_mtu :
-							qp->vattr.path_mtu;
-	if (mask & IBV_QP_AV)
-		qp->vattr.ah_attr = v->ah_attr;
 	return 0;
 }
 
