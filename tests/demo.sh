@@ -16,7 +16,13 @@ XFER=$TOP/build/tests/mrc_xfer
 export TB_PREFIX=mrcdemo
 [ "$(id -u)" = 0 ] || { echo "demo: run as root (network namespaces, XDP)" >&2; exit 1; }
 TMP=$(mktemp -d)
-trap '"$TB" down >/dev/null 2>&1 || true; rm -rf "$TMP"' EXIT
+PERF=$TOP/build/tools/mrc-perf
+stop_daemons() {
+	local f
+	for f in "$TMP"/*.pid; do [ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
+	return 0
+}
+trap 'stop_daemons; "$TB" down >/dev/null 2>&1 || true; rm -rf "$TMP"' EXIT
 "$TB" down >/dev/null 2>&1 || true
 
 ports() {
@@ -58,4 +64,39 @@ echo "== spine 2 of plane 1 fails silently (blackholed, links stay up)"
 transfer spine_down
 echo "   spine p1s2 dropped $("$TB" status -j | jq '[.nodes[] | select(.node == "p1s2") | .interfaces[].drop_blackhole] | add') packets"
 "$TB" heal spine 1 2
+
+# mrcd on HOST: each port with its leaf's MAC and its plane's prefix.
+mrcd_start() {
+	local h=$1 args
+	args=$("$TB" links | awk -v h="$h" '$3 == h && $1 ~ /^h/ {
+		printf "-p %s,mac=%s,plane=198.18.%d.0/20 ", $4, $10, 16 * $2 }')
+	"$TB" exec "$h" ip link show anc0 >/dev/null 2>&1 || {
+		"$TB" exec "$h" ip link add anc0 type veth peer name anc1
+		"$TB" exec "$h" ip link set anc0 up
+		"$TB" exec "$h" ip link set anc1 up
+	}
+	# shellcheck disable=SC2016,SC2086
+	"$TB" exec "$h" sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/$h.pid" \
+		"$TOP/build/daemon/mrcd" $args -a anc0 -s "$TMP/$h.sock" >"$TMP/$h.log" 2>&1 &
+	for _ in $(seq 100); do [ -S "$TMP/$h.sock" ] && return 0; sleep 0.05; done
+	cat "$TMP/$h.log" >&2
+	exit 1
+}
+# The server is waited for by its PID: a bare wait would also wait for the
+# daemons started in the background above, which run until the end.
+perf() {
+	local server
+	"$TB" exec h2 env MRC_SOCKET="$TMP/h2.sock" "$PERF" server --wait 60 >/dev/null 2>&1 &
+	server=$!
+	"$TB" exec h1 env MRC_SOCKET="$TMP/h1.sock" "$PERF" client "$("$TB" addr h2 0)" --wait 10 "$@" |
+		sed 's/^/   /'
+	wait "$server"
+}
+
+echo "== the same through mrcd and libmrc (the OCP MRC API): mrc-perf h1 -> h2"
+mrcd_start h1
+mrcd_start h2
+perf --test bw --verify --sweep 4K-4M -D 1
+echo "   (srv CPU s: the receiving process's CPU time while data landed in its memory)"
+perf --test lat --transport both -n 5000
 echo "== healed; testbed removed on exit"
