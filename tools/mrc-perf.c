@@ -69,6 +69,8 @@
 #define PERF_SECONDS_DEFAULT 5.0
 #define PERF_LAT_LIMIT_S 60.0
 #define PERF_IO_TIMEOUT_MS 30000
+/* After a failed run the peer may be gone altogether, side channel too. */
+#define PERF_ABORT_RESULT_MS 3000
 #define PERF_DRAIN_TIMEOUT_MS 10000
 #define PERF_RECV_GRACE_MS 5000
 #define PERF_IDLE_TIMEOUT_MS 120000
@@ -219,6 +221,21 @@ static const char *wc_status_name(unsigned int status)
 	if (status < sizeof(names) / sizeof(names[0]) && names[status])
 		return names[status];
 	return "unknown status";
+}
+
+static const char *qp_state_name(int state)
+{
+	static const char *const names[] = {
+		[IBV_QPS_RESET] = "RESET", [IBV_QPS_INIT] = "INIT",
+		[IBV_QPS_RTR] = "RTR",	   [IBV_QPS_RTS] = "RTS",
+		[IBV_QPS_SQD] = "SQD",	   [IBV_QPS_SQE] = "SQE",
+		[IBV_QPS_ERR] = "ERR",
+	};
+
+	if (state >= 0 && (size_t)state < sizeof(names) / sizeof(names[0]) &&
+	    names[state])
+		return names[state];
+	return "unknown";
 }
 
 /* --- the data pattern --------------------------------------------------------- */
@@ -638,6 +655,10 @@ struct perf_dev {
 	uint64_t send_errors, recv_errors;
 	unsigned int send_first_status, recv_first_status;
 	uint64_t rq_underflows; /* WRITE_IMMs that found no receive WR */
+	/* the first send error: how long after the last good completion, and
+	 * the state its QP was in right after (ibv_query_qp) */
+	uint64_t send_last_ok_ns, send_first_error_ns;
+	int send_first_error_qp_state;
 };
 
 static unsigned int mtu_enum_to_bytes(enum ibv_mtu mtu)
@@ -1149,7 +1170,15 @@ static void idle(const struct perf_dev *d, unsigned int *empty)
 static void note_send_error(struct perf_dev *d, const struct ibv_wc *wc)
 {
 	if (!d->send_errors++) {
+		struct ibv_qp_attr attr = { 0 };
+		unsigned int qi = (unsigned int)(wc->wr_id & 1023);
+
 		d->send_first_status = wc->status;
+		d->send_first_error_ns = now_ns();
+		d->send_first_error_qp_state = -1;
+		if (qi < d->nqps && !mrc_query_qp(d->qps[qi].qp, &attr,
+						  IBV_QP_STATE, NULL, 0, NULL))
+			d->send_first_error_qp_state = attr.qp_state;
 		pr_err("WRITE on QP %u completed with error: %s (status %u)",
 		       wc->qp_num, wc_status_name(wc->status), wc->status);
 	}
@@ -1177,10 +1206,12 @@ static int poll_send(struct perf_dev *d)
 			return -EPROTO;
 		}
 		q = &d->qps[qi];
-		if (wc[i].status != IBV_WC_SUCCESS)
+		if (wc[i].status != IBV_WC_SUCCESS) {
 			note_send_error(d, &wc[i]);
-		else
+		} else {
 			q->ok += idx + 1 - q->completed;
+			d->send_last_ok_ns = now_ns();
+		}
 		q->completed = idx + 1;
 	}
 	return n;
@@ -1802,7 +1833,9 @@ static int client_row(struct perf_client *c, unsigned int transport,
 	err = sc_send(c->fd, SC_DONE, &done, sizeof(done));
 	if (!err)
 		err = sc_recv(c->fd, SC_RESULT, &res->srv, sizeof(res->srv),
-			      c->params.limit_ms + PERF_IO_TIMEOUT_MS);
+			      run_err || c->dev.send_errors ?
+				      PERF_ABORT_RESULT_MS :
+				      c->params.limit_ms + PERF_IO_TIMEOUT_MS);
 	g_stop_waits_at = 1;
 	if (err)
 		pr_err("no result from the server: %s", strerror(-err));
@@ -1926,6 +1959,18 @@ static void print_json(const struct perf_client *c, int err)
 	printf(",\"client_send_errors\":%" PRIu64
 	       ",\"client_recv_errors\":%" PRIu64,
 	       c->dev.send_errors, c->dev.recv_errors);
+	if (c->dev.send_errors)
+		printf(",\"client_first_send_error\":{\"status\":%u,"
+		       "\"status_name\":\"%s\",\"qp_state\":\"%s\","
+		       "\"ms_after_last_ok\":%.3f}",
+		       c->dev.send_first_status,
+		       wc_status_name(c->dev.send_first_status),
+		       qp_state_name(c->dev.send_first_error_qp_state),
+		       c->dev.send_last_ok_ns ?
+			       (double)(c->dev.send_first_error_ns -
+					c->dev.send_last_ok_ns) /
+				       1e6 :
+			       -1.0);
 	if (err)
 		printf(",\"error\":\"%s\"", strerror(-err));
 	printf(",\"ok\":%s}\n", err || c->failed ? "false" : "true");

@@ -124,6 +124,7 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		rec->laddr = w->laddr + qp->sq_off;
 		rec->wqe = qp->sq_head;
 		rec->tries = 0;
+		rec->timeouts = 0;
 		rec->flags = MRC_REC_INFLIGHT;
 		qp->sq_off += rec->len;
 		if (qp->sq_off >= w->len) {
@@ -151,7 +152,7 @@ timeout:
 	    MRC_REC_INFLIGHT)
 		goto idle;
 	/* Retries so far: the first retry_linear wait one timeout each. */
-	k = rec->tries - 1;
+	k = rec->timeouts;
 	k = k < qp->retry_linear ? 0 : k - qp->retry_linear + 1;
 	if (k > 30)
 		k = 30;
@@ -160,7 +161,7 @@ timeout:
 	psn = qp->una_psn;
 	p->timed_out = 1;
 	p->lost_ev_idx = rec->ev_idx;
-	if (rec->tries - 1 >= qp->retry_linear + qp->retry_exp &&
+	if (rec->timeouts >= qp->retry_linear + qp->retry_exp &&
 	    qp->retry_exp != MRC_RETRY_INFINITE) {
 		/* Out of retries: the WQE fails, the QP goes to ERR. */
 		struct mrc_wqe *fw = &sq->wqe[rec->wqe % MRC_SQ_DEPTH];
@@ -172,6 +173,8 @@ timeout:
 		p->failed = 1;
 		goto idle;
 	}
+	if (rec->timeouts < 255)
+		rec->timeouts++;
 	p->retx = 1;
 
 spray:

@@ -13,8 +13,13 @@
 
 #include "wire.h"
 
-/* Limits of one device. */
-#define MRC_MAX_QP 1024
+/*
+ * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
+ * handed out, so 2048 map slots give 2046 QPs. Kernel memory for the QP
+ * maps grows with this: about 28 KiB per slot (receive and send state and
+ * per-EV counters), 56 MiB in all.
+ */
+#define MRC_MAX_QP 2048
 #define MRC_MAX_MR 1024
 #define MRC_MAX_CQ 1024
 
@@ -186,9 +191,15 @@ struct mrc_tx_rec {
 	__u64 tx_ns; /* last transmission, bpf_ktime_get_ns() */
 	__u32 wqe; /* free-running SQ index */
 	__u32 len;
-	__u16 tries; /* transmissions */
+	__u16 tries; /* transmissions, for any reason */
 	__u8 ev_idx; /* index into the QP's ev[] of the last transmission */
-	__u8 pad0;
+	/*
+	 * ACK timeouts it has waited out: only these count against the QP's
+	 * retry_linear + retry_exp and set the backoff. A resend on SACK or
+	 * NACK evidence is not a retry; counting it would fail a QP that only
+	 * saw reordering, and stretch the backoff when the peer goes away.
+	 */
+	__u8 timeouts;
 	__u16 ev;
 	__u8 port;
 	__u8 flags; /* MRC_REC_* */
