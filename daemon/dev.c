@@ -27,11 +27,11 @@
 #include "mrc_xdp_tx.skel.h"
 
 /*
- * The largest frame the transmit program builds: a 1500-byte IP MTU. Live
- * frames must fit a page with its headroom, so MRC_MAX_PAYLOAD-sized
- * packets wait for multi-buffer support.
+ * The largest frame the transmit program builds: DEV_PAYLOAD_MAX with
+ * Ethernet and every header. Live frames must fit a page with its
+ * headroom, so MRC_MAX_PAYLOAD-sized packets wait for multi-buffer support.
  */
-#define TX_FRAME_MAX 1514
+#define TX_FRAME_MAX (14 + MRC_DATA_OVERHEAD(1) + DEV_PAYLOAD_MAX)
 
 static int err_msg(int err, const char *what, const char *obj)
 {

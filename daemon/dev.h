@@ -13,6 +13,13 @@
 
 #include "mrc/abi.h"
 
+/*
+ * Payload bytes per packet at most: IB's 2048-byte MTU, the largest whose
+ * frame (headers included) fits a live frame, one page less XDP headroom
+ * and skb_shared_info. Ports may lower it (their IP MTU less headers).
+ */
+#define DEV_PAYLOAD_MAX 2048u
+
 struct mrc_xdp_rx;
 struct mrc_xdp_tx;
 struct ring_buffer;

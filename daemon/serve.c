@@ -20,8 +20,6 @@
 #include "mrc/msg.h"
 #include "mrc_xdp_rx.skel.h"
 
-/* Payload bytes per packet at most: a 1500-byte IP MTU minus headers. */
-#define MRCD_MAX_MTU 1400
 #define MRCD_EV_BASE 49152 /* default EV profile: UDP source ports from */
 #define MRCD_EVS_PER_PORT 16
 
@@ -73,6 +71,34 @@ static void read_sys(const char *ifname, const char *what, char *buf,
 	fclose(f);
 }
 
+static uint32_t port_mtu(const struct mrcd *m, int i)
+{
+	char buf[32];
+
+	read_sys(m->port[i].ifname, "mtu", buf, sizeof(buf));
+	return (uint32_t)strtoul(buf, NULL, 10);
+}
+
+/*
+ * Payload bytes per packet at most: what every port's IP MTU carries after
+ * the headers, and what a live frame holds. Read at each use, so a port's
+ * MTU changed at run time counts for the QPs set up after.
+ */
+static uint32_t max_payload(const struct mrcd *m)
+{
+	uint32_t max = DEV_PAYLOAD_MAX, mtu, over = MRC_DATA_OVERHEAD(m->v6);
+	int i;
+
+	for (i = 0; i < m->nports; i++) {
+		mtu = port_mtu(m, i);
+		if (mtu < over + 64)
+			return 64;
+		if (mtu - over < max)
+			max = mtu - over;
+	}
+	return max;
+}
+
 static int do_hello(struct mrcd *m, struct mrcd_rep *rep)
 {
 	struct mrcd_dev_info *h = &rep->hello;
@@ -84,7 +110,7 @@ static int do_hello(struct mrcd *m, struct mrcd_rep *rep)
 	h->max_mr = MRC_MAX_MR;
 	h->max_cq = MRC_MAX_CQ;
 	h->max_sq_depth = MRC_SQ_DEPTH;
-	h->max_mtu = MRCD_MAX_MTU;
+	h->max_mtu = max_payload(m);
 	h->max_window = MRC_RX_WINDOW_MAX;
 	h->mr_chunk = MRC_MR_CHUNK;
 	h->lowlat = m->lowlat;
@@ -98,8 +124,7 @@ static int do_hello(struct mrcd *m, struct mrcd_rep *rep)
 		memcpy(h->mac[i], p.smac, 6);
 		read_sys(m->port[i].ifname, "operstate", buf, sizeof(buf));
 		h->port_up[i] = !strncmp(buf, "up", 2);
-		read_sys(m->port[i].ifname, "mtu", buf, sizeof(buf));
-		h->port_mtu[i] = (uint32_t)strtoul(buf, NULL, 10);
+		h->port_mtu[i] = port_mtu(m, (int)i);
 	}
 	return 0;
 }
@@ -259,7 +284,7 @@ static int qp_attr(struct mrcd *m, const struct qp_ent *q,
 {
 	int err;
 
-	if (r->mtu < 64 || r->mtu > MRCD_MAX_MTU || !r->window_rx ||
+	if (r->mtu < 64 || r->mtu > max_payload(m) || !r->window_rx ||
 	    r->window_rx > MRC_RX_WINDOW_MAX ||
 	    r->window_tx > MRC_RX_WINDOW_MAX || r->retry_linear > 7 ||
 	    r->retry_exp > MRC_RETRY_INFINITE || r->peer_qpn >= 1u << 24)

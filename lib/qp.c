@@ -148,12 +148,18 @@ int mrc_get_qpn(struct mrc_qp *qp, uint32_t *qpn)
 	return 0;
 }
 
-static uint32_t mtu_bytes(enum ibv_mtu mtu)
+/*
+ * Payload bytes per packet for a path MTU: as IB sizes it, but no more
+ * than the device's ports carry (mrcd says how much: a 1500-byte IP MTU
+ * holds 1404 after the headers, so IBV_MTU_2048 gives 1404 there).
+ */
+static uint32_t mtu_bytes(const struct mrc_qp *qp, enum ibv_mtu mtu)
 {
 	uint32_t b = mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128u << mtu :
-								 0;
+								 0,
+		 max = qp->ctx->sc->info.max_mtu;
 
-	return b > 1400 ? 1400 : b; /* a 1500-byte IP MTU holds 1400 */
+	return b > max ? max : b;
 }
 
 /* Checks and stores the MRC attributes in mask. */
@@ -210,7 +216,7 @@ static int take_verbs_attrs(struct mrc_qp *qp, const struct ibv_qp_attr *v,
 {
 	/* Checks first: a refused call changes nothing. */
 	if (((mask & IBV_QP_AV) && !v->ah_attr.is_global) || /* named by GID */
-	    ((mask & IBV_QP_PATH_MTU) && !mtu_bytes(v->path_mtu)) ||
+	    ((mask & IBV_QP_PATH_MTU) && !mtu_bytes(qp, v->path_mtu)) ||
 	    ((mask & IBV_QP_DEST_QPN) && v->dest_qp_num >= 1u << 24) ||
 	    ((mask & IBV_QP_PKEY_INDEX) && v->pkey_index))
 		return EINVAL;
@@ -219,7 +225,7 @@ static int take_verbs_attrs(struct mrc_qp *qp, const struct ibv_qp_attr *v,
 		qp->vattr.ah_attr = v->ah_attr;
 	}
 	if (mask & IBV_QP_PATH_MTU) {
-		qp->m.mtu = mtu_bytes(v->path_mtu);
+		qp->m.mtu = mtu_bytes(qp, v->path_mtu);
 		qp->vattr.path_mtu = v->path_mtu;
 	}
 	if (mask & IBV_QP_DEST_QPN)

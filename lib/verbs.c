@@ -209,6 +209,16 @@ static int port_ok(struct soft_ctx *sc, uint8_t port)
 	return port >= 1 && port <= sc->info.nports;
 }
 
+/* The largest IB MTU that fits payload bytes (IBV_MTU_256 at least). */
+static enum ibv_mtu ib_mtu(uint32_t payload)
+{
+	enum ibv_mtu m = IBV_MTU_4096;
+
+	while (m > IBV_MTU_256 && (128u << m) > payload)
+		m--;
+	return m;
+}
+
 int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 		   struct _compat_ibv_port_attr *port_attr)
 {
@@ -223,8 +233,13 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 	mtu = sc->info.port_mtu[port_num - 1];
 	a->state = sc->info.port_up[port_num - 1] ? IBV_PORT_ACTIVE :
 						    IBV_PORT_DOWN;
-	a->max_mtu = IBV_MTU_1024; /* largest IB MTU below the payload max */
-	a->active_mtu = mtu >= 1500 ? IBV_MTU_1024 : IBV_MTU_512;
+	a->max_mtu = ib_mtu(sc->info.max_mtu);
+	/* This port's IP MTU less the headers of the largest data packet. */
+	a->active_mtu = ib_mtu(mtu < MRC_DATA_OVERHEAD_V6 ?
+				       0 :
+			       mtu - MRC_DATA_OVERHEAD_V6 < sc->info.max_mtu ?
+				       mtu - MRC_DATA_OVERHEAD_V6 :
+				       sc->info.max_mtu);
 	a->gid_tbl_len = 1;
 	a->max_msg_sz = 1u << 31;
 	a->pkey_tbl_len = 1;

@@ -645,6 +645,7 @@ struct perf_dev {
 	struct ibv_mr *mr;
 	union ibv_gid gid;
 	unsigned int port_mtu_bytes;
+	unsigned int path_mtu_bytes; /* the QPs' path MTU, as set */
 	struct mrc_device_attr attr;
 	struct perf_qp *qps;
 	unsigned int nqps, depth, rq_depth, sge;
@@ -936,6 +937,7 @@ static int qp_connect(struct perf_dev *d, struct perf_qp *q,
 	if (q->peer.mtu_bytes && q->peer.mtu_bytes < mtu)
 		va.path_mtu =
 			mtu_bytes_to_enum((unsigned int)q->peer.mtu_bytes);
+	d->path_mtu_bytes = mtu_enum_to_bytes(va.path_mtu);
 	va.ah_attr.grh.hop_limit = 64;
 	memcpy(va.ah_attr.grh.dgid.raw, q->peer.gid, 16);
 	err = mrc_modify_qp(q->qp, &va,
@@ -1942,10 +1944,11 @@ static void print_json(const struct perf_client *c, int err)
 	       test_names[o->test], o->qps, o->depth, o->sge,
 	       c->params.imm ? "true" : "false", o->verify ? "true" : "false");
 	if (c->dev.vctx)
-		printf(",\"mpr\":%" PRIu64 ",\"mem_per_qp_bytes\":%" PRIu64
+		printf(",\"mpr\":%" PRIu64 ",\"path_mtu_bytes\":%u"
+		       ",\"mem_per_qp_bytes\":%" PRIu64
 		       ",\"server_mem_per_qp_bytes\":%" PRIu64,
-		       c->params.mpr, c->dev.mem_per_qp_bytes,
-		       c->server_mem_per_qp_bytes);
+		       c->params.mpr, c->dev.path_mtu_bytes,
+		       c->dev.mem_per_qp_bytes, c->server_mem_per_qp_bytes);
 	printf(",\"results\":[");
 	for (i = 0; i < c->nrows; i++) {
 		if (i)
@@ -2051,10 +2054,11 @@ static void print_human(const struct perf_client *c)
 	       c->params.imm && o->test == TEST_BW ? ", WRITE_IMM" : "",
 	       o->verify ? ", verify" : "");
 	if (c->dev.vctx)
-		printf(", mpr %" PRIu64 "\nmemory per QP: client %" PRIu64
+		printf(", mpr %" PRIu64 ", %u-byte packets"
+		       "\nmemory per QP: client %" PRIu64
 		       " bytes, server %" PRIu64 " bytes",
-		       c->params.mpr, c->dev.mem_per_qp_bytes,
-		       c->server_mem_per_qp_bytes);
+		       c->params.mpr, c->dev.path_mtu_bytes,
+		       c->dev.mem_per_qp_bytes, c->server_mem_per_qp_bytes);
 	printf("\n");
 	if (o->test == TEST_LAT)
 		human_lat(c);

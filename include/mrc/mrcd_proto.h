@@ -80,6 +80,7 @@ struct mrcd_req {
 struct mrcd_dev_info {
 	uint32_t nports;
 	uint32_t max_qp, max_mr, max_cq;
+	/* max_mtu: payload bytes per packet at most, on every port */
 	uint32_t max_sq_depth, max_mtu, max_window, mr_chunk;
 	uint8_t gid[MRC_MAX_PORTS][16]; /* our address per port, as a GID */
 	uint8_t mac[MRC_MAX_PORTS][6];

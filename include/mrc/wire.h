@@ -161,6 +161,10 @@ _Static_assert(__builtin_offsetof(struct mrc_aext, sack) == 20, "AEXT sack");
 	(sizeof(struct mrc_bth) + sizeof(struct mrc_reth) + \
 	 sizeof(struct mrc_dext))
 #define MRC_DATA_IMM_HDR_LEN (MRC_DATA_HDR_LEN + sizeof(struct mrc_immdt))
+/* IP, UDP and MRC headers of the largest data packet (with immediate). */
+#define MRC_DATA_OVERHEAD(v6) \
+	(((v6) ? 40u : 20u) + 8u + (unsigned int)MRC_DATA_IMM_HDR_LEN)
+#define MRC_DATA_OVERHEAD_V6 MRC_DATA_OVERHEAD(1)
 #define MRC_ACK_LEN                                         \
 	(sizeof(struct mrc_bth) + sizeof(struct mrc_aeth) + \
 	 sizeof(struct mrc_aext))

@@ -15,7 +15,8 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 
-tb up --hosts 2 --planes 4 --spines 4 >/dev/null
+# Jumbo links: every packet carries 2048 bytes (060 and 070 cover 1500).
+tb up --hosts 2 --planes 4 --spines 4 --mtu 3000 >/dev/null
 require_xdp_fabric
 chmod 0755 "$TMP"
 mrcd_start h1
@@ -24,6 +25,8 @@ mrcd_start h2
 sweep() { perf "$1" --test bw --verify --sweep 1-8M -D 0.25 --idle-us 50; perf_clean "$1"; }
 
 sweep clean
+jq -e '.path_mtu_bytes == 2048' "$TMP/clean.json" >/dev/null ||
+	fail "3000-byte links should give 2048-byte packets: $(jq -c .path_mtu_bytes "$TMP/clean.json")"
 log "clean: 24 sizes 1 B..8 MiB verified; 1 MiB at $(jq '.results[-4].gbit_per_s' "$TMP/clean.json") Gbit/s"
 
 # Every leaf-spine link from h1's side, as 060 does.
