@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -520,6 +521,28 @@ static int ring_lowlat(struct mrc_qp *qp)
 	return mrc_doorbell_ring(fd, qp->qpn, qp->db_token) ? -1 : 0;
 }
 
+/*
+ * May a doorbell send the one-packet WQE at tail0? The tc program sends
+ * the QP's next packet: this WQE's only if every WQE before it is already
+ * sent (sq->sent) and the peer's window has room beyond the packets of
+ * those not yet acknowledged (at most a few, counted from their lengths).
+ * A wrong guess costs time, not data: mrcd's sweep sends what is left.
+ */
+static bool lowlat_fits(const struct mrc_qp *qp, uint32_t tail0, uint32_t done0)
+{
+	uint32_t sent = __atomic_load_n(&qp->sq->sent, __ATOMIC_ACQUIRE);
+	uint32_t i, pkts = 1,
+		    win = qp->m.window_tx < qp->m.window_rx ? qp->m.window_tx :
+							      qp->m.window_rx;
+
+	if (sent != tail0 || tail0 - done0 > 4)
+		return false;
+	for (i = done0; i != tail0; i++)
+		pkts += (qp->sq->wqe[i % MRC_SQ_DEPTH].len + qp->m.mtu - 1) / qp->m.mtu ?:
+				1;
+	return pkts <= win;
+}
+
 int mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
@@ -546,8 +569,8 @@ int mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr,
 	}
 	if (posted)
 		len0 = qp->sq->wqe[tail0 % MRC_SQ_DEPTH].len;
-	if (posted && qp->sq->tail - tail0 == 1 && done0 == tail0 &&
-	    len0 <= qp->m.mtu && !ring_lowlat(qp))
+	if (posted && qp->sq->tail - tail0 == 1 && len0 <= qp->m.mtu &&
+	    lowlat_fits(qp, tail0, done0) && !ring_lowlat(qp))
 		posted = 0; /* rung */
 	/* mrcd is sending from this queue: it sees the new tail itself. */
 	if (posted && __atomic_load_n(&qp->sq->pumping, __ATOMIC_SEQ_CST))

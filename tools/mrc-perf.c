@@ -93,6 +93,7 @@ struct perf_opts {
 	unsigned int transport; /* enum perf_transport bits */
 	uint64_t size_bytes;
 	bool size_set;
+	bool idle_set;
 	uint64_t sweep_min_bytes, sweep_max_bytes;
 	bool sweep;
 	unsigned int depth;
@@ -402,8 +403,14 @@ static int write_full(int fd, const void *buf, size_t len, uint64_t deadline)
 	return 0;
 }
 
-static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
+/*
+ * Reads len bytes; waits in poll(), or with spin, by retrying recv() (the
+ * TCP side of a spinning ping-pong, like a busy-polling RDMA application).
+ */
+static int read_full_mode(int fd, void *buf, size_t len, uint64_t deadline,
+			  bool spin)
 {
+	unsigned int spins = 0;
 	uint8_t *p = buf;
 	int err;
 
@@ -411,6 +418,15 @@ static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
 		ssize_t n = recv(fd, p, len, MSG_DONTWAIT);
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			if (spin && (++spins & 1023)) {
+				continue;
+			} else if (spin) {
+				if (g_stop >= g_stop_waits_at)
+					return -EINTR;
+				if (now_ns() >= deadline)
+					return -ETIMEDOUT;
+				continue;
+			}
 			err = poll_fd(fd, POLLIN, deadline);
 			if (err)
 				return err;
@@ -424,6 +440,11 @@ static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
+{
+	return read_full_mode(fd, buf, len, deadline, false);
 }
 
 static void words_swap(uint64_t *w, size_t n, bool to_wire)
@@ -1624,7 +1645,8 @@ static int client_lat_tcp(struct perf_client *c, uint64_t size, uint64_t iters,
 		memcpy(buf, &i, size < sizeof(i) ? size : sizeof(i));
 		err = write_full(c->fd, buf, size, deadline);
 		if (!err)
-			err = read_full(c->fd, buf, size, deadline);
+			err = read_full_mode(c->fd, buf, size, deadline,
+					     !c->dev.idle_us);
 		if (err)
 			break;
 		res->msgs++;
@@ -2245,7 +2267,8 @@ static int server_echo_tcp(struct perf_server *s, const struct sc_start *st,
 	if (!buf)
 		return -ENOMEM;
 	for (i = 0; i < st->iters && !err; i++) {
-		err = read_full(s->fd, buf, st->size_bytes, deadline);
+		err = read_full_mode(s->fd, buf, st->size_bytes, deadline,
+				     !s->dev.idle_us);
 		if (!err)
 			err = write_full(s->fd, buf, st->size_bytes, deadline);
 	}
@@ -2438,8 +2461,9 @@ static void usage(FILE *f)
 		"      --mtu BYTES          path MTU 256-4096 (default: the port's)\n"
 		"      --sge N              scatter entries per WRITE, 1-%u\n"
 		"      --idle-us N          both sides: after %u empty polls yield,\n"
-		"                           64x as many: sleep N us (default %u;\n"
-		"                           0: spin)\n"
+		"                           64x as many: sleep N us (default %u,\n"
+		"                           --test lat: 0; 0: spin, and TCP\n"
+		"                           ping-pong spins on its socket)\n"
 		"  -p, --port PORT          side channel TCP port (default %s)\n"
 		"      --wait S             server: wait S for a client (default\n"
 		"                           120); client: retry connecting (10)\n"
@@ -2648,6 +2672,7 @@ static int parse_opt(int c, const char *arg, struct perf_opts *o)
 	case OPT_WAIT:
 		return parse_seconds("--wait", arg, &o->wait_s);
 	case OPT_IDLE:
+		o->idle_set = true;
 		return parse_uint("--idle-us", arg, 0, 100000, &o->idle_us);
 	case 'j':
 		o->json = true;
@@ -2665,6 +2690,10 @@ static int check_opts(struct perf_opts *o)
 		o->size_bytes = o->test == TEST_BW   ? 1 << 20 :
 				o->test == TEST_RATE ? 64 :
 						       8;
+	/* Latency is measured spinning, as on a hardware NIC (and TCP's
+	 * ping-pong spins on its socket too): a sleep is a timer's latency. */
+	if (!o->idle_set && o->test == TEST_LAT)
+		o->idle_us = 0;
 	if (o->transport & XPORT_TCP && o->test != TEST_LAT) {
 		pr_err("--transport tcp is only for --test lat");
 		return -EINVAL;

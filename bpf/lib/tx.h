@@ -132,6 +132,7 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			qp->wqe_last_psn[qp->sq_head % MRC_SQ_DEPTH] = psn;
 			qp->sq_head++;
 			qp->sq_off = 0;
+			sq->sent = qp->sq_head; /* libmrc's doorbell choice */
 		}
 		p->retx = 0;
 	}

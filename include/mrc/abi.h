@@ -175,7 +175,7 @@ struct mrc_sq {
 	__u32 state; /* written by the data path: MRC_QPS_ERR once failed */
 	__u32 err_wqe; /* ...and the free-running index of the WQE that failed */
 	__u32 pumping; /* written by mrcd: it is sending; no doorbell needed */
-	__u32 pad0;
+	__u32 sent; /* written by the data path: WQEs before it all sent */
 	struct mrc_wqe wqe[MRC_SQ_DEPTH];
 };
 
