@@ -112,7 +112,7 @@ $(BUILD)/tools/mrc-perf: tools/mrc-perf.c $(BUILD)/libmrc.a include/mrc.h \
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_MRC)
 
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
-	     daemon/dev_lowlat.c lib/msg.c
+	     daemon/dev_lowlat.c daemon/pin.c lib/msg.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h \
 		$(wildcard include/mrc/*.h)

@@ -90,6 +90,28 @@ static int if_mac(const char *ifname, uint8_t mac[6])
 	return err;
 }
 
+int dev_link_state(const char *ifname, uint32_t *mtu, int *up)
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	*mtu = 0;
+	*up = 0;
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFMTU, &ifr))
+		err = -errno;
+	else
+		*mtu = (uint32_t)ifr.ifr_mtu;
+	if (!err && ioctl(fd, SIOCGIFFLAGS, &ifr))
+		err = -errno;
+	else if (!err)
+		*up = (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
+	close(fd);
+	return err;
+}
+
 /* The interface's first global address of the family, 16 bytes. */
 static int if_addr(const char *ifname, int v6, uint8_t addr[16])
 {

@@ -64,6 +64,11 @@ int dev_add_port(struct dev *d, int port, const char *ifname,
 /* An idle interface the transmit program is attached to (DESIGN.md). */
 int dev_set_anchor(struct dev *d, const char *ifname);
 void dev_close(struct dev *d);
+/*
+ * An interface's IP MTU and whether it is up with carrier, by ioctl in the
+ * current network namespace (sysfs shows its mounter's). 0 or -errno.
+ */
+int dev_link_state(const char *ifname, uint32_t *mtu, int *up);
 
 /*
  * Region idx: a map of len bytes that peers name from va on; the first

@@ -102,6 +102,11 @@ destroy:
 	return err;
 }
 
+int dev_lowlat_prog_fd(void)
+{
+	return ll.skel ? bpf_program__fd(ll.skel->progs.mrc_tc_tx) : -1;
+}
+
 void dev_lowlat_detach(struct dev *d)
 {
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ll.ifindex,

@@ -18,5 +18,7 @@ struct dev;
 int dev_lowlat_attach(struct dev *d);
 /* Detach what dev_lowlat_attach attached (and the qdisc if it made it). */
 void dev_lowlat_detach(struct dev *d);
+/* The tc program's fd while attached, else -1. */
+int dev_lowlat_prog_fd(void);
 
 #endif /* MRC_DAEMON_DEV_LOWLAT_H */

@@ -27,6 +27,7 @@
 
 #include "dev_lowlat.h"
 #include "mrcd.h"
+#include "pin.h"
 #include "mrc/msg.h"
 
 #define BURST_MAX 256 /* frames per transmit call while data flows */
@@ -72,10 +73,14 @@ static void usage(FILE *f)
 		"                      (default: the interface's own subnet)\n"
 		"  -a, --anchor IF     idle interface the transmit program sits on\n"
 		"  -s, --socket PATH   control socket (default $%s or %s)\n"
+		"  -P, --pin-dir DIR   pin maps and programs under DIR/abi%d (default %s;\n"
+		"                      bpffs; removed on a clean stop)\n"
+		"      --no-pin        pin nothing\n"
 		"  -6, --ipv6          the planes are IPv6\n"
 		"  -v, --verbose       more log lines (repeat for more)\n"
 		"  -h, --help\n",
-		MRCD_SOCKET_ENV, MRCD_SOCKET_DEFAULT);
+		MRCD_SOCKET_ENV, MRCD_SOCKET_DEFAULT, MRC_ABI_VERSION,
+		MRCD_PIN_DIR_DEFAULT);
 }
 
 /* The plane prefix of a port without plane=: its address's own subnet. */
@@ -380,6 +385,13 @@ static int setup(struct mrcd *m, const char *anchor)
 {
 	int i, err;
 
+	/* First: a second mrcd for the same device stops here. */
+	if (m->pin_dir) {
+		err = dev_pin_claim(m->pin_dir);
+		if (err)
+			return err;
+		m->pinned = 1;
+	}
 	err = dev_open(&m->dev);
 	if (err)
 		return err;
@@ -409,6 +421,11 @@ static int setup(struct mrcd *m, const char *anchor)
 	m->lowlat = dev_lowlat_attach(&m->dev) == 0;
 	if (!m->lowlat)
 		mrcd_log(m, 0, "low-latency doorbells off (see above)\n");
+	if (m->pin_dir) {
+		err = dev_pin(&m->dev, m->pin_dir, dev_lowlat_prog_fd());
+		if (err)
+			return err;
+	}
 	m->epfd = epoll_create1(EPOLL_CLOEXEC);
 	m->scan_fd =
 		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -436,20 +453,23 @@ int main(int argc, char **argv)
 					      { "socket", 1, 0, 's' },
 					      { "ipv6", 0, 0, '6' },
 					      { "verbose", 0, 0, 'v' },
+					      { "pin-dir", 1, 0, 'P' },
+					      { "no-pin", 0, 0, 'N' },
 					      { "help", 0, 0, 'h' },
 					      {} };
 	static struct mrcd m;
 	const char *anchor = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	char err[256];
-	int c, i, rc;
+	int c, i, rc, no_pin = 0;
 
 	m.sock_path = getenv(MRCD_SOCKET_ENV) ? getenv(MRCD_SOCKET_ENV) :
 						MRCD_SOCKET_DEFAULT;
 	m.listen_fd = m.epfd = m.scan_fd = -1;
+	m.pin_dir = MRCD_PIN_DIR_DEFAULT;
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
 		m.client[i].fd = -1;
-	while ((c = getopt_long(argc, argv, "p:a:s:6vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:a:s:P:6vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (m.nports == MRC_MAX_PORTS) {
@@ -473,6 +493,17 @@ int main(int argc, char **argv)
 		case '6':
 			m.v6 = 1;
 			break;
+		case 'P':
+			if (!*optarg) {
+				fprintf(stderr, "mrcd: -P needs a directory\n");
+				return 2;
+			}
+			m.pin_dir = optarg;
+			break;
+		case 'N':
+			m.pin_dir = NULL;
+			no_pin = 1;
+			break;
 		case 'v':
 			m.verbose++;
 			break;
@@ -484,6 +515,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (no_pin)
+		m.pin_dir = NULL; /* whatever the order of -P and --no-pin */
 	if (optind < argc || !m.nports || !anchor) {
 		fprintf(stderr, "mrcd: %s\n",
 			optind < argc ? "unexpected argument" :
@@ -496,6 +529,8 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (setup(&m, anchor)) {
+		if (m.pinned)
+			dev_unpin(m.pin_dir);
 		if (m.lowlat)
 			dev_lowlat_detach(&m.dev);
 		dev_close(&m.dev);
@@ -509,6 +544,8 @@ int main(int argc, char **argv)
 			close(m.client[i].fd);
 		}
 	unlink(m.sock_path);
+	if (m.pinned)
+		dev_unpin(m.pin_dir);
 	if (m.lowlat)
 		dev_lowlat_detach(&m.dev);
 	dev_close(&m.dev);

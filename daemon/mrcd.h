@@ -44,6 +44,8 @@ struct mrcd {
 	struct port_spec port[MRC_MAX_PORTS];
 	int nports, v6, verbose;
 	const char *sock_path;
+	const char *pin_dir; /* NULL: --no-pin */
+	int pinned;
 	int listen_fd, epfd, scan_fd;
 	int lowlat; /* the tc doorbell path is attached */
 	struct client client[MRCD_MAX_CLIENTS];

@@ -55,28 +55,13 @@ static int free_slot(struct client *const *table, uint32_t from, uint32_t n)
 	return -1;
 }
 
-static void read_sys(const char *ifname, const char *what, char *buf,
-		     size_t len)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, what);
-	buf[0] = 0;
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (!fgets(buf, len, f))
-		buf[0] = 0;
-	fclose(f);
-}
-
 static uint32_t port_mtu(const struct mrcd *m, int i)
 {
-	char buf[32];
+	uint32_t mtu = 0;
+	int up;
 
-	read_sys(m->port[i].ifname, "mtu", buf, sizeof(buf));
-	return (uint32_t)strtoul(buf, NULL, 10);
+	dev_link_state(m->port[i].ifname, &mtu, &up);
+	return mtu;
 }
 
 /*
@@ -102,7 +87,6 @@ static uint32_t max_payload(const struct mrcd *m)
 static int do_hello(struct mrcd *m, struct mrcd_rep *rep)
 {
 	struct mrcd_dev_info *h = &rep->hello;
-	char buf[64];
 	uint32_t i;
 
 	h->nports = m->nports;
@@ -122,9 +106,10 @@ static int do_hello(struct mrcd *m, struct mrcd_rep *rep)
 			return errno;
 		plane_gid(p.saddr, p.v6, h->gid[i]);
 		memcpy(h->mac[i], p.smac, 6);
-		read_sys(m->port[i].ifname, "operstate", buf, sizeof(buf));
-		h->port_up[i] = !strncmp(buf, "up", 2);
-		h->port_mtu[i] = port_mtu(m, (int)i);
+		int up = 0;
+
+		dev_link_state(m->port[i].ifname, &h->port_mtu[i], &up);
+		h->port_up[i] = (uint32_t)up;
 	}
 	return 0;
 }

@@ -76,8 +76,10 @@ mrcd_start() {
 		"$TB" exec "$h" ip link set anc1 up
 	}
 	# shellcheck disable=SC2016,SC2086
-	"$TB" exec "$h" sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/$h.pid" \
-		"$TOP/build/daemon/mrcd" $args -a anc0 -s "$TMP/$h.sock" >"$TMP/$h.log" 2>&1 &
+	# nsenter keeps the host's mount namespace: its bpffs holds the pins.
+	nsenter --net="/run/netns/$TB_PREFIX-$h" sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/$h.pid" \
+		"$TOP/build/daemon/mrcd" $args -a anc0 -s "$TMP/$h.sock" \
+		-P "/sys/fs/bpf/$TB_PREFIX/$h-mrcd" >"$TMP/$h.log" 2>&1 &
 	for _ in $(seq 100); do [ -S "$TMP/$h.sock" ] && return 0; sleep 0.05; done
 	cat "$TMP/$h.log" >&2
 	exit 1

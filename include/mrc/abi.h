@@ -14,6 +14,13 @@
 #include "wire.h"
 
 /*
+ * The layout of every map and record below. mrcd pins the device under a
+ * directory named after it (pin.c), so a daemon built for another layout
+ * never misreads pinned state. Change it with any layout change.
+ */
+#define MRC_ABI_VERSION 1
+
+/*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
  * handed out, so 2048 map slots give 2046 QPs. Kernel memory for the QP
  * maps grows with this: about 28 KiB per slot (receive and send state and

@@ -148,16 +148,25 @@ mrcd_ports() {
 		}'
 }
 
+# Where mrcd in HOST pins the device: inside the testbed's bpffs
+# directory, which `testbed down` removes whatever happens.
+mrcd_pin_dir() { echo "/sys/fs/bpf/$TB_PREFIX/$1-mrcd"; }
+
 # mrcd_start HOST [mrcd options]: mrcd in HOST, socket $TMP/HOST.sock,
-# log $TMP/HOST.mrcd.log; waits until it listens.
+# pins under $(mrcd_pin_dir HOST), log $TMP/HOST.mrcd.log; waits until
+# it listens.
 mrcd_start() {
 	local host=$1
 	shift
 	tb exec "$host" ip link show anc0 >/dev/null 2>&1 || add_anchor "$host"
 	# shellcheck disable=SC2046,SC2016
-	tb exec "$host" sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/$host.mrcd.pid" \
+	# nsenter, not `ip netns exec`: that gives a mount namespace of its
+	# own, where /sys/fs/bpf is not the host's bpffs and pins are lost.
+	nsenter --net="/run/netns/$TB_PREFIX-$host" \
+		sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/$host.mrcd.pid" \
 		"$TOP/build/daemon/mrcd" $(mrcd_ports "$host") -a anc0 \
-		-s "$TMP/$host.sock" "$@" >"$TMP/$host.mrcd.log" 2>&1 &
+		-s "$TMP/$host.sock" -P "$(mrcd_pin_dir "$host")" "$@" \
+		>"$TMP/$host.mrcd.log" 2>&1 &
 	for _ in $(seq 100); do
 		[ -S "$TMP/$host.sock" ] && return 0
 		sleep 0.05

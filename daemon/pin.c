@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pinning the device in bpffs:
+ *
+ *   DIR/abi1/maps/mrc_qp_tx, mrc_ev_stats, ...   every data-path map
+ *   DIR/abi1/progs/mrc_xdp_rx, mrc_xdp_tx, mrc_tc_tx
+ *
+ * The abi<N> level is MRC_ABI_VERSION: a daemon built for another map
+ * layout looks elsewhere and never misreads what it finds. Inner maps of
+ * map-in-map arrays (memory regions, send queues, completion rings) are
+ * reached through their outer map.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/magic.h>
+
+#include "dev.h"
+#include "pin.h"
+#include "mrc_xdp_rx.skel.h"
+#include "mrc_xdp_tx.skel.h"
+
+#define PIN_PATH_MAX 512
+
+static int pin_err(int err, const char *what, const char *path)
+{
+	fprintf(stderr, "mrcd: %s %s: %s\n", what, path, strerror(-err));
+	return err;
+}
+
+static int path_of(char *buf, const char *dir, const char *sub,
+		   const char *name)
+{
+	int n = snprintf(buf, PIN_PATH_MAX, "%s/abi%d%s%s%s%s", dir,
+			 MRC_ABI_VERSION, sub ? "/" : "", sub ? sub : "",
+			 name ? "/" : "", name ? name : "");
+
+	return n < 0 || n >= PIN_PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
+/* mkdir -p, each level created only if missing. */
+static int make_dirs(const char *path)
+{
+	char buf[PIN_PATH_MAX];
+	size_t i, n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i])
+			continue;
+		buf[i] = 0;
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			return -errno;
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+static int pin_fd(int fd, const char *dir, const char *sub, const char *name)
+{
+	char path[PIN_PATH_MAX];
+	int err = path_of(path, dir, sub, name);
+
+	if (err)
+		return pin_err(err, "pin path for", name);
+	if (bpf_obj_pin(fd, path))
+		return pin_err(-errno, "pinning", path);
+	return 0;
+}
+
+int dev_pin_claim(const char *dir)
+{
+	char path[PIN_PATH_MAX];
+	struct statfs fs;
+	int err;
+
+	err = path_of(path, dir, NULL, NULL);
+	if (err)
+		return pin_err(err, "pin directory", dir);
+	err = make_dirs(dir);
+	if (err == -EPERM && strchr(dir, '.')) {
+		fprintf(stderr,
+			"mrcd: creating %s: bpffs refuses names with a '.'\n",
+			dir);
+		return err;
+	}
+	if (err)
+		return pin_err(err, "creating", dir);
+	if (statfs(dir, &fs))
+		return pin_err(-errno, "checking", dir);
+	if (fs.f_type != BPF_FS_MAGIC) {
+		fprintf(stderr,
+			"mrcd: %s is not on a bpf filesystem (mount -t bpf bpf /sys/fs/bpf)\n",
+			dir);
+		return -EINVAL;
+	}
+	if (mkdir(path, 0700)) {
+		if (errno == EEXIST)
+			fprintf(stderr,
+				"mrcd: %s exists: another mrcd uses it, or one stopped without cleaning up (then remove it: rm -r %s)\n",
+				path, path);
+		return errno == EEXIST ? -EEXIST :
+					 pin_err(-errno, "creating", path);
+	}
+	if (path_of(path, dir, "maps", NULL) || mkdir(path, 0700) ||
+	    path_of(path, dir, "progs", NULL) || mkdir(path, 0700)) {
+		err = pin_err(-errno, "creating", path);
+		dev_unpin(dir);
+		return err;
+	}
+	return 0;
+}
+
+int dev_pin(struct dev *d, const char *dir, int lowlat_fd)
+{
+	struct bpf_map *m;
+	int err = 0;
+
+	bpf_object__for_each_map(m, d->rx->obj)
+	{
+		if (bpf_map__is_internal(m))
+			continue; /* .rodata, .bss: the program's own */
+		err = pin_fd(bpf_map__fd(m), dir, "maps", bpf_map__name(m));
+		if (err)
+			return err;
+	}
+	err = pin_fd(bpf_program__fd(d->rx->progs.mrc_xdp_rx), dir, "progs",
+		     "mrc_xdp_rx");
+	if (!err)
+		err = pin_fd(bpf_program__fd(d->tx->progs.mrc_xdp_tx), dir,
+			     "progs", "mrc_xdp_tx");
+	if (!err && lowlat_fd >= 0)
+		err = pin_fd(lowlat_fd, dir, "progs", "mrc_tc_tx");
+	return err;
+}
+
+/* Unlinks every entry of dir/abiN/sub, then the directory. */
+static void unpin_sub(const char *dir, const char *sub)
+{
+	char path[PIN_PATH_MAX], entry[PIN_PATH_MAX];
+	struct dirent *e;
+	DIR *dp;
+
+	if (path_of(path, dir, sub, NULL))
+		return;
+	dp = opendir(path);
+	if (!dp)
+		return;
+	while ((e = readdir(dp))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (!path_of(entry, dir, sub, e->d_name))
+			unlink(entry);
+	}
+	closedir(dp);
+	rmdir(path);
+}
+
+void dev_unpin(const char *dir)
+{
+	char path[PIN_PATH_MAX];
+
+	unpin_sub(dir, "maps");
+	unpin_sub(dir, "progs");
+	if (!path_of(path, dir, NULL, NULL))
+		rmdir(path);
+	rmdir(dir); /* only if empty: it may hold other things */
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains pinning: the device's maps and programs in bpffs, so
+ * operators can inspect a running device with bpftool and a later mrcd can
+ * find it.
+ */
+#ifndef MRC_DAEMON_PIN_H
+#define MRC_DAEMON_PIN_H
+
+#include <stddef.h>
+
+struct dev;
+
+#define MRCD_PIN_DIR_DEFAULT "/sys/fs/bpf/mrc"
+
+/*
+ * Makes dir/abi<MRC_ABI_VERSION>/{maps,progs}, before anything is loaded
+ * or attached: it refuses (-EEXIST) when that directory is already there,
+ * another mrcd's or a stopped one's that was not cleaned up, so a second
+ * mrcd on the same device changes nothing of the first's. 0 or -errno;
+ * messages on stderr name the path.
+ */
+int dev_pin_claim(const char *dir);
+/* Pins every map of the data path as maps/NAME and its programs as
+ * progs/NAME (lowlat_fd >= 0: the tc one too). */
+int dev_pin(struct dev *d, const char *dir, int lowlat_fd);
+/* Removes what dev_pin_claim and dev_pin made (nothing else). */
+void dev_unpin(const char *dir);
+
+#endif /* MRC_DAEMON_PIN_H */
