@@ -75,7 +75,8 @@ PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1 \
 	 $(BUILD)/tools/mrc-perf
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check
-DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
+DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
+	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
 $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/dev.h \
 		$(DEV_SKELS) $(wildcard include/mrc/*.h)
@@ -179,6 +180,7 @@ BPF_TEST_SKEL_test_fabric_faults := $(BUILD)/tests/fabric/fabric.skel.h
 BPF_TEST_SKEL_test_xdp_rx := $(BUILD)/bpf/mrc_xdp_rx.skel.h
 BPF_TEST_SKEL_test_loopback := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
 BPF_TEST_SKEL_test_tc_tx := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_tc_tx.skel.h
+BPF_TEST_SKEL_test_health := $(DEV_SKELS)
 
 define bpf_test_rule
 $(BUILD)/bpftest/$(1): tests/bpf/$(1).c tests/lib/pkt.c lib/csum.c tests/lib/fixture.c $$(BPF_TEST_SKEL_$(1)) $$(wildcard tests/lib/*.h include/mrc/*.h tests/fabric/*.h)

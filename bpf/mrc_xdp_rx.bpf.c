@@ -31,6 +31,7 @@
 #include "mrc/drop.h"
 #include "mrc/wire.h"
 #include "lib/csum.h"
+#include "lib/health.h"
 #include "lib/maps.h"
 #include "lib/pkt.h"
 
@@ -65,6 +66,7 @@ struct rx {
 
 #define NOT_OURS -1
 #define AN_ACK -2
+#define A_PROBE -3 /* a probe or a probe's answer */
 
 /* An ACK's AEXT, copied off the frame. */
 struct ackin {
@@ -150,6 +152,19 @@ static __always_inline int parse(struct xdp_md *ctx, struct rx *r)
 	r->psn = bpf_ntohl(bth->psn) & MRC_BTH_PSN_MASK;
 	if (r->opcode == MRC_OP_ACK)
 		return parse_ack(ctx, r, off + sizeof(*bth));
+	if (r->opcode == MRC_OP_PROBE || r->opcode == MRC_OP_PROBE_ANSWER) {
+		struct mrc_pext *px = at(ctx, off + sizeof(*bth), sizeof(*px));
+
+		if (!px)
+			return MRC_DROP_TRUNCATED;
+		if (px->version != MRC_WIRE_VERSION)
+			return MRC_DROP_BAD_VERSION;
+		if (r->udp_len != sizeof(*udp) + MRC_PROBE_LEN ||
+		    !at(ctx, r->udp_off, r->udp_len))
+			return MRC_DROP_TRUNCATED;
+		r->pay_off = off + sizeof(*bth); /* the PEXT */
+		return A_PROBE;
+	}
 	if (r->opcode != MRC_OP_WRITE_ONLY &&
 	    r->opcode != MRC_OP_WRITE_ONLY_IMM)
 		return MRC_DROP_BAD_OPCODE;
@@ -515,6 +530,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	s->lost = 0;
 	s->ack_ev = MRC_QP_EVS; /* none */
 	s->ack_rtt_ns = 0;
+	s->nbad = 0;
 	bpf_spin_lock(&qp->lock);
 	/* An ACK for PSNs never sent is forged or stale: ignore it. */
 	if (mrc_psn_diff(a->cum_psn, qp->next_psn) > 0 ||
@@ -526,6 +542,10 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		/* Karn: no RTT from a PSN sent more than once. */
 		if (rec->tries == 1)
 			s->ack_rtt_ns = (__u32)(s->now_ns - rec->tx_ns);
+		/* Anything sent on this EV before it and still missing is
+		 * lost: one EV is one path, and a path keeps order. */
+		if (rec->tx_ns > qp->ev_acked_ns[rec->ev_idx & 63])
+			qp->ev_acked_ns[rec->ev_idx & 63] = rec->tx_ns;
 	}
 	for (k = 0; k < MRC_RX_WINDOW_MAX + 1; k++) {
 		if (mrc_psn_diff(a->cum_psn, qp->una_psn) <= 0)
@@ -546,8 +566,17 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			s->sack_high = k + 1;
 		}
 	}
+	/*
+	 * Holes below the highest SACKed PSN. Lost, and resent at once on
+	 * another EV, when a packet sent later on the same EV was delivered
+	 * (the EV goes ASSUMED_BAD: health.h), or when MRC_REORDER_PKTS later
+	 * PSNs were (spraying reorders across EVs; that alone says nothing
+	 * about the EV).
+	 */
 	for (k = 0; k < MRC_SACK_BITS; k++) {
-		if (k + MRC_REORDER_PKTS >= s->sack_high)
+		int same_ev, kept;
+
+		if (k >= s->sack_high)
 			break;
 		psn = (a->cum_psn + k) & MRC_BTH_PSN_MASK;
 		if (mrc_psn_diff(psn, qp->una_psn) < 0)
@@ -557,10 +586,19 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			    MRC_REC_INFLIGHT ||
 		    qp->retx_tail - qp->retx_head >= MRC_RETX_Q)
 			continue;
+		same_ev = rec->tx_ns < qp->ev_acked_ns[rec->ev_idx & 63];
+		if (!same_ev && k + MRC_REORDER_PKTS >= s->sack_high)
+			continue;
 		rec->flags |= MRC_REC_RETX_Q;
 		qp->retx[qp->retx_tail++ % MRC_RETX_Q] = psn;
 		s->lost_ev[s->lost & 63] = rec->ev_idx;
 		s->lost++;
+		if (same_ev && s->nbad < 8 &&
+		    health_mark_bad(qp, rec->ev_idx, &kept)) {
+			s->bad_ev[s->nbad & 7] = rec->ev_idx;
+			s->bad_kept[s->nbad & 7] = (__u8)kept;
+			s->nbad++;
+		}
 	}
 	if (a->flags & MRC_AF_NACK) {
 		rec = &qp->rec[r->psn % MRC_TX_RING];
@@ -665,6 +703,112 @@ static __always_inline void ev_account(__u32 qpn, const struct ackin *a,
 	}
 }
 
+/*
+ * A probe: answer it from here (docs/health.md), if it names a QP of ours
+ * that receives. Addresses swap, ports stay, so the answer takes the EV's
+ * reverse path; svc_ns says how long the answer took to make.
+ */
+static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
+					struct mrc_scratch *s, __u64 t0)
+{
+	struct mrc_qp_rx *qp = r->qpn < MRC_MAX_QP ?
+				       bpf_map_lookup_elem(&mrc_qp, &r->qpn) :
+				       NULL;
+	struct ethhdr *eth = at(ctx, 0, sizeof(*eth));
+	struct mrc_pext *px;
+	struct mrc_bth *bth;
+	struct udphdr *udp;
+	__u8 mac[ETH_ALEN];
+	int sum;
+
+	if (!qp || (qp->state != MRC_QPS_RTR && qp->state != MRC_QPS_RTS)) {
+		mrc_count_drop(MRC_DROP_UNKNOWN_QP);
+		return XDP_DROP;
+	}
+	if (!eth)
+		return XDP_DROP;
+	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
+	if (r->v6) {
+		struct ipv6hdr *ip6 = at(ctx, r->l3_off, sizeof(*ip6));
+		struct in6_addr a;
+
+		if (!ip6)
+			return XDP_DROP;
+		a = ip6->saddr;
+		ip6->saddr = ip6->daddr;
+		ip6->daddr = a;
+		ip6->hop_limit = 64;
+	} else {
+		struct iphdr *ip = at(ctx, r->l3_off, sizeof(*ip));
+		__be32 a;
+
+		if (!ip)
+			return XDP_DROP;
+		a = ip->saddr;
+		ip->saddr = ip->daddr;
+		ip->daddr = a;
+		ip->ttl = 64;
+		ip->check = 0;
+		ip->check = csum_fold_wsum(
+			bpf_csum_diff(NULL, 0, (__be32 *)ip, sizeof(*ip), 0));
+	}
+	udp = at(ctx, r->udp_off, sizeof(*udp) + MRC_PROBE_LEN);
+	if (!udp)
+		return XDP_DROP;
+	bth = (void *)(udp + 1);
+	px = (void *)(bth + 1);
+	bth->opcode = MRC_OP_PROBE_ANSWER;
+	bth->dqpn = bpf_htonl(qp->peer_qpn & MRC_BTH_QPN_MASK);
+	udp->check = 0;
+	px->svc_ns = bpf_htonl((__u32)(bpf_ktime_get_ns() - t0));
+	sum = mrc_udp_sum(ctx, r->l3_off, r->udp_off,
+			  sizeof(*udp) + MRC_PROBE_LEN, r->v6, s);
+	udp = at(ctx, r->udp_off, sizeof(*udp));
+	if (sum < 0 || !udp)
+		return XDP_DROP;
+	udp->check = (__u16)~sum ?: 0xffff;
+	mrc_count_rx(MRC_RX_PROBES_ANSWERED, 1);
+	return XDP_TX;
+}
+
+/* A probe's answer at the prober: an EV event for mrcd, with the RTT. */
+static __always_inline int take_probe_answer(struct xdp_md *ctx, struct rx *r)
+{
+	struct mrc_pext *px = at(ctx, r->pay_off, sizeof(*px));
+	struct mrc_qp_tx *qp =
+		r->qpn < MRC_MAX_QP ? bpf_map_lookup_elem(&mrc_qp_tx, &r->qpn) :
+				      NULL;
+	struct mrc_ev_event e = { .type = MRC_EVT_PROBE,
+				  .reason = MRC_EV_R_PROBE_ANSWER };
+	__u64 sent, now = bpf_ktime_get_ns();
+	__u32 svc;
+
+	if (!qp || qp->state == MRC_QPS_RESET) {
+		mrc_count_drop(MRC_DROP_UNKNOWN_QP);
+		return XDP_DROP;
+	}
+	if (!px || px->ev_idx >= MRC_QP_EVS)
+		return XDP_DROP;
+	sent = (__u64)bpf_ntohl(px->tx_ts_hi) << 32 | bpf_ntohl(px->tx_ts_lo);
+	svc = bpf_ntohl(px->svc_ns);
+	e.ts_ns = now;
+	e.qpn = r->qpn;
+	e.ev_idx = px->ev_idx;
+	e.ev = bpf_ntohs(px->ev);
+	e.port = qp->ev_port[px->ev_idx & 63];
+	e.state = qp->ev_state[px->ev_idx & 63];
+	e.old_state = e.state;
+	e.seq = bpf_ntohl(px->seq);
+	e.svc_ns = svc;
+	e.rtt_ns = now > sent + svc ? (__u32)(now - sent - svc) : 0;
+	mrc_count_rx(MRC_RX_PROBE_ANSWERS, 1);
+	if (bpf_ringbuf_output(&mrc_ev_events, &e, sizeof(e), 0))
+		mrc_count_tx(MRC_TX_EV_EVENTS_DROPPED, 1);
+	return XDP_DROP; /* consumed */
+}
+
 /* An ACK or NACK arriving at the sender: consume it. */
 static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 				      struct mrc_scratch *s)
@@ -708,6 +852,15 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 	if (s->lost)
 		mrc_count_tx(MRC_TX_LOST, s->lost);
 	ev_account(r->qpn, &a, s);
+	for (k = 0; k < 8; k++) {
+		if (k >= s->nbad)
+			break;
+		mrc_count_tx(MRC_TX_EV_BAD, 1);
+		health_event(r->qpn, qp, s->bad_ev[k], MRC_EVT_STATE,
+			     MRC_EV_ASSUMED_BAD, MRC_EV_GOOD,
+			     s->bad_kept[k] ? MRC_EV_R_MIN_ACTIVE :
+					      MRC_EV_R_LOSS);
+	}
 	if (s->ncqe) {
 		__u32 cq = qp->send_cq;
 
@@ -742,6 +895,21 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 	if (rc == AN_ACK) {
 		s = bpf_map_lookup_elem(&mrc_scratch, &zero);
 		return s ? handle_ack(ctx, &r, s) : XDP_DROP;
+	}
+	if (rc == A_PROBE) {
+		__u64 t0 = bpf_ktime_get_ns();
+
+		s = bpf_map_lookup_elem(&mrc_scratch, &zero);
+		if (!s)
+			return XDP_DROP;
+		if (mrc_udp_sum(ctx, r.l3_off, r.udp_off, r.udp_len, r.v6, s) !=
+		    0xffff) {
+			mrc_count_drop(MRC_DROP_CHECKSUM);
+			return XDP_DROP;
+		}
+		if (r.opcode == MRC_OP_PROBE)
+			return answer_probe(ctx, &r, s, t0);
+		return take_probe_answer(ctx, &r);
 	}
 	if (rc)
 		return reject(ctx, &r, NULL, rc);

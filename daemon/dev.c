@@ -438,7 +438,11 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 	for (i = 0; i < a->nev; i++) {
 		qt->ev[i] = a->ev_base + i;
 		qt->ev_port[i] = i % d->nports;
+		qt->ev_state[i] = MRC_EV_GOOD;
 	}
+	qt->ev_use = a->nev >= 64 ? ~0ull : (1ull << a->nev) - 1;
+	qt->ev_min_active = a->ev_min_active ? a->ev_min_active :
+					       (a->nev + 7) / 8;
 	memcpy(qt->peer_addr, a->peer_addr, sizeof(qt->peer_addr));
 	qt->next_psn = qt->una_psn = a->first_psn;
 	/* The send side first: an ACK finds it before data is accepted. */

@@ -103,6 +103,7 @@ struct dev_qp_attr {
 	uint8_t peer_addr[MRC_MAX_PORTS][16];
 	uint16_t ev_base; /* EVs: ev_base + i, spread over the ports */
 	uint32_t nev;
+	uint32_t ev_min_active; /* 0: nev / 8, rounded up */
 	uint64_t db_token; /* mrc_doorbell.token for this QP */
 };
 

@@ -150,6 +150,12 @@ struct {
 	__type(value, __u64);
 } mrc_rx_stats SEC(".maps");
 
+/* EV state changes and probe answers, for mrcd (struct mrc_ev_event). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, MRC_EV_RING_BYTES);
+} mrc_ev_events SEC(".maps");
+
 /* Per-CPU scratch space, larger than the 512-byte BPF stack. */
 struct mrc_scratch {
 	__u8 buf[516]; /* a checksum chunk and its zero pad */
@@ -164,6 +170,9 @@ struct mrc_scratch {
 	__u8 lost_ev[64]; /* EV index of each loss found (first 64) */
 	__u32 ack_ev; /* EV index of the acknowledged packet */
 	__u32 ack_rtt_ns; /* its RTT, 0 when ambiguous (retransmitted) */
+	__u32 nbad; /* EVs this ACK moved to ASSUMED_BAD or kept (first 8) */
+	__u8 bad_ev[8];
+	__u8 bad_kept[8]; /* 1: kept in use by ev_min_active */
 	__u64 now_ns; /* when the ACK is handled */
 	struct mrc_cqe cqe[MRC_RX_WINDOW_MAX + 1]; /* completions claimed */
 };

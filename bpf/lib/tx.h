@@ -37,6 +37,7 @@
 #include "mrc/wire.h"
 #include "csum.h"
 #include "ctx.h"
+#include "health.h"
 #include "maps.h"
 #include "pkt.h"
 
@@ -61,22 +62,11 @@ struct tx_pick {
 	__u8 ev_idx;
 	__u8 timed_out; /* a timeout resend: lost_ev_idx lost it */
 	__u8 lost_ev_idx;
+	__u8 ev_bad; /* ...which made lost_ev_idx ASSUMED_BAD: an event */
+	__u8 ev_kept; /* ...or would have, but ev_min_active keeps it */
 	__u64 err_wr_id;
 	__u32 err_seq;
 };
-
-/* The next EV index in turn, under the QP lock. */
-static __always_inline __u32 tx_next_ev(struct mrc_qp_tx *qp, __u32 nev)
-{
-	__u32 i = qp->ev_next++ % nev;
-
-	/*
-	 * i < nev <= MRC_QP_EVS already, which clang knows and the verifier
-	 * does not: hide i from clang so the mask survives.
-	 */
-	asm volatile("" : "+r"(i));
-	return i & (MRC_QP_EVS - 1);
-}
 
 /* Returns 0 with p filled, or -1 when there is nothing to send. */
 static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
@@ -88,6 +78,9 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	int found = 0;
 
 	bpf_spin_lock(&qp->lock);
+	/* Every EV denied by the controller: nothing may leave. */
+	if (!(health_all(qp->nev) & ~qp->ev_denied))
+		goto idle;
 	/* Retransmissions first; skip entries acknowledged meanwhile. */
 	for (k = 0; k < 8; k++) {
 		if (qp->retx_head == qp->retx_tail)
@@ -162,6 +155,12 @@ timeout:
 	psn = qp->una_psn;
 	p->timed_out = 1;
 	p->lost_ev_idx = rec->ev_idx;
+	{
+		int kept;
+
+		p->ev_bad = (__u8)health_mark_bad(qp, rec->ev_idx, &kept);
+		p->ev_kept = (__u8)kept;
+	}
 	if (rec->timeouts >= qp->retry_linear + qp->retry_exp &&
 	    qp->retry_exp != MRC_RETRY_INFINITE) {
 		/* Out of retries: the WQE fails, the QP goes to ERR. */
@@ -183,9 +182,9 @@ spray:
 	nev = qp->nev;
 	if (!nev || nev > MRC_QP_EVS)
 		goto idle;
-	i = tx_next_ev(qp, nev);
-	if (p->retx && nev > 1 && qp->ev[i] == rec->ev)
-		i = tx_next_ev(qp, nev);
+	i = health_next_ev(qp, nev, p->retx ? rec->ev_idx : MRC_QP_EVS);
+	if (i >= MRC_QP_EVS)
+		goto idle; /* cannot be: checked under this lock above */
 	rec->ev = qp->ev[i];
 	rec->ev_idx = i;
 	rec->port = qp->ev_port[i];
@@ -397,6 +396,18 @@ static __always_inline void tx_fail_wqe(struct mrc_qp_tx *qp, struct tx_pick *p,
 
 /* What tx_one() did; TX_SENT leaves the packet built for *port. */
 #define TX_SENT 0
+/* A timeout that moved an EV to ASSUMED_BAD (or would have): tell mrcd. */
+static __always_inline void tx_health_event(__u32 qpn, struct mrc_qp_tx *qp,
+					    const struct tx_pick *p)
+{
+	if (!p->ev_bad)
+		return;
+	mrc_count_tx(MRC_TX_EV_BAD, 1);
+	health_event(qpn, qp, p->lost_ev_idx, MRC_EVT_STATE, MRC_EV_ASSUMED_BAD,
+		     MRC_EV_GOOD,
+		     p->ev_kept ? MRC_EV_R_MIN_ACTIVE : MRC_EV_R_TIMEOUT);
+}
+
 #define TX_IDLE 1 /* nothing to send: counted as tx_idle */
 #define TX_FAILED 2 /* building failed: counted as tx_build_failed */
 
@@ -426,6 +437,7 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 		goto idle;
 	p.tx_ns = bpf_ktime_get_ns();
 	if (tx_pick(qp, sq, &p)) {
+		tx_health_event(qpn, qp, &p);
 		if (p.failed) {
 			tx_fail_wqe(qp, &p, qpn);
 			sq->state = MRC_QPS_ERR; /* after its completion */
@@ -454,6 +466,7 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 		ev = mrc_ev_of(qpn, p.lost_ev_idx);
 		if (ev)
 			__sync_fetch_and_add(&ev->lost, 1);
+		tx_health_event(qpn, qp, &p);
 	}
 	*port = p.port;
 	return TX_SENT;

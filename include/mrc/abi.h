@@ -238,7 +238,7 @@ struct mrc_qp_tx {
 	__u32 retry_linear;
 	__u32 retry_exp;
 	__u32 max_wimm; /* WRITE_IMMs in flight at most (peer's); 0: no limit */
-	__u32 pad1;
+	__u32 ev_min_active; /* EVs that stay in use however bad they look */
 	__u64 db_token; /* a doorbell for this QP must carry it (random) */
 	__u8 peer_v6;
 	__u8 pad0[3];
@@ -252,14 +252,97 @@ struct mrc_qp_tx {
 	__u32 sq_off; /* bytes of it sent */
 	__u32 sq_done; /* free-running: next WQE to complete */
 	__u32 cqe_seq; /* send completions claimed */
-	__u32 ev_next; /* round-robin cursor over ev[] */
+	__u32 ev_next; /* round-robin cursor: the EV index to try next */
 	__u32 wimm_inflight; /* WRITE_IMM WQEs started, not completed */
 	__u32 retx_head; /* free-running ring of PSNs to retransmit */
 	__u32 retx_tail;
 	__u32 retx[MRC_RETX_Q];
 	__u32 wqe_last_psn[MRC_SQ_DEPTH]; /* valid once the WQE is all sent */
+	/*
+	 * Path health (docs/health.md). Bit i of ev_use: ev[i] carries
+	 * traffic. ev_state[i] is its MRC_EV_* state; an ASSUMED_BAD EV
+	 * stays in use only while ev_min_active needs it. ev_acked_ns[i]:
+	 * when the newest acknowledged packet that went out on ev[i] was
+	 * sent; a packet sent on ev[i] before that and not acknowledged was
+	 * lost there (one EV is one path, and a path keeps order).
+	 */
+	__u64 ev_use;
+	__u64 ev_denied; /* bit i: ev[i] is DENIED, never used */
+	__u8 ev_state[MRC_QP_EVS];
+	__u64 ev_acked_ns[MRC_QP_EVS];
 	struct mrc_tx_rec rec[MRC_TX_RING];
 };
+
+/*
+ * EV states, with the values of the OCP MRC controller API's enum
+ * mrc_ctl_ev_state. The data path moves an EV GOOD -> ASSUMED_BAD; mrcd
+ * moves it back after probes; only the controller sets and clears DENIED.
+ */
+#define MRC_EV_GOOD (1u << 0)
+#define MRC_EV_ASSUMED_BAD (1u << 1)
+#define MRC_EV_DENIED (1u << 2)
+
+/* Why an EV event was raised (the OCP event has no reason; ours does). */
+enum mrc_ev_reason {
+	MRC_EV_R_LOSS = 1, /* a later packet on the same EV got through */
+	MRC_EV_R_TIMEOUT = 2, /* the ACK timeout of a packet sent on it */
+	MRC_EV_R_PROBES = 3, /* consecutive probe answers: GOOD again */
+	MRC_EV_R_PORT_DOWN = 4, /* its port lost carrier or was disabled */
+	MRC_EV_R_PORT_UP = 5, /* its port is back (it is probed first) */
+	MRC_EV_R_DENY = 6, /* the controller denied it */
+	MRC_EV_R_ALLOW = 7, /* the controller allowed it again */
+	MRC_EV_R_MIN_ACTIVE = 8, /* looked bad, kept in use: ev_min_active */
+	MRC_EV_R_PROBE_ANSWER = 9, /* a probe came back (MRC_EVT_PROBE) */
+};
+
+/* Record types in mrc_ev_events. */
+#define MRC_EVT_STATE 1 /* an EV changed state (or was kept in use) */
+#define MRC_EVT_PROBE 2 /* a probe answer arrived */
+
+/*
+ * One record of mrc_ev_events (a BPF ring buffer mrcd consumes). A record
+ * that finds the ring full is counted in mrc_tx_stats as ev_events_dropped,
+ * so every loss is known exactly.
+ */
+struct mrc_ev_event {
+	__u64 ts_ns; /* bpf_ktime_get_ns() */
+	__u32 qpn;
+	__u16 ev; /* the EV's value: its UDP source port */
+	__u8 ev_idx; /* index into the QP's ev[] */
+	__u8 port; /* 0-based */
+	__u8 type; /* MRC_EVT_* */
+	__u8 state; /* new state (MRC_EV_*) */
+	__u8 old_state;
+	__u8 reason; /* enum mrc_ev_reason */
+	__u32 seq; /* probe: its sequence number */
+	__u32 rtt_ns; /* probe: round trip less the responder's time */
+	__u32 svc_ns; /* probe: the responder's time, subtracted */
+	__u32 pad0;
+};
+_Static_assert(sizeof(struct mrc_ev_event) == 40, "ev event layout");
+#define MRC_EV_RING_BYTES (1u << 18)
+
+/*
+ * A command to the data path, run through BPF_PROG_TEST_RUN of mrc_xdp_ctl
+ * with this struct as the packet: state changes that must happen under
+ * the QP's send lock, which userspace cannot take.
+ */
+enum mrc_ctl_op {
+	MRC_CTL_EV_GOOD = 1, /* ASSUMED_BAD -> GOOD (probes answered) */
+	MRC_CTL_EV_BAD = 2, /* GOOD -> ASSUMED_BAD (reason given) */
+	MRC_CTL_EV_DENY = 3, /* any -> DENIED */
+	MRC_CTL_EV_ALLOW = 4, /* DENIED -> ASSUMED_BAD: probed before use */
+};
+
+struct mrc_ctl_cmd {
+	__u32 magic; /* MRC_CTL_MAGIC */
+	__u32 op; /* enum mrc_ctl_op */
+	__u32 qpn;
+	__u32 ev_idx;
+	__u32 reason; /* enum mrc_ev_reason, for the event */
+	__u32 result; /* written back: 0, or an errno */
+};
+#define MRC_CTL_MAGIC 0x4d52434cu /* "MRCL" */
 
 /*
  * What the sender knows of one EV of one QP: value of mrc_ev_stats, an
@@ -317,20 +400,24 @@ struct mrc_port {
 	X(ACKS, "acks_received")           \
 	X(NACKS, "nacks_received")         \
 	X(COMPLETIONS, "send_completions") \
-	X(LOST, "sack_losses")
+	X(LOST, "sack_losses")             \
+	X(EV_BAD, "ev_assumed_bad")        \
+	X(EV_EVENTS_DROPPED, "ev_events_dropped")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
 enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };
 #undef MRC_X_TX_ENUM
 
 /* Receive counters (mrc_rx_stats, per-CPU array indexed by counter). */
-#define MRC_RX_COUNTERS(X)                 \
-	X(PACKETS, "rx_packets")           \
-	X(PLACED_BYTES, "placed_bytes")    \
-	X(ACKS, "acks_sent")               \
-	X(NACKS, "nacks_sent")             \
-	X(COMPLETIONS, "recv_completions") \
-	X(ECN_CE, "rx_ecn_ce")
+#define MRC_RX_COUNTERS(X)                    \
+	X(PACKETS, "rx_packets")              \
+	X(PLACED_BYTES, "placed_bytes")       \
+	X(ACKS, "acks_sent")                  \
+	X(NACKS, "nacks_sent")                \
+	X(COMPLETIONS, "recv_completions")    \
+	X(ECN_CE, "rx_ecn_ce")                \
+	X(PROBES_ANSWERED, "probes_answered") \
+	X(PROBE_ANSWERS, "probe_answers_received")
 
 #define MRC_X_RX_ENUM(name, str) MRC_RX_##name,
 enum mrc_rx_counter { MRC_RX_COUNTERS(MRC_X_RX_ENUM) MRC_RX_MAX };

@@ -10,6 +10,7 @@
  *
  *   data:  UDP | BTH | RETH | [ImmDt] | DEXT | payload
  *   ack:   UDP | BTH | AETH | AEXT
+ *   probe: UDP | BTH | PEXT          (and its answer, the same)
  *
  * The UDP checksum is mandatory on every mrc packet, IPv4 included: it is
  * the checksum the receiver verifies before placing anything (a CRC32 like
@@ -34,6 +35,14 @@
 #define MRC_OP_WRITE_ONLY 0x0a
 #define MRC_OP_WRITE_ONLY_IMM 0x0b
 #define MRC_OP_ACK 0x11
+/*
+ * EV probe and its answer: manufacturer-specific opcodes (IBTA reserves
+ * 0xc0-0xff), so a RoCE dissector shows them as such and no RoCE NIC
+ * mistakes them for traffic. The BTH PSN is 0; the destination QP is the
+ * peer's QP (probe) or the prober's (answer).
+ */
+#define MRC_OP_PROBE 0xc0
+#define MRC_OP_PROBE_ANSWER 0xc1
 
 /*
  * InfiniBand Base Transport Header (IBTA vol. 1, 9.2), 12 bytes.
@@ -137,6 +146,24 @@ struct mrc_aext {
 	__be32 sack[MRC_SACK_BITS / 32];
 };
 
+/*
+ * MRC probe extension, 24 bytes. The prober fills everything but svc_ns;
+ * the responder turns the packet around in its receive program (addresses
+ * swapped, ports kept, so the answer comes back over the same EV's reverse
+ * path) and writes how long it held it.
+ */
+struct mrc_pext {
+	__u8 version; /* MRC_WIRE_VERSION */
+	__u8 flags; /* 0 */
+	__be16 ev; /* the EV probed (the prober's UDP source port) */
+	__u8 ev_idx; /* the prober's index of it, echoed */
+	__u8 pad[3];
+	__be32 seq; /* the prober's sequence number, echoed */
+	__be32 tx_ts_hi; /* the prober's clock, ns, echoed */
+	__be32 tx_ts_lo;
+	__be32 svc_ns; /* responder: ns between receiving and answering */
+};
+
 _Static_assert(sizeof(struct mrc_bth) == 12, "BTH is 12 bytes");
 _Static_assert(__builtin_offsetof(struct mrc_bth, pkey) == 2, "BTH pkey");
 _Static_assert(__builtin_offsetof(struct mrc_bth, dqpn) == 4, "BTH dqpn");
@@ -155,6 +182,9 @@ _Static_assert(sizeof(struct mrc_aext) == 52, "AEXT is 52 bytes");
 _Static_assert(__builtin_offsetof(struct mrc_aext, cum_psn) == 8,
 	       "AEXT cum_psn");
 _Static_assert(__builtin_offsetof(struct mrc_aext, sack) == 20, "AEXT sack");
+_Static_assert(sizeof(struct mrc_pext) == 24, "PEXT is 24 bytes");
+_Static_assert(__builtin_offsetof(struct mrc_pext, svc_ns) == 20,
+	       "PEXT svc_ns");
 
 /* Header bytes between the UDP header and the payload, per opcode. */
 #define MRC_DATA_HDR_LEN                                    \
@@ -165,6 +195,7 @@ _Static_assert(__builtin_offsetof(struct mrc_aext, sack) == 20, "AEXT sack");
 #define MRC_DATA_OVERHEAD(v6) \
 	(((v6) ? 40u : 20u) + 8u + (unsigned int)MRC_DATA_IMM_HDR_LEN)
 #define MRC_DATA_OVERHEAD_V6 MRC_DATA_OVERHEAD(1)
+#define MRC_PROBE_LEN (sizeof(struct mrc_bth) + sizeof(struct mrc_pext))
 #define MRC_ACK_LEN                                         \
 	(sizeof(struct mrc_bth) + sizeof(struct mrc_aeth) + \
 	 sizeof(struct mrc_aext))

@@ -118,6 +118,8 @@ static int setup_tc(void)
 		return -1;
 	bpf_object__for_each_map(m, tc->obj)
 	{
+		if (bpf_map__is_internal(m))
+			continue; /* .rodata: the program's own */
 		same = bpf_object__find_map_by_name(srx->obj, bpf_map__name(m));
 		if (!same || bpf_map__reuse_fd(m, bpf_map__fd(same)))
 			return -1;

@@ -172,6 +172,22 @@ void pkt_aext(struct pkt *p, uint8_t flags, uint16_t ev, uint8_t reason,
 	memcpy(put(p, sizeof(h)), &h, sizeof(h));
 }
 
+void pkt_pext(struct pkt *p, uint16_t ev, uint8_t ev_idx, uint32_t seq,
+	      uint64_t tx_ts, uint32_t svc_ns)
+{
+	struct mrc_pext h = {
+		.version = MRC_WIRE_VERSION,
+		.ev = htons(ev),
+		.ev_idx = ev_idx,
+		.seq = htonl(seq),
+		.tx_ts_hi = htonl((uint32_t)(tx_ts >> 32)),
+		.tx_ts_lo = htonl((uint32_t)tx_ts),
+		.svc_ns = htonl(svc_ns),
+	};
+
+	memcpy(put(p, sizeof(h)), &h, sizeof(h));
+}
+
 void pkt_bytes(struct pkt *p, const void *buf, size_t len)
 {
 	size_t off = p->len;

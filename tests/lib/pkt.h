@@ -51,6 +51,9 @@ void pkt_aeth(struct pkt *p, uint8_t syndrome, uint32_t msn);
 void pkt_aext(struct pkt *p, uint8_t flags, uint16_t ev, uint8_t reason,
 	      uint32_t cum_psn, uint32_t ack_psn, uint32_t tx_ts,
 	      const uint32_t *sack);
+/* A probe's PEXT; tx_ts is the prober's clock in ns. */
+void pkt_pext(struct pkt *p, uint16_t ev, uint8_t ev_idx, uint32_t seq,
+	      uint64_t tx_ts, uint32_t svc_ns);
 void pkt_bytes(struct pkt *p, const void *buf, size_t len);
 /* len payload bytes (seed + i * 7) & 0xff: recognisable, differs by seed. */
 void pkt_pattern(struct pkt *p, size_t len, uint8_t seed);

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains path health in the data path (docs/health.md): which
+ * of a QP's EVs carry traffic, the move of an EV to ASSUMED_BAD when a
+ * packet sent on it is lost, and the EV events that tell mrcd.
+ *
+ * ev_use is a 64-bit mask over the QP's ev[] (MRC_QP_EVS is 64), so
+ * choosing the next EV in turn and counting those in use are a few
+ * arithmetic operations, with no loop under the QP's lock.
+ */
+#ifndef MRC_BPF_HEALTH_H
+#define MRC_BPF_HEALTH_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "mrc/abi.h"
+#include "maps.h"
+
+_Static_assert(MRC_QP_EVS == 64, "ev_use is one 64-bit mask");
+
+/* Index of the lowest set bit of x != 0 (de Bruijn multiplication). */
+static const __u8 health_debruijn[64] = {
+	0,  1,	2,  53, 3,  7,	54, 27, 4,  38, 41, 8,	34, 55, 48, 28,
+	62, 5,	39, 46, 44, 42, 22, 9,	24, 35, 59, 56, 49, 18, 29, 11,
+	63, 52, 6,  26, 37, 40, 33, 47, 61, 45, 43, 21, 23, 58, 17, 10,
+	51, 25, 36, 32, 60, 20, 57, 16, 50, 31, 19, 15, 30, 14, 13, 12,
+};
+
+static __always_inline __u32 health_ctz(__u64 x)
+{
+	return health_debruijn[(((x & -x) * 0x022fdd63cc95386dull) >> 58) & 63];
+}
+
+static __always_inline __u32 health_popcount(__u64 x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555ull);
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (__u32)((x * 0x0101010101010101ull) >> 56);
+}
+
+/* The mask of a QP's first nev EVs. */
+static __always_inline __u64 health_all(__u32 nev)
+{
+	return nev >= 64 ? ~0ull : (1ull << nev) - 1;
+}
+
+/*
+ * Under the QP lock: the next EV in turn among those in use, other than
+ * avoid when there is another (a retransmission leaves the EV that lost
+ * it). With none in use it sprays over every EV not DENIED: path health
+ * never stalls a QP. Returns MRC_QP_EVS when every EV is DENIED: then
+ * nothing may be sent until the controller allows one.
+ */
+static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
+					    __u32 avoid)
+{
+	__u64 use = qp->ev_use & ~qp->ev_denied & health_all(nev), m;
+	__u32 c = qp->ev_next & 63, i;
+
+	if (!use)
+		use = health_all(nev) & ~qp->ev_denied;
+	if (!use)
+		return MRC_QP_EVS;
+	if (avoid < 64 && (use & ~(1ull << avoid)))
+		use &= ~(1ull << avoid);
+	m = use & (~0ull << c);
+	if (!m)
+		m = use;
+	i = health_ctz(m);
+	qp->ev_next = i + 1 >= nev ? 0 : i + 1;
+	return i & (MRC_QP_EVS - 1);
+}
+
+/*
+ * Under the QP lock: a packet sent on EV i was lost. A GOOD EV becomes
+ * ASSUMED_BAD and leaves ev_use, unless that would leave fewer than
+ * ev_min_active in use: then it stays in use (still marked ASSUMED_BAD,
+ * so probes bring it back) and *kept says so. Returns 1 if the state
+ * changed (an event is due), else 0.
+ */
+static __always_inline int health_mark_bad(struct mrc_qp_tx *qp, __u32 i,
+					   int *kept)
+{
+	__u64 bit = 1ull << (i & 63);
+
+	*kept = 0;
+	if (i >= MRC_QP_EVS || qp->ev_state[i & 63] != MRC_EV_GOOD)
+		return 0;
+	qp->ev_state[i & 63] = MRC_EV_ASSUMED_BAD;
+	if (health_popcount(qp->ev_use & ~bit) < qp->ev_min_active)
+		*kept = 1;
+	else
+		qp->ev_use &= ~bit;
+	return 1;
+}
+
+/* After the lock: tell mrcd. A full ring is counted, never silent. */
+static __always_inline void health_event(__u32 qpn, struct mrc_qp_tx *qp,
+					 __u32 i, __u8 type, __u8 state,
+					 __u8 old, __u8 reason)
+{
+	struct mrc_ev_event e = {
+		.ts_ns = bpf_ktime_get_ns(),
+		.qpn = qpn,
+		.ev_idx = (__u8)i,
+		.type = type,
+		.state = state,
+		.old_state = old,
+		.reason = reason,
+	};
+
+	e.ev = qp->ev[i & 63];
+	e.port = qp->ev_port[i & 63];
+	if (bpf_ringbuf_output(&mrc_ev_events, &e, sizeof(e), 0))
+		mrc_count_tx(MRC_TX_EV_EVENTS_DROPPED, 1);
+}
+
+#endif /* MRC_BPF_HEALTH_H */

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Path health in the data path (docs/health.md), through BPF_PROG_TEST_RUN:
+ * probes answered by the receive program and their answers turned into
+ * EV events; the control program's GOOD / BAD / DENY / ALLOW and
+ * ev_min_active; the transmit program spraying only over EVs in use; and
+ * a loss on one EV, told by a later packet on the same EV, marking exactly
+ * that EV ASSUMED_BAD.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/bpf.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "fixture.h"
+#include "pkt.h"
+#include "mrc/abi.h"
+#include "mrc/drop.h"
+#include "mrc/wire.h"
+#include "mrc_xdp_ctl.skel.h"
+#include "mrc_xdp_rx.skel.h"
+#include "mrc_xdp_tx.skel.h"
+
+#define S_QPN 5 /* the prober / sender */
+#define R_QPN 77 /* its peer */
+#define NEV 16
+#define EV0 49152
+#define SEQ 9
+
+static const uint8_t MAC_A[6] = { 2, 0, 0, 0, 0, 0xa };
+static const uint8_t MAC_B[6] = { 2, 0, 0, 0, 0, 0xb };
+
+static struct mrc_xdp_rx *rx;
+static struct mrc_xdp_tx *tx;
+static struct mrc_xdp_ctl *ctl;
+static struct ring_buffer *events;
+static struct mrc_ev_event ev[64];
+static int nev_seen;
+static struct mrc_sq *sq;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int on_event(void *ctx, void *d, size_t len)
+{
+	(void)ctx;
+	if (len != sizeof(struct mrc_ev_event) || nev_seen == 64)
+		return -EINVAL;
+	memcpy(&ev[nev_seen++], d, len);
+	return 0;
+}
+
+static int drain_events(void)
+{
+	nev_seen = 0;
+	return ring_buffer__consume(events) < 0 ? -1 : nev_seen;
+}
+
+static int share_maps(struct bpf_object *obj)
+{
+	struct bpf_map *m, *same;
+
+	bpf_object__for_each_map(m, obj)
+	{
+		if (bpf_map__is_internal(m))
+			continue;
+		same = bpf_object__find_map_by_name(rx->obj, bpf_map__name(m));
+		if (!same || bpf_map__reuse_fd(m, bpf_map__fd(same)))
+			return -1;
+	}
+	return 0;
+}
+
+/* The receive side of R_QPN (answers probes) and the send side of S_QPN. */
+static int set_qps(uint32_t nev, uint32_t min_active)
+{
+	static struct mrc_qp_tx qt;
+	struct mrc_qp_rx qr = { .state = MRC_QPS_RTS,
+				.peer_qpn = S_QPN,
+				.window = MRC_RX_WINDOW_MAX };
+	uint32_t key = R_QPN, i;
+
+	memset(&qt, 0, sizeof(qt));
+	qt.state = MRC_QPS_RTS;
+	qt.peer_qpn = R_QPN;
+	qt.window = MRC_RX_WINDOW_MAX;
+	qt.mtu = 1024;
+	qt.nev = nev;
+	qt.timeout_ns = 1000000000ull;
+	qt.retry_linear = 7;
+	qt.retry_exp = 7;
+	qt.ev_min_active = min_active;
+	for (i = 0; i < nev; i++) {
+		qt.ev[i] = (uint16_t)(EV0 + i);
+		qt.ev_port[i] = (uint8_t)(i % 4);
+		qt.ev_state[i] = MRC_EV_GOOD;
+		inet_pton(AF_INET, "198.18.2.2", qt.peer_addr[i % 4]);
+	}
+	qt.ev_use = nev >= 64 ? ~0ull : (1ull << nev) - 1;
+	if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp), &key, &qr,
+				BPF_ANY))
+		return -1;
+	key = S_QPN;
+	memset(sq, 0, sizeof(*sq));
+	return bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx), &key, &qt,
+				   BPF_ANY);
+}
+
+static struct mrc_qp_tx *get_qp_tx(void)
+{
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(rx->maps.mrc_qp_tx), &key, &qt))
+		return NULL;
+	return &qt;
+}
+
+static uint64_t percpu(struct bpf_map *m, uint32_t key)
+{
+	return fixture_percpu_sum(bpf_map__fd(m), key);
+}
+
+static int zero_percpu(struct bpf_map *m, uint32_t n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t zero[ncpu];
+	uint32_t k;
+
+	memset(zero, 0, sizeof(zero));
+	for (k = 0; k < n; k++)
+		if (bpf_map_update_elem(bpf_map__fd(m), &k, zero, BPF_ANY))
+			return -1;
+	return 0;
+}
+
+static int reset(void)
+{
+	if (zero_percpu(rx->maps.mrc_drop, MRC_DROP_MAX) ||
+	    zero_percpu(rx->maps.mrc_rx_stats, MRC_RX_MAX) ||
+	    zero_percpu(rx->maps.mrc_tx_stats, MRC_TX_MAX))
+		return -1;
+	drain_events();
+	return set_qps(NEV, 1);
+}
+
+static int xdp_run(int prog_fd, const void *in, uint32_t len, struct pkt *out)
+{
+	struct xdp_md ctx = { .data_end = len, .ingress_ifindex = 1 };
+
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = len,
+		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx));
+	if (out) {
+		pkt_init(out);
+		o.data_out = out->data;
+		o.data_size_out = sizeof(out->data);
+	}
+	if (bpf_prog_test_run_opts(prog_fd, &o))
+		return -1;
+	if (out)
+		out->len = o.data_size_out;
+	return (int)o.retval;
+}
+
+/* A command through mrc_xdp_ctl; returns its result (0 or an errno). */
+static int cmd(uint32_t op, uint32_t qpn, uint32_t idx, uint32_t reason)
+{
+	struct mrc_ctl_cmd c = { .magic = MRC_CTL_MAGIC,
+				 .op = op,
+				 .qpn = qpn,
+				 .ev_idx = idx,
+				 .reason = reason };
+	struct pkt out;
+
+	/* XDP wants a frame of at least an Ethernet header: pad it. */
+	uint8_t buf[64] = {};
+
+	memcpy(buf, &c, sizeof(c));
+	if (xdp_run(bpf_program__fd(ctl->progs.mrc_xdp_ctl), buf, sizeof(buf),
+		    &out) != XDP_PASS)
+		return -1;
+	memcpy(&c, out.data, sizeof(c));
+	return (int)c.result;
+}
+
+/* A probe from A (198.18.1.2) to B's QP qpn, or its answer coming back. */
+static void probe(struct pkt *p, uint8_t op, uint32_t qpn, uint8_t idx,
+		  uint64_t ts, uint32_t svc)
+{
+	pkt_init(p);
+	if (op == MRC_OP_PROBE) {
+		pkt_eth(p, MAC_B, MAC_A);
+		pkt_ipv4(p, "198.18.1.2", "198.18.2.2", 0);
+	} else {
+		pkt_eth(p, MAC_A, MAC_B);
+		pkt_ipv4(p, "198.18.2.2", "198.18.1.2", 0);
+	}
+	pkt_udp(p, (uint16_t)(EV0 + idx), MRC_UDP_PORT);
+	pkt_bth(p, op, qpn, 0, 0);
+	pkt_pext(p, (uint16_t)(EV0 + idx), idx, SEQ, ts, svc);
+	p->udp_csum = 1;
+	pkt_finish(p);
+}
+
+static void probe_answered(void **state)
+{
+	struct pkt in, out;
+	const struct udphdr *udp;
+	const struct mrc_bth *bth;
+	const struct mrc_pext *px;
+	const struct iphdr *ip;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	probe(&in, MRC_OP_PROBE, R_QPN, 3, 0x123456789ull, 0);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
+				 (uint32_t)in.len, &out),
+			 XDP_TX);
+	assert_int_equal(out.len, in.len);
+	assert_int_equal(pkt_verify_csums(out.data, out.len), 0);
+	assert_memory_equal(out.data, MAC_A, 6); /* back to the prober */
+	ip = (const void *)(out.data + 14);
+	assert_int_equal(ip->saddr, inet_addr("198.18.2.2"));
+	assert_int_equal(ip->daddr, inet_addr("198.18.1.2"));
+	udp = (const void *)(ip + 1);
+	assert_int_equal(ntohs(udp->source), EV0 + 3); /* same EV */
+	assert_int_equal(ntohs(udp->dest), MRC_UDP_PORT);
+	bth = (const void *)(udp + 1);
+	assert_int_equal(bth->opcode, MRC_OP_PROBE_ANSWER);
+	assert_int_equal(ntohl(bth->dqpn), S_QPN);
+	px = (const void *)(bth + 1);
+	assert_int_equal(px->ev_idx, 3);
+	assert_int_equal(ntohl(px->seq), SEQ);
+	assert_int_equal(ntohl(px->tx_ts_hi), 0x1);
+	assert_int_equal(ntohl(px->tx_ts_lo), 0x23456789);
+	assert_true(ntohl(px->svc_ns) < 10000000);
+	assert_int_equal(percpu(rx->maps.mrc_rx_stats, MRC_RX_PROBES_ANSWERED),
+			 1);
+}
+
+static void probe_refused(void **state)
+{
+	struct pkt in;
+
+	(void)state;
+	/* A QP we do not have: no answer, counted. */
+	assert_int_equal(reset(), 0);
+	probe(&in, MRC_OP_PROBE, 999, 3, 1, 0);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
+				 (uint32_t)in.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_UNKNOWN_QP), 1);
+	/* A bad checksum. */
+	probe(&in, MRC_OP_PROBE, R_QPN, 3, 1, 0);
+	in.data[in.len - 1] ^= 0x40;
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
+				 (uint32_t)in.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_CHECKSUM), 1);
+	/* A byte short: truncated. */
+	probe(&in, MRC_OP_PROBE, R_QPN, 3, 1, 0);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
+				 (uint32_t)in.len - 1, NULL),
+			 XDP_DROP);
+	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_TRUNCATED), 1);
+	assert_int_equal(percpu(rx->maps.mrc_rx_stats, MRC_RX_PROBES_ANSWERED),
+			 0);
+}
+
+static void probe_answer_is_an_event(void **state)
+{
+	uint64_t sent = mono_ns() - 5000;
+	struct pkt in;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	probe(&in, MRC_OP_PROBE_ANSWER, S_QPN, 6, sent, 700);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
+				 (uint32_t)in.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev[0].type, MRC_EVT_PROBE);
+	assert_int_equal(ev[0].qpn, S_QPN);
+	assert_int_equal(ev[0].ev_idx, 6);
+	assert_int_equal(ev[0].ev, EV0 + 6);
+	assert_int_equal(ev[0].port, 6 % 4);
+	assert_int_equal(ev[0].seq, SEQ);
+	assert_int_equal(ev[0].svc_ns, 700);
+	/* At least the 5 us it was sent before, less the service time. */
+	assert_true(ev[0].rtt_ns >= 4300 && ev[0].rtt_ns < 1000000000);
+}
+
+static void control_states(void **state)
+{
+	struct mrc_qp_tx *qt;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(set_qps(NEV, 14), 0);
+	/* 16 in use, at least 14 must stay. */
+	assert_int_equal(cmd(MRC_CTL_EV_BAD, S_QPN, 0, MRC_EV_R_PORT_DOWN), 0);
+	assert_int_equal(cmd(MRC_CTL_EV_BAD, S_QPN, 1, MRC_EV_R_PORT_DOWN), 0);
+	assert_int_equal(cmd(MRC_CTL_EV_BAD, S_QPN, 2, MRC_EV_R_PORT_DOWN), 0);
+	qt = get_qp_tx();
+	assert_non_null(qt);
+	assert_int_equal(qt->ev_use, 0xfffc); /* EV 2 kept */
+	assert_int_equal(qt->ev_state[2], MRC_EV_ASSUMED_BAD);
+	assert_int_equal(drain_events(), 3);
+	assert_int_equal(ev[0].reason, MRC_EV_R_PORT_DOWN);
+	assert_int_equal(ev[0].state, MRC_EV_ASSUMED_BAD);
+	assert_int_equal(ev[0].old_state, MRC_EV_GOOD);
+	assert_int_equal(ev[2].reason, MRC_EV_R_MIN_ACTIVE);
+	/* Marking a bad EV again changes nothing and says nothing. */
+	assert_int_equal(cmd(MRC_CTL_EV_BAD, S_QPN, 0, MRC_EV_R_PORT_DOWN), 0);
+	assert_int_equal(drain_events(), 0);
+	/* Probes answered: back in use. */
+	assert_int_equal(cmd(MRC_CTL_EV_GOOD, S_QPN, 0, MRC_EV_R_PROBES), 0);
+	qt = get_qp_tx();
+	assert_int_equal(qt->ev_use, 0xfffd);
+	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev[0].state, MRC_EV_GOOD);
+	assert_int_equal(ev[0].reason, MRC_EV_R_PROBES);
+	/* Denied: out of use, whatever ev_min_active says; allowed: still
+	 * out until probed. */
+	assert_int_equal(cmd(MRC_CTL_EV_DENY, S_QPN, 5, MRC_EV_R_DENY), 0);
+	qt = get_qp_tx();
+	assert_int_equal(qt->ev_use, 0xffdd);
+	assert_int_equal(qt->ev_denied, 0x20);
+	assert_int_equal(cmd(MRC_CTL_EV_GOOD, S_QPN, 5, MRC_EV_R_PROBES), 0);
+	assert_int_equal(get_qp_tx()->ev_state[5], MRC_EV_DENIED);
+	assert_int_equal(cmd(MRC_CTL_EV_ALLOW, S_QPN, 5, MRC_EV_R_ALLOW), 0);
+	qt = get_qp_tx();
+	assert_int_equal(qt->ev_state[5], MRC_EV_ASSUMED_BAD);
+	assert_int_equal(qt->ev_use, 0xffdd);
+	assert_int_equal(qt->ev_denied, 0);
+	/* Bad commands. */
+	assert_int_equal(cmd(MRC_CTL_EV_GOOD, S_QPN, NEV, 0), EINVAL);
+	assert_int_equal(cmd(MRC_CTL_EV_GOOD, 999, 0, 0), ENOENT);
+	assert_int_equal(cmd(99, S_QPN, 0, 0), EINVAL);
+}
+
+/* Runs the transmit program once; the UDP source port (the EV) it chose,
+ * 0 when it sent nothing. */
+static unsigned int tx_once(void)
+{
+	static uint8_t frame[1600];
+	struct pkt out;
+	int v;
+
+	v = xdp_run(bpf_program__fd(tx->progs.mrc_xdp_tx), frame, sizeof(frame),
+		    &out);
+	if (v != XDP_REDIRECT)
+		return 0;
+	return ntohs(((const struct udphdr *)(out.data + 14 + 20))->source);
+}
+
+/* n zero-length WRITEs in the send queue (one packet each). */
+static void post_empty(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct mrc_wqe *w = &sq->wqe[(sq->tail + i) % MRC_SQ_DEPTH];
+
+		memset(w, 0, sizeof(*w));
+		w->opcode = MRC_WR_RDMA_WRITE;
+		w->wr_id = i;
+	}
+	sq->tail += n;
+}
+
+static void spray_skips_unused(void **state)
+{
+	unsigned int i, seen[NEV] = {}, port;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(cmd(MRC_CTL_EV_BAD, S_QPN, 3, MRC_EV_R_LOSS), 0);
+	assert_int_equal(cmd(MRC_CTL_EV_DENY, S_QPN, 7, MRC_EV_R_DENY), 0);
+	post_empty(64);
+	for (i = 0; i < 64; i++) {
+		port = tx_once();
+		assert_true(port >= EV0 && port < EV0 + NEV);
+		seen[port - EV0]++;
+	}
+	for (i = 0; i < NEV; i++) {
+		if (i == 3 || i == 7)
+			assert_int_equal(seen[i], 0);
+		else
+			assert_true(seen[i] >= 4 && seen[i] <= 5);
+	}
+	/* Every EV denied: nothing leaves. */
+	for (i = 0; i < NEV; i++)
+		assert_int_equal(cmd(MRC_CTL_EV_DENY, S_QPN, i, MRC_EV_R_DENY),
+				 0);
+	post_empty(1);
+	assert_int_equal(tx_once(), 0);
+}
+
+/* The ACK the peer sends for psn, with cum and SACK bits for sacked[]. */
+static void ack(struct pkt *p, uint16_t evport, uint32_t psn, uint32_t cum,
+		const uint32_t *sacked, int n)
+{
+	uint32_t sack[8] = {};
+	int i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t k = sacked[i] - cum - 1;
+
+		sack[k / 32] |= 1u << (31 - k % 32);
+	}
+	pkt_init(p);
+	pkt_eth(p, MAC_A, MAC_B);
+	pkt_ipv4(p, "198.18.2.2", "198.18.1.2", 0x02);
+	pkt_udp(p, evport, MRC_UDP_PORT);
+	pkt_bth(p, MRC_OP_ACK, S_QPN, psn, 0);
+	pkt_aeth(p, MRC_AETH_ACK, 0);
+	pkt_aext(p, 0, evport, 0, cum, psn, 0, sack);
+	p->udp_csum = 1;
+	pkt_finish(p);
+}
+
+static void loss_on_one_ev(void **state)
+{
+	unsigned int i, port[8];
+	uint32_t sacked[4];
+	struct mrc_qp_tx *qt;
+	struct pkt a;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(set_qps(4, 1), 0); /* EVs 0..3, PSNs 0.. */
+	post_empty(8);
+	for (i = 0; i < 8; i++) {
+		port[i] = tx_once();
+		assert_int_equal(port[i], EV0 + i % 4);
+	}
+	/* PSN 1 (EV 1) arrives, 0 missing: reordering, nothing lost. */
+	sacked[0] = 1;
+	ack(&a, (uint16_t)port[1], 1, 0, sacked, 1);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
+				 (uint32_t)a.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(drain_events(), 0);
+	/* PSN 4, sent on EV 0 after PSN 0, arrives: PSN 0 was lost on EV 0,
+	 * and only EV 0 is to blame (2 and 3 are missing too, but nothing
+	 * sent after them on their EVs got through). */
+	sacked[1] = 4;
+	ack(&a, (uint16_t)port[4], 4, 0, sacked, 2);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
+				 (uint32_t)a.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev[0].type, MRC_EVT_STATE);
+	assert_int_equal(ev[0].ev_idx, 0);
+	assert_int_equal(ev[0].state, MRC_EV_ASSUMED_BAD);
+	assert_int_equal(ev[0].reason, MRC_EV_R_LOSS);
+	qt = get_qp_tx();
+	assert_int_equal(qt->ev_use, 0xe);
+	assert_int_equal(qt->retx_tail - qt->retx_head, 1);
+	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], 0);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 1);
+	/* The resend leaves on another EV, and EV 0 stays out of use. */
+	for (i = 0; i < 3; i++)
+		assert_int_not_equal(tx_once(), EV0);
+}
+
+static int setup(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
+	struct mrc_port port = { .ifindex = 1,
+				 .smac = { 2, 0, 0, 0, 0, 0xa },
+				 .dmac = { 2, 0, 0, 0, 0, 0xb } };
+	uint32_t p, key = S_QPN;
+	int sq_fd;
+
+	rx = mrc_xdp_rx__open_and_load();
+	if (!rx)
+		return -1;
+	tx = mrc_xdp_tx__open();
+	ctl = mrc_xdp_ctl__open();
+	if (!tx || !ctl || share_maps(tx->obj) || share_maps(ctl->obj) ||
+	    mrc_xdp_tx__load(tx) || mrc_xdp_ctl__load(ctl))
+		return -1;
+	tx->bss->tx_qpn = S_QPN;
+	inet_pton(AF_INET, "198.18.1.2", port.saddr);
+	for (p = 0; p < 4; p++) {
+		uint32_t lo = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_port), &p,
+					&port, BPF_ANY) ||
+		    bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_tx_port), &p,
+					&lo, BPF_ANY))
+			return -1;
+	}
+	sq_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_sq", 4,
+			       sizeof(struct mrc_sq), 1, &mm);
+	if (sq_fd < 0 || bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_sq), &key,
+					     &sq_fd, BPF_ANY))
+		return -1;
+	sq = mmap(NULL, sizeof(*sq), PROT_READ | PROT_WRITE, MAP_SHARED, sq_fd,
+		  0);
+	close(sq_fd);
+	events = ring_buffer__new(bpf_map__fd(rx->maps.mrc_ev_events), on_event,
+				  NULL, NULL);
+	return sq == MAP_FAILED || !events ? -1 : 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(probe_answered),
+		cmocka_unit_test(probe_refused),
+		cmocka_unit_test(probe_answer_is_an_event),
+		cmocka_unit_test(control_states),
+		cmocka_unit_test(spray_skips_unused),
+		cmocka_unit_test(loss_on_one_ev),
+	};
+
+	if (geteuid()) {
+		printf("SKIP: test_health needs root (BPF_PROG_TEST_RUN)\n");
+		return 77;
+	}
+	if (setup()) {
+		fprintf(stderr, "setup: %s\n", strerror(errno));
+		return 1;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
