@@ -546,6 +546,8 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		 * lost: one EV is one path, and a path keeps order. */
 		if (rec->tx_ns > qp->ev_acked_ns[rec->ev_idx & 63])
 			qp->ev_acked_ns[rec->ev_idx & 63] = rec->tx_ns;
+		if (rec->tx_ns > qp->acked_tx_ns)
+			qp->acked_tx_ns = rec->tx_ns;
 	}
 	for (k = 0; k < MRC_RX_WINDOW_MAX + 1; k++) {
 		if (mrc_psn_diff(a->cum_psn, qp->una_psn) <= 0)
@@ -568,10 +570,11 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	}
 	/*
 	 * Holes below the highest SACKed PSN. Lost, and resent at once on
-	 * another EV, when a packet sent later on the same EV was delivered
-	 * (the EV goes ASSUMED_BAD: health.h), or when MRC_REORDER_PKTS later
-	 * PSNs were (spraying reorders across EVs; that alone says nothing
-	 * about the EV).
+	 * another EV, when a packet sent later on the same EV was delivered,
+	 * or one sent reorder_ns later on any EV: then the EV goes
+	 * ASSUMED_BAD (health.h). Also resent, without blaming the EV, when
+	 * MRC_REORDER_PKTS later PSNs were delivered: spraying reorders
+	 * across EVs by less than reorder_ns.
 	 */
 	for (k = 0; k < MRC_SACK_BITS; k++) {
 		int same_ev, kept;
@@ -586,7 +589,8 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			    MRC_REC_INFLIGHT ||
 		    qp->retx_tail - qp->retx_head >= MRC_RETX_Q)
 			continue;
-		same_ev = rec->tx_ns < qp->ev_acked_ns[rec->ev_idx & 63];
+		same_ev = rec->tx_ns < qp->ev_acked_ns[rec->ev_idx & 63] ||
+			  rec->tx_ns + qp->reorder_ns < qp->acked_tx_ns;
 		if (!same_ev && k + MRC_REORDER_PKTS >= s->sack_high)
 			continue;
 		rec->flags |= MRC_REC_RETX_Q;

@@ -25,6 +25,7 @@
 #include "dev.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
+#include "mrc_xdp_ctl.skel.h"
 
 /*
  * The largest frame the transmit program builds: DEV_PAYLOAD_MAX with
@@ -40,22 +41,15 @@ static int err_msg(int err, const char *what, const char *obj)
 	return err < 0 ? err : -err;
 }
 
-int dev_open(struct dev *d)
+/* One set of maps: every other program uses the receive program's. */
+static int share_maps(struct dev *d, struct bpf_object *obj)
 {
 	struct bpf_map *m, *same;
 	int err;
 
-	memset(d, 0, sizeof(*d));
-	d->rx = mrc_xdp_rx__open_and_load();
-	if (!d->rx)
-		return err_msg(-errno, "loading", "mrc_xdp_rx");
-	d->tx = mrc_xdp_tx__open();
-	if (!d->tx)
-		return err_msg(-errno, "opening", "mrc_xdp_tx");
-	/* One set of maps: the transmit program uses the receive program's. */
-	bpf_object__for_each_map(m, d->tx->obj)
+	bpf_object__for_each_map(m, obj)
 	{
-		if (strchr(bpf_map__name(m), '.'))
+		if (bpf_map__is_internal(m))
 			continue; /* .bss, .rodata: the program's own */
 		same = bpf_object__find_map_by_name(d->rx->obj,
 						    bpf_map__name(m));
@@ -66,9 +60,35 @@ int dev_open(struct dev *d)
 		if (err)
 			return err_msg(err, "sharing map", bpf_map__name(m));
 	}
+	return 0;
+}
+
+int dev_open(struct dev *d)
+{
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	d->rx = mrc_xdp_rx__open_and_load();
+	if (!d->rx)
+		return err_msg(-errno, "loading", "mrc_xdp_rx");
+	d->tx = mrc_xdp_tx__open();
+	if (!d->tx)
+		return err_msg(-errno, "opening", "mrc_xdp_tx");
+	err = share_maps(d, d->tx->obj);
+	if (err)
+		return err;
 	err = mrc_xdp_tx__load(d->tx);
 	if (err)
 		return err_msg(err, "loading", "mrc_xdp_tx");
+	d->ctl = mrc_xdp_ctl__open();
+	if (!d->ctl)
+		return err_msg(-errno, "opening", "mrc_xdp_ctl");
+	err = share_maps(d, d->ctl->obj);
+	if (err)
+		return err;
+	err = mrc_xdp_ctl__load(d->ctl);
+	if (err)
+		return err_msg(err, "loading", "mrc_xdp_ctl");
 	if (getrandom(&d->next_rkey_rand, sizeof(d->next_rkey_rand), 0) < 0)
 		return err_msg(-errno, "getrandom", NULL);
 	return 0;
@@ -208,9 +228,34 @@ void dev_close(struct dev *d)
 				       NULL);
 	if (d->anchor_ifindex)
 		bpf_xdp_detach(d->anchor_ifindex, XDP_FLAGS_DRV_MODE, NULL);
+	mrc_xdp_ctl__destroy(d->ctl);
 	mrc_xdp_tx__destroy(d->tx);
 	mrc_xdp_rx__destroy(d->rx);
 	memset(d, 0, sizeof(*d));
+}
+
+int dev_ev_cmd(struct dev *d, uint32_t op, uint32_t qpn, uint32_t ev_idx,
+	       uint32_t reason)
+{
+	/* XDP takes a frame of an Ethernet header at least: padded. */
+	uint8_t buf[64] = {}, out[64];
+	struct mrc_ctl_cmd c = { .magic = MRC_CTL_MAGIC,
+				 .op = op,
+				 .qpn = qpn,
+				 .ev_idx = ev_idx,
+				 .reason = reason };
+
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf,
+		    .data_size_in = sizeof(buf), .data_out = out,
+		    .data_size_out = sizeof(out));
+	memcpy(buf, &c, sizeof(c));
+	if (bpf_prog_test_run_opts(bpf_program__fd(d->ctl->progs.mrc_xdp_ctl),
+				   &o))
+		return -errno;
+	if (o.retval != XDP_PASS)
+		return -EIO;
+	memcpy(&c, out, sizeof(c));
+	return -(int)c.result;
 }
 
 static int add_inner(struct bpf_map *outer, uint32_t key, int fd)
@@ -443,6 +488,7 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 	qt->ev_use = a->nev >= 64 ? ~0ull : (1ull << a->nev) - 1;
 	qt->ev_min_active = a->ev_min_active ? a->ev_min_active :
 					       (a->nev + 7) / 8;
+	qt->reorder_ns = a->reorder_ns ? a->reorder_ns : MRC_REORDER_NS_DEFAULT;
 	memcpy(qt->peer_addr, a->peer_addr, sizeof(qt->peer_addr));
 	qt->next_psn = qt->una_psn = a->first_psn;
 	/* The send side first: an ACK finds it before data is accepted. */

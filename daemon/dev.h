@@ -22,6 +22,7 @@
 
 struct mrc_xdp_rx;
 struct mrc_xdp_tx;
+struct mrc_xdp_ctl;
 struct ring_buffer;
 
 struct dev_port {
@@ -33,6 +34,7 @@ struct dev_port {
 struct dev {
 	struct mrc_xdp_rx *rx;
 	struct mrc_xdp_tx *tx;
+	struct mrc_xdp_ctl *ctl;
 	struct dev_port port[MRC_MAX_PORTS];
 	int nports;
 	int anchor_ifindex; /* idle interface the transmit program sits on */
@@ -64,6 +66,13 @@ int dev_add_port(struct dev *d, int port, const char *ifname,
 /* An idle interface the transmit program is attached to (DESIGN.md). */
 int dev_set_anchor(struct dev *d, const char *ifname);
 void dev_close(struct dev *d);
+/*
+ * Runs one command of the control program (bpf/mrc_xdp_ctl.bpf.c) on EV
+ * ev_idx of QP qpn: op is enum mrc_ctl_op, reason goes into the EV event.
+ * Returns 0, or -errno (its own, or the program's: ENOENT, EINVAL).
+ */
+int dev_ev_cmd(struct dev *d, uint32_t op, uint32_t qpn, uint32_t ev_idx,
+	       uint32_t reason);
 /*
  * An interface's IP MTU and whether it is up with carrier, by ioctl in the
  * current network namespace (sysfs shows its mounter's). 0 or -errno.
@@ -104,6 +113,7 @@ struct dev_qp_attr {
 	uint16_t ev_base; /* EVs: ev_base + i, spread over the ports */
 	uint32_t nev;
 	uint32_t ev_min_active; /* 0: nev / 8, rounded up */
+	uint32_t reorder_ns; /* 0: MRC_REORDER_NS_DEFAULT */
 	uint64_t db_token; /* mrc_doorbell.token for this QP */
 };
 

@@ -326,6 +326,7 @@ static void scan(struct mrcd *m)
 
 	if (read(m->scan_fd, &ticks, sizeof(ticks)) < 0)
 		return;
+	health_tick(m);
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
 		struct qp_ent *q = &m->qp[qpn];
 
@@ -375,6 +376,8 @@ static int run(struct mrcd *m)
 				doorbell_event(m, idx);
 			else if (tag == TAG_SCAN)
 				scan(m);
+			else if (tag == TAG_EVENTS)
+				health_events(m);
 		}
 		progress = m->nactive ? pump(m, &next_ns) : 0;
 	}
@@ -434,6 +437,9 @@ static int setup(struct mrcd *m, const char *anchor)
 	    epoll_add(m, m->listen_fd, TAG_LISTEN, 0) ||
 	    epoll_add(m, m->scan_fd, TAG_SCAN, 0))
 		return -EIO;
+	err = health_init(m);
+	if (err)
+		return err;
 	{
 		struct itimerspec it = {
 			.it_interval.tv_nsec = SCAN_NS,
@@ -528,7 +534,10 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < MRC_MAX_PORTS; i++)
+		m.probe_fd[i] = -1;
 	if (setup(&m, anchor)) {
+		health_close(&m);
 		if (m.pinned)
 			dev_unpin(m.pin_dir);
 		if (m.lowlat)
@@ -544,6 +553,14 @@ int main(int argc, char **argv)
 			close(m.client[i].fd);
 		}
 	unlink(m.sock_path);
+	mrcd_log(
+		&m, 0,
+		"path health: %llu EV state changes, %llu probes sent, %llu answered, %llu lost\n",
+		(unsigned long long)m.ev_state_events,
+		(unsigned long long)m.probes_sent,
+		(unsigned long long)m.probe_answers,
+		(unsigned long long)m.probes_lost);
+	health_close(&m);
 	if (m.pinned)
 		dev_unpin(m.pin_dir);
 	if (m.lowlat)

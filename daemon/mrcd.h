@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dev.h"
+#include "health.h"
 #include "plane.h"
 #include "mrc/mrcd_proto.h"
 
@@ -17,7 +18,13 @@
 #define MRCD_MAX_PD 1024
 
 /* epoll tags: the kind in the high 32 bits, an index in the low. */
-enum mrcd_tag { TAG_LISTEN = 1, TAG_CLIENT, TAG_DOORBELL, TAG_SCAN };
+enum mrcd_tag {
+	TAG_LISTEN = 1,
+	TAG_CLIENT,
+	TAG_DOORBELL,
+	TAG_SCAN,
+	TAG_EVENTS,
+};
 
 struct client {
 	int fd; /* -1: slot free */
@@ -37,6 +44,7 @@ struct qp_ent {
 	uint64_t next_ns; /* do not pump before (when nothing went out) */
 	uint64_t poll_ns; /* interval while waiting for ACKs */
 	uint64_t timeout_ns; /* the QP's ACK timeout */
+	struct ev_health *ev; /* MRC_QP_EVS of them, once an event came */
 };
 
 struct mrcd {
@@ -57,6 +65,15 @@ struct mrcd {
 	uint32_t active[MRC_MAX_QP]; /* QPs with posted, unfinished work */
 	int nactive;
 	uint64_t tx_calls;
+	/* Path health (health.c). */
+	struct ring_buffer *ev_ring;
+	int probe_fd[MRC_MAX_PORTS]; /* AF_PACKET, per port */
+	struct {
+		uint32_t qpn, idx;
+	} probing[HEALTH_MAX_PROBING];
+	int nprobing;
+	uint32_t probe_seq;
+	uint64_t ev_state_events, probes_sent, probe_answers, probes_lost;
 };
 
 /* Handles one request of client c; the reply and its fds go back on c->fd. */

@@ -3,7 +3,7 @@
  * Pinning the device in bpffs:
  *
  *   DIR/abi1/maps/mrc_qp_tx, mrc_ev_stats, ...   every data-path map
- *   DIR/abi1/progs/mrc_xdp_rx, mrc_xdp_tx, mrc_tc_tx
+ *   DIR/abi1/progs/mrc_xdp_rx, mrc_xdp_tx, mrc_xdp_ctl, mrc_tc_tx
  *
  * The abi<N> level is MRC_ABI_VERSION: a daemon built for another map
  * layout looks elsewhere and never misreads what it finds. Inner maps of
@@ -25,6 +25,7 @@
 #include "pin.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
+#include "mrc_xdp_ctl.skel.h"
 
 #define PIN_PATH_MAX 512
 
@@ -137,6 +138,9 @@ int dev_pin(struct dev *d, const char *dir, int lowlat_fd)
 	if (!err)
 		err = pin_fd(bpf_program__fd(d->tx->progs.mrc_xdp_tx), dir,
 			     "progs", "mrc_xdp_tx");
+	if (!err)
+		err = pin_fd(bpf_program__fd(d->ctl->progs.mrc_xdp_ctl), dir,
+			     "progs", "mrc_xdp_ctl");
 	if (!err && lowlat_fd >= 0)
 		err = pin_fd(lowlat_fd, dir, "progs", "mrc_tc_tx");
 	return err;

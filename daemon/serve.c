@@ -238,6 +238,7 @@ static int do_qp_create(struct mrcd *m, struct client *c,
 		close(fds[0]);
 		close(q->db_fd);
 		dev_qp_destroy(&m->dev, qpn, q->sq);
+		health_forget(m, qpn);
 		return err;
 	}
 	fds[1] = q->db_fd;
@@ -258,6 +259,7 @@ static void qp_free(struct mrcd *m, uint32_t qpn)
 	epoll_ctl(m->epfd, EPOLL_CTL_DEL, q->db_fd, NULL);
 	close(q->db_fd);
 	dev_qp_destroy(&m->dev, qpn, q->sq);
+	health_forget(m, qpn);
 	q->owner = NULL;
 	q->sq = NULL;
 	/* The pump drops it from its list when it sees no owner. */
@@ -333,6 +335,7 @@ static int do_qp_modify(struct mrcd *m, struct client *c,
 			err = -dev_qp_config(&m->dev, &a, MRC_QPS_RTS,
 					     DEV_QP_TX);
 		q->timeout_ns = a.timeout_ns;
+		health_forget(m, r->qpn); /* every EV starts GOOD */
 		break;
 	case MRC_QPS_ERR:
 		err = -dev_qp_set_state(&m->dev, r->qpn, MRC_QPS_ERR);
@@ -346,7 +349,8 @@ static int do_qp_modify(struct mrcd *m, struct client *c,
 	case MRC_QPS_RESET:
 		/* The application empties its own view of the queue too. */
 		dev_qp_clear(&m->dev, r->qpn);
-		q->sq->tail = q->sq->done = q->sq->err_wqe = 0;
+		health_forget(m, r->qpn);
+		q->sq->tail = q->sq->done = q->sq->err_wqe = q->sq->sent = 0;
 		q->sq->state = MRC_QPS_RESET;
 		break;
 	default:

@@ -141,6 +141,7 @@ _Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
 #define MRC_MAX_PORTS 8
 #define MRC_RETX_Q 64 /* PSNs waiting for retransmission, per QP */
 #define MRC_REORDER_PKTS 3 /* later PSNs SACKed before a hole is a loss */
+#define MRC_REORDER_NS_DEFAULT 500000 /* mrc_qp_tx.reorder_ns */
 #define MRC_RETRY_INFINITE 25 /* retry_exp: retry forever (OCP MRC) */
 _Static_assert(MRC_TX_RING >= 2 * MRC_RX_WINDOW_MAX, "tx ring covers window");
 
@@ -239,6 +240,14 @@ struct mrc_qp_tx {
 	__u32 retry_exp;
 	__u32 max_wimm; /* WRITE_IMMs in flight at most (peer's); 0: no limit */
 	__u32 ev_min_active; /* EVs that stay in use however bad they look */
+	/*
+	 * A packet still missing when one sent reorder_ns later (on any EV)
+	 * was delivered is lost, and so is its EV's path (time-based loss
+	 * detection, as RACK does for TCP): a dead path delivers nothing
+	 * later on its own EV to tell by.
+	 */
+	__u32 reorder_ns;
+	__u32 pad1;
 	__u64 db_token; /* a doorbell for this QP must carry it (random) */
 	__u8 peer_v6;
 	__u8 pad0[3];
@@ -266,6 +275,7 @@ struct mrc_qp_tx {
 	 * sent; a packet sent on ev[i] before that and not acknowledged was
 	 * lost there (one EV is one path, and a path keeps order).
 	 */
+	__u64 acked_tx_ns; /* when the newest acknowledged packet was sent */
 	__u64 ev_use;
 	__u64 ev_denied; /* bit i: ev[i] is DENIED, never used */
 	__u8 ev_state[MRC_QP_EVS];

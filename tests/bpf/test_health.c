@@ -91,6 +91,8 @@ static int share_maps(struct bpf_object *obj)
 }
 
 /* The receive side of R_QPN (answers probes) and the send side of S_QPN. */
+static uint32_t reorder_ns = 1000000000; /* by default: no time rule */
+
 static int set_qps(uint32_t nev, uint32_t min_active)
 {
 	static struct mrc_qp_tx qt;
@@ -109,6 +111,7 @@ static int set_qps(uint32_t nev, uint32_t min_active)
 	qt.retry_linear = 7;
 	qt.retry_exp = 7;
 	qt.ev_min_active = min_active;
+	qt.reorder_ns = reorder_ns;
 	for (i = 0; i < nev; i++) {
 		qt.ev[i] = (uint16_t)(EV0 + i);
 		qt.ev_port[i] = (uint8_t)(i % 4);
@@ -484,6 +487,37 @@ static void loss_on_one_ev(void **state)
 		assert_int_not_equal(tx_once(), EV0);
 }
 
+/* A dead path delivers nothing later on its own EV: the time rule. */
+static void loss_by_time(void **state)
+{
+	unsigned int i, port[8];
+	uint32_t sacked[6];
+	struct pkt a;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	reorder_ns = 2000;
+	assert_int_equal(set_qps(4, 1), 0);
+	reorder_ns = 1000000000;
+	post_empty(8);
+	for (i = 0; i < 8; i++) {
+		port[i] = tx_once();
+		usleep(100); /* sent well apart */
+	}
+	/* PSNs 1..2 arrive, 0 missing: within 2 us of it? No, 100 us
+	 * later: PSN 0 is lost, and only EV 0 is to blame. */
+	for (i = 0; i < 2; i++)
+		sacked[i] = i + 1;
+	ack(&a, (uint16_t)port[2], 2, 0, sacked, 2);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
+				 (uint32_t)a.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev[0].ev_idx, 0);
+	assert_int_equal(ev[0].reason, MRC_EV_R_LOSS);
+	assert_int_equal(get_qp_tx()->ev_use, 0xe);
+}
+
 static int setup(void)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
@@ -534,6 +568,7 @@ int main(void)
 		cmocka_unit_test(control_states),
 		cmocka_unit_test(spray_skips_unused),
 		cmocka_unit_test(loss_on_one_ev),
+		cmocka_unit_test(loss_by_time),
 	};
 
 	if (geteuid()) {

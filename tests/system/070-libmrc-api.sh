@@ -20,7 +20,7 @@ for m in mrc_qp mrc_qp_tx mrc_sq mrc_mr mrc_cq mrc_ev_stats mrc_drop; do
 	bpftool -j map show pinned "$pins/maps/$m" | jq -e --arg m "$m" '.name == $m' >/dev/null ||
 		fail "map $m not pinned under $pins/maps"
 done
-for p in mrc_xdp_rx mrc_xdp_tx mrc_tc_tx; do
+for p in mrc_xdp_rx mrc_xdp_tx mrc_xdp_ctl mrc_tc_tx; do
 	bpftool -j prog show pinned "$pins/progs/$p" | jq -e --arg p "$p" '.name == $p' >/dev/null ||
 		fail "program $p not pinned under $pins/progs"
 done
@@ -35,7 +35,7 @@ grep -q "abi1 exists: another mrcd" "$TMP/second.err" || fail "second mrcd: $(ca
 	fail "the second mrcd changed the first one's XDP program"
 tb exec h1 tc filter show dev lo egress | grep -q "mrc_tc_tx" ||
 	fail "the second mrcd removed the first one's doorbell program"
-log "device pinned under $pins (13 maps, 3 programs); a second mrcd refused it"
+log "device pinned under $pins (14 maps, 4 programs); a second mrcd refused it"
 as_nobody h1 "$TOP/build/tests/mrc_api_check" >"$TMP/check.out" 2>&1 ||
 	fail "mrc_api_check: $(cat "$TMP/check.out")"
 grep -E "PASSED|FAILED" "$TMP/check.out" | sed "s/^/  $SUITE: /"

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrcd's side of path health: EV events in, probes out.
+ *
+ *   data path: loss on EV e  -> ASSUMED_BAD, event ----.
+ *   mrcd:      event -> probe e after its backoff      |
+ *              answer -> next probe at once; HEALTH_PROBE_OK answers in a
+ *                        row -> mrc_xdp_ctl GOOD, event
+ *              no answer in HEALTH_PROBE_TIMEOUT_NS -> count restarts,
+ *                        backoff doubles (to HEALTH_BACKOFF_MAX_NS), with
+ *                        +-25 % jitter so EVs do not probe in lockstep
+ *
+ * Probes leave through an AF_PACKET socket on the EV's port, built here
+ * byte for byte the way the transmit program builds data packets (same
+ * addresses, same UDP source port), so they hash onto the same path.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "csum.h"
+#include "health.h"
+#include "mrcd.h"
+#include "mrc/wire.h"
+#include "mrc_xdp_rx.skel.h"
+
+static const char *state_name(unsigned int s)
+{
+	return s == MRC_EV_GOOD	       ? "GOOD" :
+	       s == MRC_EV_ASSUMED_BAD ? "ASSUMED_BAD" :
+	       s == MRC_EV_DENIED      ? "DENIED" :
+					 "?";
+}
+
+static const char *health_reason_name(unsigned int r)
+{
+	static const char *const names[] = {
+		[MRC_EV_R_LOSS] = "loss on this EV",
+		[MRC_EV_R_TIMEOUT] = "ACK timeout",
+		[MRC_EV_R_PROBES] = "probes answered",
+		[MRC_EV_R_PORT_DOWN] = "port down",
+		[MRC_EV_R_PORT_UP] = "port up",
+		[MRC_EV_R_DENY] = "denied",
+		[MRC_EV_R_ALLOW] = "allowed",
+		[MRC_EV_R_MIN_ACTIVE] = "kept in use: ev_min_active",
+		[MRC_EV_R_PROBE_ANSWER] = "probe answer",
+	};
+
+	return r < sizeof(names) / sizeof(names[0]) && names[r] ? names[r] :
+								  "?";
+}
+
+static struct ev_health *ev_of(struct mrcd *m, uint32_t qpn, uint32_t idx)
+{
+	struct qp_ent *q;
+
+	if (qpn >= MRC_MAX_QP || idx >= MRC_QP_EVS)
+		return NULL;
+	q = &m->qp[qpn];
+	if (!q->owner)
+		return NULL;
+	if (!q->ev) {
+		q->ev = calloc(MRC_QP_EVS, sizeof(*q->ev));
+		if (!q->ev)
+			return NULL;
+	}
+	return &q->ev[idx];
+}
+
+/* The backoff with +-25 % jitter. */
+static uint64_t jittered(uint64_t ns)
+{
+	uint32_t r = 0;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		r = (uint32_t)ns;
+	return ns - ns / 4 + (uint64_t)r % (ns / 2 + 1);
+}
+
+static void start_probing(struct mrcd *m, uint32_t qpn, uint32_t idx,
+			  struct ev_health *e, uint64_t now)
+{
+	if (e->good_ns && now - e->good_ns < HEALTH_FLAP_NS)
+		e->backoff_ns = e->backoff_ns * 2 > HEALTH_BACKOFF_MAX_NS ?
+					HEALTH_BACKOFF_MAX_NS :
+					e->backoff_ns * 2;
+	else
+		e->backoff_ns = HEALTH_BACKOFF_MIN_NS;
+	e->ok = 0;
+	e->seq = 0;
+	e->due_ns = now + jittered(e->backoff_ns);
+	if (e->probing)
+		return;
+	if (m->nprobing == HEALTH_MAX_PROBING) {
+		mrcd_log(m, 0,
+			 "QP %u EV %u: too many EVs to probe; not probed\n",
+			 qpn, idx);
+		return;
+	}
+	m->probing[m->nprobing].qpn = qpn;
+	m->probing[m->nprobing].idx = idx;
+	m->nprobing++;
+	e->probing = 1;
+}
+
+static void on_state(struct mrcd *m, const struct mrc_ev_event *v)
+{
+	struct ev_health *e = ev_of(m, v->qpn, v->ev_idx);
+	uint64_t now = mrcd_now_ns();
+
+	m->ev_state_events++;
+	mrcd_log(m, 1, "QP %u EV %u (port %u, %u): %s -> %s (%s)\n", v->qpn,
+		 v->ev_idx, v->port, v->ev, state_name(v->old_state),
+		 state_name(v->state), health_reason_name(v->reason));
+	if (!e)
+		return;
+	e->state = v->state;
+	e->changes++;
+	if (v->state == MRC_EV_ASSUMED_BAD)
+		start_probing(m, v->qpn, v->ev_idx, e, now);
+	else if (v->state == MRC_EV_GOOD)
+		e->good_ns = now;
+	/* DENIED: nothing to probe; the probe list drops it on its turn. */
+}
+
+static int probe_send(struct mrcd *m, uint32_t qpn, uint32_t idx, uint32_t seq);
+
+static void on_probe(struct mrcd *m, const struct mrc_ev_event *v)
+{
+	struct ev_health *e = ev_of(m, v->qpn, v->ev_idx);
+	int err;
+
+	m->probe_answers++;
+	if (!e || !e->seq || e->seq != v->seq)
+		return; /* late, or an operator's probe */
+	e->seq = 0;
+	e->rtt_ns = v->rtt_ns;
+	if (e->state != MRC_EV_ASSUMED_BAD)
+		return;
+	if (++e->ok < HEALTH_PROBE_OK) {
+		/* The next one at once: a path that answers is back fast. */
+		e->seq = ++m->probe_seq ? m->probe_seq : ++m->probe_seq;
+		e->deadline_ns = mrcd_now_ns() + HEALTH_PROBE_TIMEOUT_NS;
+		if (probe_send(m, v->qpn, v->ev_idx, e->seq))
+			e->seq = 0;
+		return;
+	}
+	err = dev_ev_cmd(&m->dev, MRC_CTL_EV_GOOD, v->qpn, v->ev_idx,
+			 MRC_EV_R_PROBES);
+	if (err)
+		mrcd_log(m, 0, "QP %u EV %u: back to GOOD failed: %s\n", v->qpn,
+			 v->ev_idx, strerror(-err));
+	/* The GOOD event that follows updates the mirror. */
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct mrcd *m = ctx;
+	const struct mrc_ev_event *v = data;
+
+	if (len < sizeof(*v))
+		return 0;
+	if (v->type == MRC_EVT_STATE)
+		on_state(m, v);
+	else if (v->type == MRC_EVT_PROBE)
+		on_probe(m, v);
+	return 0;
+}
+
+void health_events(struct mrcd *m)
+{
+	if (m->ev_ring)
+		ring_buffer__consume(m->ev_ring);
+}
+
+/*
+ * A probe for EV idx of QP qpn, as the transmit program would address a
+ * data packet on that EV: the EV's port, its next hop, our address there,
+ * the peer's on that plane, the EV as UDP source port.
+ */
+static int probe_send(struct mrcd *m, uint32_t qpn, uint32_t idx, uint32_t seq)
+{
+	static struct mrc_qp_tx qt;
+	uint8_t f[14 + 40 + 8 + MRC_PROBE_LEN] = {};
+	struct ethhdr *eth = (void *)f;
+	struct mrc_port port;
+	struct mrc_bth *bth;
+	struct mrc_pext *px;
+	struct udphdr *udp;
+	uint32_t p, l3, len;
+	uint64_t sum, ts;
+	uint16_t ulen;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_qp_tx), &qpn,
+				&qt) ||
+	    idx >= qt.nev)
+		return -ENOENT;
+	p = qt.ev_port[idx];
+	if (p >= (uint32_t)m->nports || m->probe_fd[p] < 0 ||
+	    bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_port), &p,
+				&port))
+		return -ENODEV;
+	memcpy(eth->h_dest, port.dmac, 6);
+	memcpy(eth->h_source, port.smac, 6);
+	l3 = port.v6 ? 40 : 20;
+	ulen = (uint16_t)(sizeof(*udp) + MRC_PROBE_LEN);
+	len = 14 + l3 + ulen;
+	udp = (void *)(f + 14 + l3);
+	if (port.v6) {
+		struct ipv6hdr *ip6 = (void *)(f + 14);
+
+		eth->h_proto = htons(ETH_P_IPV6);
+		ip6->version = 6;
+		ip6->payload_len = htons(ulen);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = 64;
+		memcpy(&ip6->saddr, port.saddr, 16);
+		memcpy(&ip6->daddr, qt.peer_addr[p], 16);
+		sum = mrc_csum_add(0, &ip6->saddr, 32);
+	} else {
+		struct iphdr *ip = (void *)(f + 14);
+
+		eth->h_proto = htons(ETH_P_IP);
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tot_len = htons((uint16_t)(20 + ulen));
+		ip->frag_off = htons(0x4000);
+		ip->ttl = 64;
+		ip->protocol = IPPROTO_UDP;
+		memcpy(&ip->saddr, port.saddr, 4);
+		memcpy(&ip->daddr, qt.peer_addr[p], 4);
+		ip->check = htons(mrc_csum(ip, 20));
+		sum = mrc_csum_add(0, &ip->saddr, 8);
+	}
+	udp->source = htons(qt.ev[idx]);
+	udp->dest = htons(MRC_UDP_PORT);
+	udp->len = htons(ulen);
+	bth = (void *)(udp + 1);
+	bth->opcode = MRC_OP_PROBE;
+	bth->pkey = htons(MRC_PKEY_DEFAULT);
+	bth->dqpn = htonl(qt.peer_qpn & MRC_BTH_QPN_MASK);
+	px = (void *)(bth + 1);
+	px->version = MRC_WIRE_VERSION;
+	px->ev = htons(qt.ev[idx]);
+	px->ev_idx = (uint8_t)idx;
+	px->seq = htonl(seq);
+	ts = mrcd_now_ns(); /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
+	px->tx_ts_hi = htonl((uint32_t)(ts >> 32));
+	px->tx_ts_lo = htonl((uint32_t)ts);
+	{
+		uint16_t proto_len[2] = { htons(IPPROTO_UDP), htons(ulen) };
+		uint16_t c;
+
+		sum = mrc_csum_add(sum, proto_len, sizeof(proto_len));
+		sum = mrc_csum_add(sum, udp, ulen);
+		c = mrc_csum_fold(sum);
+		udp->check = htons(c ? c : 0xffff);
+	}
+	if (send(m->probe_fd[p], f, len, 0) != (ssize_t)len)
+		return -errno;
+	m->probes_sent++;
+	return 0;
+}
+
+void health_tick(struct mrcd *m)
+{
+	uint64_t now = mrcd_now_ns();
+	int i;
+
+	for (i = 0; i < m->nprobing; i++) {
+		uint32_t qpn = m->probing[i].qpn, idx = m->probing[i].idx;
+		struct ev_health *e = m->qp[qpn].owner && m->qp[qpn].ev ?
+					      &m->qp[qpn].ev[idx] :
+					      NULL;
+
+		if (!e || e->state != MRC_EV_ASSUMED_BAD) {
+			if (e)
+				e->probing = 0;
+			m->probing[i--] = m->probing[--m->nprobing];
+			continue;
+		}
+		if (e->seq && now >= e->deadline_ns) {
+			/* Lost: start over, later. */
+			e->seq = 0;
+			e->ok = 0;
+			e->backoff_ns = e->backoff_ns * 2 >
+							HEALTH_BACKOFF_MAX_NS ?
+						HEALTH_BACKOFF_MAX_NS :
+						e->backoff_ns * 2;
+			e->due_ns = now + jittered(e->backoff_ns);
+			m->probes_lost++;
+		}
+		if (!e->seq && now >= e->due_ns) {
+			e->seq = ++m->probe_seq ? m->probe_seq : ++m->probe_seq;
+			e->deadline_ns = now + HEALTH_PROBE_TIMEOUT_NS;
+			if (probe_send(m, qpn, idx, e->seq)) {
+				e->seq = 0;
+				e->due_ns = now + jittered(e->backoff_ns);
+			}
+		}
+	}
+}
+
+void health_forget(struct mrcd *m, uint32_t qpn)
+{
+	int i;
+
+	for (i = 0; i < m->nprobing; i++)
+		if (m->probing[i].qpn == qpn)
+			m->probing[i--] = m->probing[--m->nprobing];
+	free(m->qp[qpn].ev);
+	m->qp[qpn].ev = NULL;
+}
+
+int health_init(struct mrcd *m)
+{
+	struct epoll_event ee = { .events = EPOLLIN };
+	int i;
+
+	for (i = 0; i < MRC_MAX_PORTS; i++)
+		m->probe_fd[i] = -1;
+	for (i = 0; i < m->nports; i++) {
+		struct sockaddr_ll sll = {
+			.sll_family = AF_PACKET,
+			.sll_protocol = 0, /* send only */
+			.sll_ifindex = (int)if_nametoindex(m->port[i].ifname),
+		};
+
+		m->probe_fd[i] = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+		if (m->probe_fd[i] < 0 ||
+		    bind(m->probe_fd[i], (struct sockaddr *)&sll,
+			 sizeof(sll))) {
+			fprintf(stderr, "mrcd: probe socket on %s: %s\n",
+				m->port[i].ifname, strerror(errno));
+			return -errno;
+		}
+	}
+	m->ev_ring = ring_buffer__new(
+		bpf_map__fd(m->dev.rx->maps.mrc_ev_events), on_record, m, NULL);
+	if (!m->ev_ring)
+		return -errno;
+	ee.data.u64 = (uint64_t)TAG_EVENTS << 32;
+	if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(m->ev_ring),
+		      &ee))
+		return -errno;
+	return 0;
+}
+
+void health_close(struct mrcd *m)
+{
+	int i;
+
+	ring_buffer__free(m->ev_ring);
+	m->ev_ring = NULL;
+	for (i = 0; i < MRC_MAX_PORTS; i++)
+		if (m->probe_fd[i] >= 0) {
+			close(m->probe_fd[i]);
+			m->probe_fd[i] = -1;
+		}
+	for (i = 0; i < MRC_MAX_QP; i++) {
+		free(m->qp[i].ev);
+		m->qp[i].ev = NULL;
+	}
+}

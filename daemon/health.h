@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains mrcd's side of path health (docs/health.md): it reads
+ * the data path's EV events, probes every ASSUMED_BAD EV with backoff and
+ * jitter, and after enough consecutive answers moves the EV back to GOOD
+ * through the control program. The data path alone moves EVs to
+ * ASSUMED_BAD; mrcd alone brings them back.
+ */
+#ifndef MRC_DAEMON_HEALTH_H
+#define MRC_DAEMON_HEALTH_H
+
+#include <stdint.h>
+
+#include "mrc/abi.h"
+
+struct mrcd;
+
+/* Probe timing; the defaults mrcd runs with (the configuration file of
+ * issue 6 will set them). */
+#define HEALTH_PROBE_OK 3 /* consecutive answers: GOOD again */
+#define HEALTH_PROBE_TIMEOUT_NS 2000000ull /* a probe unanswered: failed */
+#define HEALTH_BACKOFF_MIN_NS 1000000ull /* first wait, and after a fail */
+#define HEALTH_BACKOFF_MAX_NS 64000000ull
+/* Marked bad again this soon after GOOD: a flap, keep backing off. */
+#define HEALTH_FLAP_NS 100000000ull
+#define HEALTH_MAX_PROBING 8192 /* (QP, EV) pairs probed at once */
+
+/* What mrcd knows of one EV of one QP. */
+struct ev_health {
+	uint8_t state; /* MRC_EV_*, from the data path's events; 0: GOOD */
+	uint8_t ok; /* consecutive probe answers */
+	uint8_t probing; /* in the probe list */
+	uint8_t pad0;
+	uint32_t seq; /* the probe in flight, 0: none */
+	uint64_t backoff_ns;
+	uint64_t due_ns; /* next probe */
+	uint64_t deadline_ns; /* the probe in flight is lost after */
+	uint64_t good_ns; /* when it last became GOOD */
+	uint32_t rtt_ns; /* the last answer's */
+	uint32_t changes; /* state changes seen */
+};
+
+int health_init(struct mrcd *m);
+void health_close(struct mrcd *m);
+/* The event ring has records: read them all. */
+void health_events(struct mrcd *m);
+/* Probes due and probes lost; call often (mrcd's 1 ms tick). */
+void health_tick(struct mrcd *m);
+/* QP qpn is gone: forget its EVs. */
+void health_forget(struct mrcd *m, uint32_t qpn);
+
+#endif /* MRC_DAEMON_HEALTH_H */
