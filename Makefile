@@ -113,14 +113,14 @@ $(BUILD)/tools/mrc-perf: tools/mrc-perf.c $(BUILD)/libmrc.a include/mrc.h \
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_MRC)
 
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
-	     daemon/dev_lowlat.c daemon/pin.c daemon/health.c lib/msg.c \
-	     lib/csum.c
+	     daemon/dev_lowlat.c daemon/pin.c daemon/health.c daemon/links.c \
+	     lib/msg.c lib/csum.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h \
 		$(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Idaemon -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF)
+	$(Q)$(CC) $(CFLAGS) -Idaemon -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF) -lmnl
 
 $(BUILD)/tests/mrc_api_check: tests/tools/mrc_api_check.c $(BUILD)/libmrc.a \
 		$(LIBMRC_HDRS)

@@ -546,6 +546,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		 * lost: one EV is one path, and a path keeps order. */
 		if (rec->tx_ns > qp->ev_acked_ns[rec->ev_idx & 63])
 			qp->ev_acked_ns[rec->ev_idx & 63] = rec->tx_ns;
+		qp->ev_suspect[rec->ev_idx & 63] = 0;
 		if (rec->tx_ns > qp->acked_tx_ns)
 			qp->acked_tx_ns = rec->tx_ns;
 	}
@@ -570,14 +571,16 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	}
 	/*
 	 * Holes below the highest SACKed PSN. Lost, and resent at once on
-	 * another EV, when a packet sent later on the same EV was delivered,
-	 * or one sent reorder_ns later on any EV: then the EV goes
-	 * ASSUMED_BAD (health.h). Also resent, without blaming the EV, when
-	 * MRC_REORDER_PKTS later PSNs were delivered: spraying reorders
-	 * across EVs by less than reorder_ns.
+	 * another EV, when a packet sent later on the same EV was delivered:
+	 * then the EV goes ASSUMED_BAD (health.h). Lost too when one sent
+	 * reorder_ns later on any EV was delivered: MRC_SUSPECT_BAD such
+	 * losses in a row on one EV blame it (one may be a slow packet; a
+	 * dead path loses everything). Also resent, blaming nothing, when
+	 * MRC_REORDER_PKTS later PSNs were delivered.
 	 */
 	for (k = 0; k < MRC_SACK_BITS; k++) {
-		int same_ev, kept;
+		int same_ev, late, kept;
+		__u32 e;
 
 		if (k >= s->sack_high)
 			break;
@@ -589,10 +592,13 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			    MRC_REC_INFLIGHT ||
 		    qp->retx_tail - qp->retx_head >= MRC_RETX_Q)
 			continue;
-		same_ev = rec->tx_ns < qp->ev_acked_ns[rec->ev_idx & 63] ||
-			  rec->tx_ns + qp->reorder_ns < qp->acked_tx_ns;
-		if (!same_ev && k + MRC_REORDER_PKTS >= s->sack_high)
+		e = rec->ev_idx & 63;
+		same_ev = rec->tx_ns < qp->ev_acked_ns[e];
+		late = rec->tx_ns + qp->reorder_ns < qp->acked_tx_ns;
+		if (!same_ev && !late && k + MRC_REORDER_PKTS >= s->sack_high)
 			continue;
+		if (!same_ev && late && ++qp->ev_suspect[e] >= MRC_SUSPECT_BAD)
+			same_ev = 1;
 		rec->flags |= MRC_REC_RETX_Q;
 		qp->retx[qp->retx_tail++ % MRC_RETX_Q] = psn;
 		s->lost_ev[s->lost & 63] = rec->ev_idx;

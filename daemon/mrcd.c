@@ -27,6 +27,7 @@
 
 #include "dev_lowlat.h"
 #include "mrcd.h"
+#include "links.h"
 #include "pin.h"
 #include "mrc/msg.h"
 
@@ -378,6 +379,8 @@ static int run(struct mrcd *m)
 				scan(m);
 			else if (tag == TAG_EVENTS)
 				health_events(m);
+			else if (tag == TAG_LINK)
+				links_event(m);
 		}
 		progress = m->nactive ? pump(m, &next_ns) : 0;
 	}
@@ -438,6 +441,8 @@ static int setup(struct mrcd *m, const char *anchor)
 	    epoll_add(m, m->scan_fd, TAG_SCAN, 0))
 		return -EIO;
 	err = health_init(m);
+	if (!err)
+		err = links_init(m);
 	if (err)
 		return err;
 	{
@@ -537,6 +542,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < MRC_MAX_PORTS; i++)
 		m.probe_fd[i] = -1;
 	if (setup(&m, anchor)) {
+		links_close(&m);
 		health_close(&m);
 		if (m.pinned)
 			dev_unpin(m.pin_dir);
@@ -560,6 +566,7 @@ int main(int argc, char **argv)
 		(unsigned long long)m.probes_sent,
 		(unsigned long long)m.probe_answers,
 		(unsigned long long)m.probes_lost);
+	links_close(&m);
 	health_close(&m);
 	if (m.pinned)
 		dev_unpin(m.pin_dir);

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+struct mnl_socket;
+
 #include "dev.h"
 #include "health.h"
 #include "plane.h"
@@ -24,6 +26,7 @@ enum mrcd_tag {
 	TAG_DOORBELL,
 	TAG_SCAN,
 	TAG_EVENTS,
+	TAG_LINK,
 };
 
 struct client {
@@ -74,6 +77,9 @@ struct mrcd {
 	int nprobing;
 	uint32_t probe_seq;
 	uint64_t ev_state_events, probes_sent, probe_answers, probes_lost;
+	/* Link watch (links.c). */
+	struct mnl_socket *nl;
+	int port_up[MRC_MAX_PORTS];
 };
 
 /* Handles one request of client c; the reply and its fds go back on c->fd. */

@@ -142,6 +142,7 @@ _Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
 #define MRC_RETX_Q 64 /* PSNs waiting for retransmission, per QP */
 #define MRC_REORDER_PKTS 3 /* later PSNs SACKed before a hole is a loss */
 #define MRC_REORDER_NS_DEFAULT 500000 /* mrc_qp_tx.reorder_ns */
+#define MRC_SUSPECT_BAD 2 /* time-rule losses in a row that blame an EV */
 #define MRC_RETRY_INFINITE 25 /* retry_exp: retry forever (OCP MRC) */
 _Static_assert(MRC_TX_RING >= 2 * MRC_RX_WINDOW_MAX, "tx ring covers window");
 
@@ -279,6 +280,9 @@ struct mrc_qp_tx {
 	__u64 ev_use;
 	__u64 ev_denied; /* bit i: ev[i] is DENIED, never used */
 	__u8 ev_state[MRC_QP_EVS];
+	/* Losses by the time rule alone since the EV last delivered: one is
+	 * a suspicion (a slow packet), MRC_SUSPECT_BAD make it bad. */
+	__u8 ev_suspect[MRC_QP_EVS];
 	__u64 ev_acked_ns[MRC_QP_EVS];
 	struct mrc_tx_rec rec[MRC_TX_RING];
 };

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ports are planes: mrcd watches its ports' links with rtnetlink (libmnl).
+ * A port that loses carrier or goes admin down takes every EV of every QP
+ * that leaves by it out of use at once (ASSUMED_BAD, reason port down),
+ * through the control program; when it comes back those EVs are probed
+ * at once, and probes alone return them to GOOD (health.c).
+ */
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <linux/if.h>
+#include <linux/rtnetlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "links.h"
+#include "mrcd.h"
+#include "mrc_xdp_rx.skel.h"
+
+static void port_changed(struct mrcd *m, int p, int up)
+{
+	static struct mrc_qp_tx qt;
+	uint64_t now = mrcd_now_ns();
+	uint32_t qpn, i;
+	int n = 0;
+
+	m->port_up[p] = up;
+	mrcd_log(m, 0, "port %s (plane %d) %s\n", m->port[p].ifname, p,
+		 up ? "up: probing its EVs" : "down: its EVs leave use");
+	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+		struct qp_ent *q = &m->qp[qpn];
+
+		if (!q->owner || q->state != MRC_QPS_RTS ||
+		    bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_qp_tx),
+					&qpn, &qt))
+			continue;
+		for (i = 0; i < qt.nev && i < MRC_QP_EVS; i++) {
+			if (qt.ev_port[i] != (uint32_t)p)
+				continue;
+			if (!up) {
+				if (!dev_ev_cmd(&m->dev, MRC_CTL_EV_BAD, qpn, i,
+						MRC_EV_R_PORT_DOWN))
+					n++;
+			} else if (q->ev &&
+				   q->ev[i].state == MRC_EV_ASSUMED_BAD) {
+				/* Back: probe now, not after the backoff the
+				 * dead port ran up. */
+				q->ev[i].backoff_ns = HEALTH_BACKOFF_MIN_NS;
+				q->ev[i].due_ns = now;
+				q->ev[i].deadline_ns = now;
+				n++;
+			}
+		}
+	}
+	mrcd_log(m, 1, "port %s: %d EVs %s\n", m->port[p].ifname, n,
+		 up ? "to probe" : "out of use");
+}
+
+static int on_msg(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct mrcd *m = data;
+	int p, up;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
+		return MNL_CB_OK;
+	for (p = 0; p < m->nports; p++) {
+		if (m->dev.port[p].ifindex != ifi->ifi_index)
+			continue;
+		up = nlh->nlmsg_type == RTM_NEWLINK &&
+		     (ifi->ifi_flags & IFF_UP) &&
+		     (ifi->ifi_flags & IFF_RUNNING);
+		if (up != m->port_up[p])
+			port_changed(m, p, up);
+	}
+	return MNL_CB_OK;
+}
+
+void links_event(struct mrcd *m)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	ssize_t n;
+
+	while ((n = mnl_socket_recvfrom(m->nl, buf, sizeof(buf))) > 0)
+		mnl_cb_run(buf, (size_t)n, 0, 0, on_msg, m);
+	if (n < 0 && errno == ENOBUFS) {
+		/* Missed messages: read every port's state again. */
+		int p;
+
+		mrcd_log(m, 0, "netlink overrun: rereading the ports\n");
+		for (p = 0; p < m->nports; p++) {
+			uint32_t mtu;
+			int up = 0;
+
+			dev_link_state(m->port[p].ifname, &mtu, &up);
+			if (up != m->port_up[p])
+				port_changed(m, p, up);
+		}
+	}
+}
+
+int links_init(struct mrcd *m)
+{
+	struct epoll_event ee = { .events = EPOLLIN };
+	int p, fd;
+
+	for (p = 0; p < m->nports; p++) {
+		uint32_t mtu;
+
+		dev_link_state(m->port[p].ifname, &mtu, &m->port_up[p]);
+	}
+	m->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (!m->nl || mnl_socket_bind(m->nl, RTMGRP_LINK, MNL_SOCKET_AUTOPID)) {
+		fprintf(stderr, "mrcd: rtnetlink: %s\n", strerror(errno));
+		return -errno;
+	}
+	fd = mnl_socket_get_fd(m->nl);
+	ee.data.u64 = (uint64_t)TAG_LINK << 32;
+	if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, fd, &ee))
+		return -errno;
+	return 0;
+}
+
+void links_close(struct mrcd *m)
+{
+	if (m->nl)
+		mnl_socket_close(m->nl);
+	m->nl = NULL;
+}
