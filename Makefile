@@ -74,7 +74,8 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1 \
 	 $(BUILD)/tools/mrc-perf
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
-	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check
+	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check \
+	 $(BUILD)/tests/mptcp_bulk
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
@@ -89,7 +90,7 @@ $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/dev.h \
 LIBMRC_SRCS := lib/verbs.c lib/context.c lib/cq.c lib/qp.c lib/msg.c \
 	       lib/doorbell.c
 LIBMRC_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIBMRC_SRCS))
-LIBMRC_HDRS := include/mrc.h include/mrc_api_ver.h lib/internal.h \
+LIBMRC_HDRS := include/mrc.h include/mrc_api_ver.h include/mrc_ext.h lib/internal.h \
 	       $(wildcard include/mrc/*.h)
 LIBS_MRC   := $(BUILD)/libmrc.a -lpthread
 
@@ -106,11 +107,11 @@ $(BUILD)/libmrc.so.1: $(LIBMRC_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libmrc.so.1 -o $@ $^ -lpthread
 
-$(BUILD)/tools/mrc-perf: tools/mrc-perf.c $(BUILD)/libmrc.a include/mrc.h \
-		include/mrc_api_ver.h
+$(BUILD)/tools/mrc-perf: tools/mrc-perf.c tools/perf_timeline.c \
+		tools/perf_timeline.h $(BUILD)/libmrc.a $(LIBMRC_HDRS)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_MRC)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(LIBS_MRC)
 
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/dev_lowlat.c daemon/pin.c daemon/health.c daemon/links.c \
@@ -139,6 +140,13 @@ $(BUILD)/tests/fabgen: tests/fabric/fabgen.c $(BUILD)/tests/fabric/fabgen.skel.h
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF)
+
+# The failover benchmark's MPTCP baseline, with mrc-perf's timeline code.
+$(BUILD)/tests/mptcp_bulk: tests/tools/mptcp_bulk.c tools/perf_timeline.c \
+		tools/perf_timeline.h $(BUILD)/libmrc.a $(LIBMRC_HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itools -o $@ $(filter %.c,$^) $(LIBS_MRC)
 
 $(BUILD)/tests/flowgen: tests/tools/flowgen.c
 	$(call msg,CC,$@)

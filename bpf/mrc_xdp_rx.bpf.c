@@ -511,10 +511,31 @@ static __always_inline int sack_bit(const struct ackin *a, __u32 i)
 }
 
 /*
+ * Under the send lock: a PSN in flight is delivered (cumulative ACK or
+ * SACK bit). Its EV delivered what it sent then: the newest such time
+ * proves losses of older packets on it, and ends its silence (health.h).
+ */
+static __always_inline void delivered(struct mrc_qp_tx *qp,
+				      struct mrc_tx_rec *rec)
+{
+	__u32 e = rec->ev_idx & 63;
+
+	if (!(rec->flags & MRC_REC_INFLIGHT))
+		return;
+	rec->flags &= ~MRC_REC_INFLIGHT;
+	if (rec->tx_ns > qp->ev_acked_ns[e])
+		qp->ev_acked_ns[e] = rec->tx_ns;
+	if (rec->tx_ns > qp->acked_tx_ns)
+		qp->acked_tx_ns = rec->tx_ns;
+	if (rec->tx_ns >= qp->ev_silent_ns[e])
+		qp->ev_silent_ns[e] = 0;
+}
+
+/*
  * Under the send lock: take in what the ACK says. Everything before cum is
- * delivered; SACKed PSNs are delivered; a PSN still in flight with at least
- * MRC_REORDER_PKTS PSNs SACKed beyond it is lost and queued for
- * retransmission (once), as is the PSN a retryable NACK names. Then claim
+ * delivered; SACKed PSNs are delivered; a PSN still in flight that the
+ * rules below call lost is queued for retransmission (once), as is the PSN
+ * a retryable NACK names. Then claim
  * the send completions of WQEs whose PSNs are all delivered, in order.
  * Returns the number of scratch cqe[] slots used.
  */
@@ -546,14 +567,15 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		 * lost: one EV is one path, and a path keeps order. */
 		if (rec->tx_ns > qp->ev_acked_ns[rec->ev_idx & 63])
 			qp->ev_acked_ns[rec->ev_idx & 63] = rec->tx_ns;
-		qp->ev_suspect[rec->ev_idx & 63] = 0;
+		if (rec->tx_ns >= qp->ev_silent_ns[rec->ev_idx & 63])
+			qp->ev_silent_ns[rec->ev_idx & 63] = 0;
 		if (rec->tx_ns > qp->acked_tx_ns)
 			qp->acked_tx_ns = rec->tx_ns;
 	}
 	for (k = 0; k < MRC_RX_WINDOW_MAX + 1; k++) {
 		if (mrc_psn_diff(a->cum_psn, qp->una_psn) <= 0)
 			break;
-		qp->rec[qp->una_psn % MRC_TX_RING].flags &= ~MRC_REC_INFLIGHT;
+		delivered(qp, &qp->rec[qp->una_psn % MRC_TX_RING]);
 		qp->una_psn = (qp->una_psn + 1) & MRC_BTH_PSN_MASK;
 	}
 	for (k = 0; k < MRC_SACK_BITS; k++) {
@@ -565,21 +587,20 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		if (mrc_psn_diff(psn, qp->next_psn) >= 0)
 			break;
 		if (sack_bit(a, k)) {
-			qp->rec[psn % MRC_TX_RING].flags &= ~MRC_REC_INFLIGHT;
+			delivered(qp, &qp->rec[psn % MRC_TX_RING]);
 			s->sack_high = k + 1;
 		}
 	}
 	/*
 	 * Holes below the highest SACKed PSN. Lost, and resent at once on
 	 * another EV, when a packet sent later on the same EV was delivered:
-	 * then the EV goes ASSUMED_BAD (health.h). Lost too when one sent
-	 * reorder_ns later on any EV was delivered: MRC_SUSPECT_BAD such
-	 * losses in a row on one EV blame it (one may be a slow packet; a
-	 * dead path loses everything). Also resent, blaming nothing, when
-	 * MRC_REORDER_PKTS later PSNs were delivered.
+	 * that proves the EV's path lost it, and the EV goes ASSUMED_BAD
+	 * (health.h). Resent too, blaming nothing, when MRC_REORDER_PKTS
+	 * later PSNs were delivered: spraying reorders across EVs. (A dead
+	 * EV proves nothing this way; the transmit side finds it silent.)
 	 */
 	for (k = 0; k < MRC_SACK_BITS; k++) {
-		int same_ev, late, kept;
+		int same_ev, kept;
 		__u32 e;
 
 		if (k >= s->sack_high)
@@ -589,20 +610,25 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			continue;
 		rec = &qp->rec[psn % MRC_TX_RING];
 		if ((rec->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) !=
-			    MRC_REC_INFLIGHT ||
-		    qp->retx_tail - qp->retx_head >= MRC_RETX_Q)
+		    MRC_REC_INFLIGHT)
 			continue;
 		e = rec->ev_idx & 63;
-		same_ev = rec->tx_ns < qp->ev_acked_ns[e];
-		late = rec->tx_ns + qp->reorder_ns < qp->acked_tx_ns;
-		if (!same_ev && !late && k + MRC_REORDER_PKTS >= s->sack_high)
+		/* Sent a little earlier on the same EV (two CPUs may swap
+		 * packets of one EV as they leave), and still missing. */
+		same_ev = rec->tx_ns + qp->reorder_ns / 8 < qp->ev_acked_ns[e];
+		if (!same_ev && k + MRC_REORDER_PKTS >= s->sack_high)
 			continue;
-		if (!same_ev && late && ++qp->ev_suspect[e] >= MRC_SUSPECT_BAD)
-			same_ev = 1;
-		rec->flags |= MRC_REC_RETX_Q;
-		qp->retx[qp->retx_tail++ % MRC_RETX_Q] = psn;
-		s->lost_ev[s->lost & 63] = rec->ev_idx;
-		s->lost++;
+		/*
+		 * A full queue delays the resend (the hole is judged again on
+		 * the next ACK, or its timeout resends it), never the verdict
+		 * on the EV: a dead plane fills the queue at once.
+		 */
+		if (qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
+			rec->flags |= MRC_REC_RETX_Q;
+			qp->retx[qp->retx_tail++ % MRC_RETX_Q] = psn;
+			s->lost_ev[s->lost & 63] = rec->ev_idx;
+			s->lost++;
+		}
 		if (same_ev && s->nbad < 8 &&
 		    health_mark_bad(qp, rec->ev_idx, &kept)) {
 			s->bad_ev[s->nbad & 7] = rec->ev_idx;

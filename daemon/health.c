@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -58,6 +59,7 @@ static const char *health_reason_name(unsigned int r)
 		[MRC_EV_R_ALLOW] = "allowed",
 		[MRC_EV_R_MIN_ACTIVE] = "kept in use: ev_min_active",
 		[MRC_EV_R_PROBE_ANSWER] = "probe answer",
+		[MRC_EV_R_SILENT] = "silent while later packets got through",
 	};
 
 	return r < sizeof(names) / sizeof(names[0]) && names[r] ? names[r] :
@@ -75,8 +77,14 @@ static struct ev_health *ev_of(struct mrcd *m, uint32_t qpn, uint32_t idx)
 		return NULL;
 	if (!q->ev) {
 		q->ev = calloc(MRC_QP_EVS, sizeof(*q->ev));
-		if (!q->ev)
+		q->evlog = calloc(1, sizeof(*q->evlog));
+		if (!q->ev || !q->evlog) {
+			free(q->ev);
+			free(q->evlog);
+			q->ev = NULL;
+			q->evlog = NULL;
 			return NULL;
+		}
 	}
 	return &q->ev[idx];
 }
@@ -128,6 +136,17 @@ static void on_state(struct mrcd *m, const struct mrc_ev_event *v)
 		 state_name(v->state), health_reason_name(v->reason));
 	if (!e)
 		return;
+	{
+		struct qp_evlog *l = m->qp[v->qpn].evlog;
+		struct mrcd_ev_rec *r = &l->rec[l->count % HEALTH_LOG];
+
+		r->no = ++l->count;
+		r->ts_ns = v->ts_ns;
+		r->ev_idx = v->ev_idx;
+		r->state = v->state;
+		r->old_state = v->old_state;
+		r->reason = v->reason;
+	}
 	e->state = v->state;
 	e->changes++;
 	if (v->state == MRC_EV_ASSUMED_BAD)
@@ -323,7 +342,45 @@ void health_forget(struct mrcd *m, uint32_t qpn)
 		if (m->probing[i].qpn == qpn)
 			m->probing[i--] = m->probing[--m->nprobing];
 	free(m->qp[qpn].ev);
+	free(m->qp[qpn].evlog);
 	m->qp[qpn].ev = NULL;
+	m->qp[qpn].evlog = NULL;
+}
+
+int health_query(struct mrcd *m, uint32_t qpn, uint32_t after,
+		 struct mrcd_qp_health *h)
+{
+	static struct mrc_qp_tx qt;
+	struct qp_evlog *l = m->qp[qpn].evlog;
+	uint32_t i, n, first;
+
+	memset(h, 0, sizeof(*h));
+	if (bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_qp_tx), &qpn,
+				&qt))
+		return errno;
+	h->nev = qt.nev;
+	h->ev_use = qt.ev_use;
+	h->ev_denied = qt.ev_denied;
+	memcpy(h->state, qt.ev_state, sizeof(h->state));
+	for (i = 0; i < qt.nev && i < MRC_QP_EVS && m->ev_stats; i++) {
+		const struct mrc_ev_stats *st =
+			&m->ev_stats[qpn * MRC_QP_EVS + i];
+
+		h->sent += st->sent;
+		h->retx += st->retx;
+		h->lost += st->lost;
+	}
+	if (!l)
+		return 0;
+	h->last_no = l->count;
+	/* The oldest still logged after 'after', at most MRCD_HEALTH_EVENTS. */
+	first = after + 1;
+	if (l->count >= HEALTH_LOG && first <= l->count - HEALTH_LOG)
+		first = l->count - HEALTH_LOG + 1;
+	for (n = 0; first <= l->count && n < MRCD_HEALTH_EVENTS; first++, n++)
+		h->events[n] = l->rec[(first - 1) % HEALTH_LOG];
+	h->nevents = n;
+	return 0;
 }
 
 int health_init(struct mrcd *m)
@@ -349,6 +406,13 @@ int health_init(struct mrcd *m)
 			return -errno;
 		}
 	}
+	m->ev_stats = mmap(NULL,
+			   (size_t)MRC_MAX_QP * MRC_QP_EVS *
+				   sizeof(struct mrc_ev_stats),
+			   PROT_READ, MAP_SHARED,
+			   bpf_map__fd(m->dev.rx->maps.mrc_ev_stats), 0);
+	if (m->ev_stats == MAP_FAILED)
+		m->ev_stats = NULL; /* counters read as 0 */
 	m->ev_ring = ring_buffer__new(
 		bpf_map__fd(m->dev.rx->maps.mrc_ev_events), on_record, m, NULL);
 	if (!m->ev_ring)
@@ -373,6 +437,12 @@ void health_close(struct mrcd *m)
 		}
 	for (i = 0; i < MRC_MAX_QP; i++) {
 		free(m->qp[i].ev);
+		free(m->qp[i].evlog);
 		m->qp[i].ev = NULL;
+		m->qp[i].evlog = NULL;
 	}
+	if (m->ev_stats)
+		munmap(m->ev_stats, (size_t)MRC_MAX_QP * MRC_QP_EVS *
+					    sizeof(struct mrc_ev_stats));
+	m->ev_stats = NULL;
 }

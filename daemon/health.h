@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "mrc/abi.h"
+#include "mrc/mrcd_proto.h"
 
 struct mrcd;
 
@@ -40,7 +41,17 @@ struct ev_health {
 	uint32_t changes; /* state changes seen */
 };
 
+/* The newest events of one QP, for MRCD_QP_HEALTH. */
+#define HEALTH_LOG 64
+struct qp_evlog {
+	uint32_t count; /* events ever; the newest is number count */
+	struct mrcd_ev_rec rec[HEALTH_LOG]; /* number n at (n - 1) % HEALTH_LOG */
+};
+
 int health_init(struct mrcd *m);
+/* MRCD_QP_HEALTH for QP qpn: events numbered after 'after'. */
+int health_query(struct mrcd *m, uint32_t qpn, uint32_t after,
+		 struct mrcd_qp_health *h);
 void health_close(struct mrcd *m);
 /* The event ring has records: read them all. */
 void health_events(struct mrcd *m);

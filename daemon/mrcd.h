@@ -48,6 +48,7 @@ struct qp_ent {
 	uint64_t poll_ns; /* interval while waiting for ACKs */
 	uint64_t timeout_ns; /* the QP's ACK timeout */
 	struct ev_health *ev; /* MRC_QP_EVS of them, once an event came */
+	struct qp_evlog *evlog; /* with ev */
 };
 
 struct mrcd {
@@ -77,6 +78,7 @@ struct mrcd {
 	int nprobing;
 	uint32_t probe_seq;
 	uint64_t ev_state_events, probes_sent, probe_answers, probes_lost;
+	struct mrc_ev_stats *ev_stats; /* the data path's, mmapped */
 	/* Link watch (links.c). */
 	struct mnl_socket *nl;
 	int port_up[MRC_MAX_PORTS];

@@ -434,6 +434,13 @@ int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 	case MRCD_QP_QUERY:
 		err = do_qp_query(m, c, req->obj.idx, &rep);
 		break;
+	case MRCD_QP_HEALTH:
+		err = qp_owned(m, req->qp_health.qpn, c);
+		if (!err)
+			err = health_query(m, req->qp_health.qpn,
+					   req->qp_health.after,
+					   &rep.qp_health);
+		break;
 	case MRCD_QP_DESTROY:
 		err = qp_owned(m, req->obj.idx, c);
 		if (!err)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "mrc_ext.h"
 #include "mrc/doorbell.h"
 
 /* Verbs attributes an MRC QP refuses (the API names their replacements). */
@@ -324,6 +325,24 @@ int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 	if (!err && to == IBV_QPS_RESET)
 		qp_unmark_failed(qp);
 	return err ? fail_errno(err) : 0;
+}
+
+int mrcx_query_qp_health(struct mrc_qp *qp, uint32_t after,
+			 struct mrcd_qp_health *h)
+{
+	struct mrcd_req req = { .op = MRCD_QP_HEALTH };
+	struct mrcd_rep rep;
+	int err;
+
+	if (!qp || !h)
+		return fail_errno(EINVAL);
+	req.qp_health.qpn = qp->qpn;
+	req.qp_health.after = after;
+	err = soft_call(qp->ctx->sc, &req, &rep, NULL, 0);
+	if (err)
+		return fail_errno(err);
+	*h = rep.qp_health;
+	return 0;
 }
 
 int mrc_query_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,

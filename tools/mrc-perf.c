@@ -49,6 +49,8 @@
 
 #include <mrc.h>
 
+#include "perf_timeline.h"
+
 #define PERF_PORT_DEFAULT "18515"
 #define PERF_MAGIC 0x4d524350u /* "MRCP" */
 #define PERF_PROTO_VERSION 1
@@ -109,6 +111,9 @@ struct perf_opts {
 	unsigned int sge;
 	unsigned int idle_us; /* 0: spin on empty CQs */
 	double wait_s;
+	const char *timeline; /* --timeline CSV file */
+	const char *at[TL_MAX_AT]; /* --at MS:CMD */
+	int nat;
 };
 
 /* Signals received: the first ends the run, a second every wait. */
@@ -667,6 +672,8 @@ struct perf_dev {
 	union ibv_gid gid;
 	unsigned int port_mtu_bytes;
 	unsigned int path_mtu_bytes; /* the QPs' path MTU, as set */
+	struct tl *tl; /* --timeline / --at: the failover timeline */
+	uint64_t wr_bytes; /* bytes per WR of the running row */
 	struct mrc_device_attr attr;
 	struct perf_qp *qps;
 	unsigned int nqps, depth, rq_depth, sge;
@@ -1088,7 +1095,8 @@ static void row_reset_qps(struct perf_dev *d, unsigned int window)
 		q->target = UINT64_MAX;
 		q->recv_msgs = 0;
 		q->window = window;
-		q->sig_every = window / 2 ? window / 2 : 1;
+		/* A timeline times every WR's completion. */
+		q->sig_every = d->tl ? 1 : window / 2 ? window / 2 : 1;
 	}
 }
 
@@ -1234,6 +1242,10 @@ static int poll_send(struct perf_dev *d)
 		} else {
 			q->ok += idx + 1 - q->completed;
 			d->send_last_ok_ns = now_ns();
+			if (d->tl)
+				tl_completion(d->tl, d->send_last_ok_ns,
+					      (idx + 1 - q->completed) *
+						      d->wr_bytes);
 		}
 		q->completed = idx + 1;
 	}
@@ -1460,8 +1472,14 @@ static int client_writes(struct perf_client *c, const struct perf_row *r,
 		window = (unsigned int)(d->qps[0].peer.rq_depth / 2);
 	row_reset_qps(d, window ? window : 1);
 	writes_targets(d, c->o, r->slots);
+	d->wr_bytes = r->size_bytes;
+	if (d->tl)
+		tl_start(d->tl, t0, d->qps[0].qp);
 	for (;;) {
 		uint64_t now = now_ns();
+
+		if (d->tl)
+			tl_tick(d->tl, now);
 
 		if (!stopping && writes_should_stop(c, r, now, deadline)) {
 			stopping = true;
@@ -1501,6 +1519,8 @@ static int client_writes(struct perf_client *c, const struct perf_row *r,
 	}
 	res->stopped |= g_stop;
 	res->elapsed_ns = t_last - t0;
+	if (d->tl)
+		tl_finish(d->tl, now_ns());
 	res->client_cpu_ns = cpu_ns() - cpu0;
 	return err;
 }
@@ -1996,6 +2016,8 @@ static void print_json(const struct perf_client *c, int err)
 					c->dev.send_last_ok_ns) /
 				       1e6 :
 			       -1.0);
+	if (c->dev.tl)
+		tl_json(c->dev.tl, stdout);
 	if (err)
 		printf(",\"error\":\"%s\"", strerror(-err));
 	printf(",\"ok\":%s}\n", err || c->failed ? "false" : "true");
@@ -2115,6 +2137,11 @@ static int client_main(const struct perf_opts *o)
 	int err;
 
 	client_params(o, &c.params);
+	if (o->timeline || o->nat) {
+		c.dev.tl = tl_new(o->timeline, o->at, o->nat);
+		if (!c.dev.tl)
+			return 2;
+	}
 	c.fd = sock_connect(o->host, o->port, o->wait_s);
 	if (c.fd < 0)
 		return 1;
@@ -2134,12 +2161,16 @@ static int client_main(const struct perf_opts *o)
 		print_json(&c, err);
 	else if (c.nrows)
 		print_human(&c);
+	if (!o->json && c.dev.tl)
+		tl_human(c.dev.tl, stdout);
 	if (err == -EINTR || g_stop)
 		pr_err("interrupted");
 	else if (err)
 		pr_err("the test failed: %s", strerror(-err));
 	else if (c.failed)
 		pr_err("errors: see the counts above");
+	tl_free(c.dev.tl);
+	c.dev.tl = NULL;
 	dev_close(&c.dev);
 	free(c.rows);
 	close(c.fd);
@@ -2456,6 +2487,11 @@ static void usage(FILE *f)
 		"      --mpr N              PSNs in flight, units of 128 (default:\n"
 		"                           the device's largest)\n"
 		"      --timeout N          ACK timeout 1.024 us x 2^N (default 14)\n"
+		"      --timeline FILE      bw: a CSV of goodput, retransmissions and EVs\n"
+		"                           in use each ms, FILE.events.csv, and a PNG\n"
+		"                           (gnuplot); with --at, a failover summary\n"
+		"      --at MS:CMD          bw: run sh -c CMD MS ms into the run (up to\n"
+		"                           4; the first is the fault, the next its heal)\n"
 		"      --retry L,E          linear, exponential retries (default 7,7;\n"
 		"                           E=25: forever)\n"
 		"      --mtu BYTES          path MTU 256-4096 (default: the port's)\n"
@@ -2586,6 +2622,8 @@ enum {
 	OPT_MPR,
 	OPT_TIMEOUT,
 	OPT_RETRY,
+	OPT_TIMELINE,
+	OPT_AT,
 	OPT_MTU,
 	OPT_SGE,
 	OPT_WAIT,
@@ -2606,6 +2644,8 @@ static const struct option long_opts[] = {
 	{ "mpr", required_argument, NULL, OPT_MPR },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "retry", required_argument, NULL, OPT_RETRY },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "at", required_argument, NULL, OPT_AT },
 	{ "mtu", required_argument, NULL, OPT_MTU },
 	{ "sge", required_argument, NULL, OPT_SGE },
 	{ "port", required_argument, NULL, 'p' },
@@ -2657,6 +2697,16 @@ static int parse_opt(int c, const char *arg, struct perf_opts *o)
 		return parse_uint("--mpr", arg, 1, 255, &o->mpr);
 	case OPT_TIMEOUT:
 		return parse_uint("--timeout", arg, 0, 24, &o->timeout);
+	case OPT_TIMELINE:
+		o->timeline = arg;
+		return 0;
+	case OPT_AT:
+		if (o->nat == TL_MAX_AT) {
+			pr_err("--at: at most %d", TL_MAX_AT);
+			return -EINVAL;
+		}
+		o->at[o->nat++] = arg;
+		return 0;
 	case OPT_RETRY:
 		return parse_retry(arg, o);
 	case OPT_MTU:
@@ -2694,6 +2744,11 @@ static int check_opts(struct perf_opts *o)
 	 * ping-pong spins on its socket too): a sleep is a timer's latency. */
 	if (!o->idle_set && o->test == TEST_LAT)
 		o->idle_us = 0;
+	if ((o->timeline || o->nat) &&
+	    (o->test != TEST_BW || o->sweep || o->server)) {
+		pr_err("--timeline and --at are for one --test bw row (no --sweep)");
+		return -EINVAL;
+	}
 	if (o->transport & XPORT_TCP && o->test != TEST_LAT) {
 		pr_err("--transport tcp is only for --test lat");
 		return -EINVAL;

@@ -64,6 +64,9 @@ struct tx_pick {
 	__u8 lost_ev_idx;
 	__u8 ev_bad; /* ...which made lost_ev_idx ASSUMED_BAD: an event */
 	__u8 ev_kept; /* ...or would have, but ev_min_active keeps it */
+	__u8 silent_bad; /* silent_idx was found silent: ASSUMED_BAD */
+	__u8 silent_kept;
+	__u8 silent_idx;
 	__u64 err_wr_id;
 	__u32 err_seq;
 };
@@ -185,6 +188,22 @@ spray:
 	i = health_next_ev(qp, nev, p->retx ? rec->ev_idx : MRC_QP_EVS);
 	if (i >= MRC_QP_EVS)
 		goto idle; /* cannot be: checked under this lock above */
+	/* Its turn, but silent while later packets got through: dead. */
+	if (qp->ev_silent_ns[i] &&
+	    qp->ev_silent_ns[i] + 2ull * qp->reorder_ns < qp->acked_tx_ns) {
+		int kept;
+
+		p->silent_bad = (__u8)health_mark_bad(qp, i, &kept);
+		p->silent_kept = (__u8)kept;
+		p->silent_idx = (__u8)i;
+		if (p->silent_bad && !kept)
+			i = health_next_ev(qp, nev,
+					   p->retx ? rec->ev_idx : MRC_QP_EVS);
+		if (i >= MRC_QP_EVS)
+			goto idle;
+	}
+	if (!qp->ev_silent_ns[i])
+		qp->ev_silent_ns[i] = p->tx_ns;
 	rec->ev = qp->ev[i];
 	rec->ev_idx = i;
 	rec->port = qp->ev_port[i];
@@ -396,16 +415,24 @@ static __always_inline void tx_fail_wqe(struct mrc_qp_tx *qp, struct tx_pick *p,
 
 /* What tx_one() did; TX_SENT leaves the packet built for *port. */
 #define TX_SENT 0
-/* A timeout that moved an EV to ASSUMED_BAD (or would have): tell mrcd. */
+/* EVs the pick moved to ASSUMED_BAD (or would have): tell mrcd. */
 static __always_inline void tx_health_event(__u32 qpn, struct mrc_qp_tx *qp,
 					    const struct tx_pick *p)
 {
-	if (!p->ev_bad)
-		return;
-	mrc_count_tx(MRC_TX_EV_BAD, 1);
-	health_event(qpn, qp, p->lost_ev_idx, MRC_EVT_STATE, MRC_EV_ASSUMED_BAD,
-		     MRC_EV_GOOD,
-		     p->ev_kept ? MRC_EV_R_MIN_ACTIVE : MRC_EV_R_TIMEOUT);
+	if (p->ev_bad) {
+		mrc_count_tx(MRC_TX_EV_BAD, 1);
+		health_event(qpn, qp, p->lost_ev_idx, MRC_EVT_STATE,
+			     MRC_EV_ASSUMED_BAD, MRC_EV_GOOD,
+			     p->ev_kept ? MRC_EV_R_MIN_ACTIVE :
+					  MRC_EV_R_TIMEOUT);
+	}
+	if (p->silent_bad) {
+		mrc_count_tx(MRC_TX_EV_BAD, 1);
+		health_event(qpn, qp, p->silent_idx, MRC_EVT_STATE,
+			     MRC_EV_ASSUMED_BAD, MRC_EV_GOOD,
+			     p->silent_kept ? MRC_EV_R_MIN_ACTIVE :
+					      MRC_EV_R_SILENT);
+	}
 }
 
 #define TX_IDLE 1 /* nothing to send: counted as tx_idle */
@@ -466,8 +493,8 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 		ev = mrc_ev_of(qpn, p.lost_ev_idx);
 		if (ev)
 			__sync_fetch_and_add(&ev->lost, 1);
-		tx_health_event(qpn, qp, &p);
 	}
+	tx_health_event(qpn, qp, &p);
 	*port = p.port;
 	return TX_SENT;
 idle:

@@ -140,9 +140,8 @@ _Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
 #define MRC_QP_EVS 64 /* EVs one QP sprays over, all ports together */
 #define MRC_MAX_PORTS 8
 #define MRC_RETX_Q 64 /* PSNs waiting for retransmission, per QP */
-#define MRC_REORDER_PKTS 3 /* later PSNs SACKed before a hole is a loss */
 #define MRC_REORDER_NS_DEFAULT 500000 /* mrc_qp_tx.reorder_ns */
-#define MRC_SUSPECT_BAD 2 /* time-rule losses in a row that blame an EV */
+#define MRC_REORDER_PKTS 3 /* later PSNs SACKed before a hole is resent */
 #define MRC_RETRY_INFINITE 25 /* retry_exp: retry forever (OCP MRC) */
 _Static_assert(MRC_TX_RING >= 2 * MRC_RX_WINDOW_MAX, "tx ring covers window");
 
@@ -242,10 +241,10 @@ struct mrc_qp_tx {
 	__u32 max_wimm; /* WRITE_IMMs in flight at most (peer's); 0: no limit */
 	__u32 ev_min_active; /* EVs that stay in use however bad they look */
 	/*
-	 * A packet still missing when one sent reorder_ns later (on any EV)
-	 * was delivered is lost, and so is its EV's path (time-based loss
-	 * detection, as RACK does for TCP): a dead path delivers nothing
-	 * later on its own EV to tell by.
+	 * How far packets of different EVs may overtake each other (path
+	 * delays differ): within one EV, reorder_ns / 8 (two CPUs sending);
+	 * an EV that delivered nothing for 2 x reorder_ns while others did
+	 * is dead (health.h).
 	 */
 	__u32 reorder_ns;
 	__u32 pad1;
@@ -280,9 +279,13 @@ struct mrc_qp_tx {
 	__u64 ev_use;
 	__u64 ev_denied; /* bit i: ev[i] is DENIED, never used */
 	__u8 ev_state[MRC_QP_EVS];
-	/* Losses by the time rule alone since the EV last delivered: one is
-	 * a suspicion (a slow packet), MRC_SUSPECT_BAD make it bad. */
-	__u8 ev_suspect[MRC_QP_EVS];
+	/*
+	 * When the first packet sent on ev[i] after its newest delivered
+	 * one left (0: none since). An EV silent for 2 x reorder_ns while
+	 * packets sent later on other EVs were delivered is dead: a dead
+	 * path delivers nothing later on its own EV to prove a loss by.
+	 */
+	__u64 ev_silent_ns[MRC_QP_EVS];
 	__u64 ev_acked_ns[MRC_QP_EVS];
 	struct mrc_tx_rec rec[MRC_TX_RING];
 };
@@ -307,6 +310,7 @@ enum mrc_ev_reason {
 	MRC_EV_R_ALLOW = 7, /* the controller allowed it again */
 	MRC_EV_R_MIN_ACTIVE = 8, /* looked bad, kept in use: ev_min_active */
 	MRC_EV_R_PROBE_ANSWER = 9, /* a probe came back (MRC_EVT_PROBE) */
+	MRC_EV_R_SILENT = 10, /* delivered nothing while later packets did */
 };
 
 /* Record types in mrc_ev_events. */

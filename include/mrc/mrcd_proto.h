@@ -30,6 +30,7 @@ enum mrcd_op {
 	MRCD_QP_MODIFY, /* qp_modify */
 	MRCD_QP_QUERY, /* obj.idx -> qp_query */
 	MRCD_QP_DESTROY, /* obj.idx */
+	MRCD_QP_HEALTH, /* qp_health -> qp_health (the QP's own EVs) */
 };
 
 struct mrcd_mr_req {
@@ -74,6 +75,10 @@ struct mrcd_req {
 		struct mrcd_mr_req mr;
 		struct mrcd_qp_create qp_create;
 		struct mrcd_qp_modify qp_modify;
+		struct {
+			uint32_t qpn;
+			uint32_t after; /* events with a later number only */
+		} qp_health;
 	};
 };
 
@@ -108,6 +113,28 @@ struct mrcd_qp_query {
 	uint32_t pad0;
 };
 
+/* One EV event of a QP, as mrcd logged it (numbered from 1 per QP). */
+struct mrcd_ev_rec {
+	uint64_t ts_ns; /* CLOCK_MONOTONIC, the data path's */
+	uint32_t no;
+	uint8_t ev_idx, state, old_state, reason; /* MRC_EV_*, mrc_ev_reason */
+};
+
+#define MRCD_HEALTH_EVENTS 16
+
+/* A QP's path health: its EVs now, its packet counters, its last events. */
+struct mrcd_qp_health {
+	uint32_t nev;
+	uint32_t nevents; /* in events[], oldest first */
+	uint64_t ev_use; /* bit i: EV i carries traffic */
+	uint64_t ev_denied;
+	uint64_t sent, retx, lost; /* packets, over all its EVs */
+	uint32_t last_no; /* the newest event's number (0: none yet) */
+	uint32_t pad0;
+	uint8_t state[MRC_QP_EVS]; /* MRC_EV_* */
+	struct mrcd_ev_rec events[MRCD_HEALTH_EVENTS];
+};
+
 struct mrcd_rep {
 	int32_t err; /* 0 or an errno value */
 	uint32_t pad0;
@@ -119,6 +146,7 @@ struct mrcd_rep {
 		struct mrcd_mr_rep mr;
 		struct mrcd_qp_rep qp;
 		struct mrcd_qp_query qp_query;
+		struct mrcd_qp_health qp_health;
 	};
 };
 

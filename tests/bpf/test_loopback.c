@@ -191,6 +191,7 @@ static int reset(uint32_t first_psn)
 	qt.mtu = MTU;
 	qt.nev = NEV;
 	qt.timeout_ns = TIMEOUT_NS;
+	qt.reorder_ns = MRC_REORDER_NS_DEFAULT;
 	qt.retry_linear = 3;
 	qt.retry_exp = 4;
 	for (i = 0; i < NEV; i++) {

@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Failover of one plane of four under a bulk transfer: MRC (mrc-perf
+# through mrcd, 64 KiB WRITEs, each completion timed) against MPTCP with a
+# subflow on each plane (tests/tools/mptcp_bulk), same fabric, same fault,
+# same run, REPS times each. The fault: h1's access link of plane 2
+# blackholed in both directions (links stay up), 1 s into a 3 s transfer,
+# healed 1 s later; one fabricctl call, its own time reported.
+# Figures, medians and worsts: the longest stretch with nothing completed
+# (MRC: a WRITE completion; MPTCP: a read at the receiver) between fault
+# and heal, and the time to 90 % of the surviving capacity (3/4 of the
+# goodput before the fault, in 2 ms windows).
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${BENCH_OUT:-$TOP/build/bench}
+REPS=${REPS:-10}
+export TB_PREFIX=mrcf$$
+. "$TOP/tests/system/lib.sh"
+mkdir -p "$OUT"
+tb up --hosts 2 --planes 4 --spines 4 --mtu 3000 >/dev/null
+require_xdp_fabric
+chmod 0755 "$TMP"
+
+# The fault and its heal, one fabricctl call each: the leaf of plane 2
+# facing h1, on the interface to h1.
+read -r leaf ifc < <(tb links | awk '$1 == "h1-p2" { print $8, $9 }')
+FAB=$TOP/build/tests/fabricctl
+PIN="$TB_PREFIX-$leaf:/sys/fs/bpf/$TB_PREFIX/$leaf"
+FAULT="$FAB fault $PIN $ifc blackhole on dir both"
+HEAL="$FAB fault $PIN $ifc clear"
+
+# MPTCP: the server announces its other planes' addresses, the client
+# opens a subflow to each.
+for h in h1 h2; do
+	tb exec $h sysctl -qw net.mptcp.enabled=1
+	tb exec $h ip mptcp limits set subflow 8 add_addr_accepted 8
+done
+for p in 1 2 3; do
+	tb exec h2 ip mptcp endpoint add "$(tb addr h2 $p)" signal
+done
+
+mrcd_start h1
+mrcd_start h2
+
+mrc_run() {
+	as_nobody h2 "$PERF" server --wait 60 >/dev/null 2>&1 &
+	local srv=$!
+	nsenter --net="/run/netns/$TB_PREFIX-h1" env MRC_SOCKET="$TMP/h1.sock" \
+		"$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw -s 64K -D 3 \
+		--at "1000:$FAULT" --at "2000:$HEAL" >"$TMP/mrc.$1.json"
+	wait $srv || true
+}
+
+mptcp_run() {
+	nsenter --net="/run/netns/$TB_PREFIX-h2" "$TOP/build/tests/mptcp_bulk" server \
+		--port 18600 --seconds 3 --surviving 0.75 \
+		--at "1000:$FAULT" --at "2000:$HEAL" >"$TMP/mptcp.$1.json" &
+	local srv=$!
+	sleep 0.3
+	tb exec h1 "$TOP/build/tests/mptcp_bulk" client --dst "$(tb addr h2 0)" \
+		--port 18600 --seconds 3.5
+	wait $srv
+}
+
+for ((i = 1; i <= REPS; i++)); do
+	mrc_run $i
+	mptcp_run $i
+done
+
+jq -s '[.[] | .failover]' "$TMP"/mrc.*.json >"$TMP/mrc.all"
+jq -s '[.[] | .failover]' "$TMP"/mptcp.*.json >"$TMP/mptcp.all"
+jq -n --slurpfile m "$TMP/mrc.all" --slurpfile t "$TMP/mptcp.all" '
+	def med: sort | if length == 0 then null else .[(length - 1) / 2 | floor] end;
+	def stats(f): [.[] | f] | { median: med, worst: max };
+	{ reps: ($m[0] | length),
+	  mrc: ($m[0] | { longest_gap_ms: stats(.longest_gap_ms), t90_ms: stats(.t90_ms),
+			  detection_ms: stats(.detection_ms), failed_evs: stats(.failed_evs),
+			  fault_cmd_ms: stats(.at[0].took_ms) }),
+	  mptcp: ($t[0] | { longest_gap_ms: stats(.longest_gap_ms), t90_ms: stats(.t90_ms) }) }' \
+	>"$OUT/failover.json"
+jq -r '
+	"failover of plane 2 of 4 under a bulk transfer, \(.reps) runs each (median / worst):",
+	"                      MRC                MPTCP",
+	"  longest gap ms      \(.mrc.longest_gap_ms.median) / \(.mrc.longest_gap_ms.worst)   \(.mptcp.longest_gap_ms.median) / \(.mptcp.longest_gap_ms.worst)",
+	"  90 % capacity ms    \(.mrc.t90_ms.median) / \(.mrc.t90_ms.worst)   \(.mptcp.t90_ms.median) / \(.mptcp.t90_ms.worst)",
+	"  MRC: first EV ASSUMED_BAD \(.mrc.detection_ms.median) ms after the fault command started (it took \(.mrc.fault_cmd_ms.median) ms); \(.mrc.failed_evs.median) EVs out of use",
+	"  (-1: never within the fault; JSON: '"$OUT"'/failover.json)"' "$OUT/failover.json"

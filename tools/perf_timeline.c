@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc-perf's failover timeline (perf_timeline.h). Every time here is
+ * CLOCK_MONOTONIC, the clock the data path stamps EV events with, so the
+ * events, the completions and the commands line up to the microsecond.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mrc_ext.h"
+#include "perf_timeline.h"
+
+extern char **environ;
+
+#define TL_STEP_NS 1000000ull /* a sample each millisecond */
+#define TL_WINDOW_NS 2000000ull /* goodput window for the 90 % time */
+
+struct tl_sample {
+	uint64_t t_ns, bytes, retx, lost;
+	uint32_t in_use;
+};
+
+struct tl_event {
+	uint64_t ts_ns;
+	uint8_t ev, state, old, reason;
+};
+
+struct tl_at {
+	uint64_t at_ms;
+	char cmd[512];
+	uint64_t start_ns, end_ns;
+	pid_t pid;
+	int state; /* 0 waiting, 1 running, 2 done */
+	int status;
+};
+
+struct tl {
+	const char *csv;
+	struct tl_at at[TL_MAX_AT];
+	int nat;
+	struct mrc_qp *qp;
+	uint64_t t0, next_ns, bytes;
+	uint32_t last_no, nev;
+	struct tl_sample *s;
+	size_t ns, caps;
+	struct tl_event *ev;
+	size_t nevs, capev;
+	struct tl_done {
+		uint64_t ns, bytes;
+	} * done; /* completions, in time order */
+	size_t ndone, capdone;
+	double surviving_frac; /* 0: from the EVs that failed */
+	/* the summary */
+	bool have;
+	double cmd_ms, detect_ms, quiet_ms, gap_ms, t90_ms;
+	double before_gbps, surviving_gbps;
+	unsigned int failed;
+	uint64_t retx;
+};
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	q = realloc(*p, (*cap ? *cap * 2 : 4096) * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = *cap ? *cap * 2 : 4096;
+	return 0;
+}
+
+struct tl *tl_new(const char *csv, const char *const *at, int nat)
+{
+	struct tl *t = calloc(1, sizeof(*t));
+	int i;
+
+	if (!t)
+		return NULL;
+	t->csv = csv;
+	for (i = 0; i < nat && i < TL_MAX_AT; i++) {
+		char *end;
+		const char *colon = strchr(at[i], ':');
+
+		t->at[i].at_ms = strtoull(at[i], &end, 10);
+		if (!colon || end != colon || end == at[i] || !colon[1] ||
+		    strlen(colon + 1) >= sizeof(t->at[i].cmd)) {
+			fprintf(stderr,
+				"mrc-perf: --at '%s': expected MS:COMMAND\n",
+				at[i]);
+			free(t);
+			errno = EINVAL;
+			return NULL;
+		}
+		strcpy(t->at[i].cmd, colon + 1);
+	}
+	t->nat = i;
+	return t;
+}
+
+void tl_start(struct tl *t, uint64_t now_ns, struct mrc_qp *qp)
+{
+	t->t0 = now_ns;
+	t->next_ns = now_ns;
+	t->qp = qp;
+}
+
+void tl_completion(struct tl *t, uint64_t now_ns, uint64_t bytes)
+{
+	t->bytes += bytes;
+	if (grow((void **)&t->done, &t->capdone, t->ndone, sizeof(*t->done)))
+		return;
+	t->done[t->ndone].ns = now_ns;
+	t->done[t->ndone++].bytes = bytes;
+}
+
+static unsigned int popcount64(uint64_t x)
+{
+	return (unsigned int)__builtin_popcountll(x);
+}
+
+/* Health now: one sample, and the events since the last. */
+static void sample(struct tl *t, uint64_t now_ns)
+{
+	struct mrcd_qp_health h;
+	uint32_t i;
+
+	if (!t->qp || mrcx_query_qp_health(t->qp, t->last_no, &h))
+		return;
+	t->nev = h.nev;
+	for (i = 0; i < h.nevents; i++) {
+		if (grow((void **)&t->ev, &t->capev, t->nevs, sizeof(*t->ev)))
+			break;
+		t->ev[t->nevs++] = (struct tl_event){
+			.ts_ns = h.events[i].ts_ns,
+			.ev = h.events[i].ev_idx,
+			.state = h.events[i].state,
+			.old = h.events[i].old_state,
+			.reason = h.events[i].reason,
+		};
+		t->last_no = h.events[i].no;
+	}
+	if (grow((void **)&t->s, &t->caps, t->ns, sizeof(*t->s)))
+		return;
+	t->s[t->ns++] = (struct tl_sample){
+		.t_ns = now_ns,
+		.bytes = t->bytes,
+		.retx = h.retx,
+		.lost = h.lost,
+		.in_use = popcount64(h.ev_use & ~h.ev_denied),
+	};
+}
+
+static void run_at(struct tl_at *a, uint64_t now_ns)
+{
+	char *argv[] = { "sh", "-c", a->cmd, NULL };
+	posix_spawn_file_actions_t fa;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	a->start_ns = now_ns;
+	if (posix_spawn(&a->pid, "/bin/sh", &fa, NULL, argv, environ)) {
+		a->state = 2;
+		a->status = -1;
+		a->end_ns = now_ns;
+	} else {
+		a->state = 1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+}
+
+static void reap(struct tl_at *a, uint64_t now_ns, bool block)
+{
+	if (a->state != 1 ||
+	    waitpid(a->pid, &a->status, block ? 0 : WNOHANG) != a->pid)
+		return;
+	a->state = 2;
+	a->end_ns = now_ns;
+}
+
+void tl_tick(struct tl *t, uint64_t now_ns)
+{
+	int i;
+
+	if (now_ns < t->next_ns)
+		return;
+	for (i = 0; i < t->nat; i++) {
+		if (!t->at[i].state &&
+		    now_ns >= t->t0 + t->at[i].at_ms * 1000000ull)
+			run_at(&t->at[i], now_ns);
+		reap(&t->at[i], now_ns, false);
+	}
+	sample(t, now_ns);
+	t->next_ns += TL_STEP_NS;
+	if (t->next_ns <= now_ns)
+		t->next_ns = now_ns + TL_STEP_NS;
+}
+
+/* Bytes completed in [from, to). */
+static uint64_t bytes_in(const struct tl *t, uint64_t from, uint64_t to)
+{
+	uint64_t b = 0;
+	size_t i;
+
+	for (i = 0; i < t->ndone; i++)
+		if (t->done[i].ns >= from && t->done[i].ns < to)
+			b += t->done[i].bytes;
+	return b;
+}
+
+static double gbps(uint64_t bytes, uint64_t ns)
+{
+	return ns ? (double)bytes * 8 / (double)ns : 0;
+}
+
+static void summarize(struct tl *t, uint64_t end_ns)
+{
+	uint64_t fail = t->at[0].start_ns, stop, from, prev, w, failed = 0;
+	uint64_t last_bad = 0, first_bad = 0;
+	size_t i, j;
+
+	stop = t->nat > 1 && t->at[1].start_ns ? t->at[1].start_ns : end_ns;
+	if (!fail || stop <= fail)
+		return;
+	t->have = true;
+	t->cmd_ms = (double)(t->at[0].end_ns - t->at[0].start_ns) / 1e6;
+	from = fail > t->t0 + 1200000000ull ? fail - 1000000000ull :
+					      t->t0 + 200000000ull;
+	t->before_gbps =
+		from < fail ? gbps(bytes_in(t, from, fail), fail - from) : 0;
+	for (i = 0; i < t->nevs; i++) {
+		const struct tl_event *e = &t->ev[i];
+
+		if (e->ts_ns < fail || e->ts_ns >= stop ||
+		    e->state != MRC_EV_ASSUMED_BAD || e->ev >= 64)
+			continue;
+		if (!first_bad)
+			first_bad = e->ts_ns;
+		last_bad = e->ts_ns;
+		failed |= 1ull << e->ev;
+	}
+	t->failed = popcount64(failed);
+	t->detect_ms = first_bad ? (double)(first_bad - fail) / 1e6 : -1;
+	t->quiet_ms = last_bad ? (double)(last_bad - fail) / 1e6 : -1;
+	/* The longest stretch with no completion, the fault to the heal. */
+	prev = fail;
+	w = 0;
+	for (i = 0; i < t->ndone; i++) {
+		if (t->done[i].ns < fail || t->done[i].ns >= stop)
+			continue;
+		if (t->done[i].ns - prev > w)
+			w = t->done[i].ns - prev;
+		prev = t->done[i].ns;
+	}
+	if (stop - prev > w && prev < stop && end_ns > stop)
+		w = stop - prev;
+	t->gap_ms = (double)w / 1e6;
+	if (t->surviving_frac > 0)
+		t->surviving_gbps = t->before_gbps * t->surviving_frac;
+	else if (t->nev)
+		t->surviving_gbps =
+			t->before_gbps * (t->nev - t->failed) / t->nev;
+	else
+		t->surviving_gbps = t->before_gbps;
+	/* The first 2 ms window after the fault at 90 % of what survives. */
+	t->t90_ms = -1;
+	{
+		/* Windows sliding by 100 us; lo..hi: the completions in it. */
+		size_t lo = 0, hi = 0;
+		uint64_t in = 0;
+
+		for (w = fail; w + TL_WINDOW_NS <= stop; w += 100000) {
+			while (hi < t->ndone &&
+			       t->done[hi].ns < w + TL_WINDOW_NS)
+				in += t->done[hi++].bytes;
+			while (lo < hi && t->done[lo].ns < w)
+				in -= t->done[lo++].bytes;
+			if (gbps(in, TL_WINDOW_NS) >= 0.9 * t->surviving_gbps) {
+				t->t90_ms =
+					(double)(w + TL_WINDOW_NS - fail) / 1e6;
+				break;
+			}
+		}
+	}
+	for (i = 0, j = 0; i < t->ns; i++) {
+		if (t->s[i].t_ns <= fail)
+			j = i;
+		if (t->s[i].t_ns <= stop)
+			t->retx = t->s[i].retx - t->s[j].retx;
+	}
+}
+
+static const char *state_name(unsigned int s)
+{
+	return s == MRC_EV_GOOD	       ? "GOOD" :
+	       s == MRC_EV_ASSUMED_BAD ? "ASSUMED_BAD" :
+	       s == MRC_EV_DENIED      ? "DENIED" :
+					 "?";
+}
+
+static void write_files(const struct tl *t)
+{
+	char path[4096], png[4096];
+	size_t i, len = strlen(t->csv);
+	FILE *f;
+
+	f = fopen(t->csv, "w");
+	if (!f) {
+		fprintf(stderr, "mrc-perf: %s: %s\n", t->csv, strerror(errno));
+		return;
+	}
+	for (i = 0; i < (size_t)t->nat; i++)
+		fprintf(f, "# at %.3f ms (took %.3f ms): %s\n",
+			(double)(t->at[i].start_ns - t->t0) / 1e6,
+			(double)(t->at[i].end_ns - t->at[i].start_ns) / 1e6,
+			t->at[i].cmd);
+	fprintf(f, "t_ms,goodput_gbit_per_s,retransmits,lost,evs_in_use\n");
+	for (i = 1; i < t->ns; i++)
+		fprintf(f, "%.3f,%.3f,%llu,%llu,%u\n",
+			(double)(t->s[i].t_ns - t->t0) / 1e6,
+			gbps(t->s[i].bytes - t->s[i - 1].bytes,
+			     t->s[i].t_ns - t->s[i - 1].t_ns),
+			(unsigned long long)(t->s[i].retx - t->s[i - 1].retx),
+			(unsigned long long)(t->s[i].lost - t->s[i - 1].lost),
+			t->s[i].in_use);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s.events.csv", t->csv);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f, "t_ms,ev,old_state,new_state,reason\n");
+	for (i = 0; i < t->nevs; i++)
+		fprintf(f, "%.3f,%u,%s,%s,%u\n",
+			(double)(t->ev[i].ts_ns - t->t0) / 1e6, t->ev[i].ev,
+			state_name(t->ev[i].old), state_name(t->ev[i].state),
+			t->ev[i].reason);
+	fclose(f);
+	if (access("/usr/bin/gnuplot", X_OK))
+		return; /* no plot without gnuplot */
+	snprintf(png, sizeof(png), "%.*s.png",
+		 (int)(len > 4 && !strcmp(t->csv + len - 4, ".csv") ? len - 4 :
+								      len),
+		 t->csv);
+	snprintf(path, sizeof(path), "%s.gp", t->csv);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f,
+		"set terminal pngcairo size 1000,500 noenhanced\n"
+		"set output '%s'\nset datafile separator ','\n"
+		"set key top right\nset xlabel 'ms'\n"
+		"set ylabel 'Gbit/s'\nset y2label 'EVs in use'\n"
+		"set ytics nomirror\nset y2tics\nset yrange [0:*]\n"
+		"set y2range [0:*]\n",
+		png);
+	for (i = 0; i < (size_t)t->nat; i++)
+		fprintf(f,
+			"set arrow from %.3f, graph 0 to %.3f, graph 1 nohead "
+			"dashtype 2\n",
+			(double)(t->at[i].start_ns - t->t0) / 1e6,
+			(double)(t->at[i].start_ns - t->t0) / 1e6);
+	fprintf(f,
+		"plot '%s' every ::1 using 1:2 with lines title 'goodput', "
+		"'' every ::1 using 1:5 axes x1y2 with steps "
+		"title 'EVs in use'\n",
+		t->csv);
+	fclose(f);
+	{
+		char *argv[] = { "gnuplot", path, NULL };
+		pid_t pid;
+		int st;
+
+		if (!posix_spawn(&pid, "/usr/bin/gnuplot", NULL, NULL, argv,
+				 environ))
+			waitpid(pid, &st, 0);
+	}
+}
+
+void tl_finish(struct tl *t, uint64_t now_ns)
+{
+	int i;
+
+	for (i = 0; i < t->nat; i++) {
+		if (!t->at[i].state) /* the run ended first: never run */
+			continue;
+		reap(&t->at[i], now_ns, true);
+	}
+	sample(t, now_ns);
+	while (t->qp) { /* the events still unread */
+		size_t before = t->nevs;
+
+		sample(t, now_ns);
+		if (t->nevs == before)
+			break;
+	}
+	summarize(t, now_ns);
+	if (t->csv)
+		write_files(t);
+}
+
+void tl_finish_surviving(struct tl *t, uint64_t now_ns, double frac)
+{
+	t->surviving_frac = frac;
+	tl_finish(t, now_ns);
+}
+
+void tl_json(const struct tl *t, FILE *f)
+{
+	int i;
+
+	fprintf(f, ",\"failover\":{\"at\":[");
+	for (i = 0; i < t->nat; i++)
+		fprintf(f, "%s{\"at_ms\":%.3f,\"took_ms\":%.3f,\"status\":%d}",
+			i ? "," : "", (double)(t->at[i].start_ns - t->t0) / 1e6,
+			(double)(t->at[i].end_ns - t->at[i].start_ns) / 1e6,
+			t->at[i].state == 2 && WIFEXITED(t->at[i].status) ?
+				WEXITSTATUS(t->at[i].status) :
+				-1);
+	fprintf(f, "],\"ev_events\":%zu", t->nevs);
+	if (t->have)
+		fprintf(f,
+			",\"detection_ms\":%.3f,\"failed_evs\":%u,"
+			"\"no_traffic_on_failed_evs_ms\":%.3f,"
+			"\"longest_gap_ms\":%.3f,\"t90_ms\":%.3f,"
+			"\"goodput_before_gbit_per_s\":%.3f,"
+			"\"surviving_capacity_gbit_per_s\":%.3f,"
+			"\"retransmits\":%llu",
+			t->detect_ms, t->failed, t->quiet_ms, t->gap_ms,
+			t->t90_ms, t->before_gbps, t->surviving_gbps,
+			(unsigned long long)t->retx);
+	fprintf(f, "}");
+}
+
+void tl_human(const struct tl *t, FILE *f)
+{
+	if (!t->have) {
+		fprintf(f, "failover: no fault (--at) during the run\n");
+		return;
+	}
+	fprintf(f,
+		"failover, from the start of '%s' (it took %.1f ms) to the next --at:\n"
+		"  first EV ASSUMED_BAD after        %8.3f ms\n"
+		"  no traffic on the %2u failed EVs   %8.3f ms\n"
+		"  longest gap with no completion    %8.3f ms\n"
+		"  90 %% of surviving capacity after  %8.3f ms"
+		" (%.2f of %.2f Gbit/s before)\n"
+		"  retransmissions                   %8llu\n",
+		t->at[0].cmd, t->cmd_ms, t->detect_ms, t->failed, t->quiet_ms,
+		t->gap_ms, t->t90_ms, t->surviving_gbps, t->before_gbps,
+		(unsigned long long)t->retx);
+}
+
+void tl_free(struct tl *t)
+{
+	if (!t)
+		return;
+	free(t->s);
+	free(t->ev);
+	free(t->done);
+	free(t);
+}
