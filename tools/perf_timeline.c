@@ -226,7 +226,7 @@ static double gbps(uint64_t bytes, uint64_t ns)
 static void summarize(struct tl *t, uint64_t end_ns)
 {
 	uint64_t fail = t->at[0].start_ns, stop, from, prev, w, failed = 0;
-	uint64_t last_bad = 0, first_bad = 0;
+	uint64_t last_bad = 0, first_bad = 0, gap_end = 0;
 	size_t i, j;
 
 	stop = t->nat > 1 && t->at[1].start_ns ? t->at[1].start_ns : end_ns;
@@ -258,12 +258,16 @@ static void summarize(struct tl *t, uint64_t end_ns)
 	for (i = 0; i < t->ndone; i++) {
 		if (t->done[i].ns < fail || t->done[i].ns >= stop)
 			continue;
-		if (t->done[i].ns - prev > w)
+		if (t->done[i].ns - prev > w) {
 			w = t->done[i].ns - prev;
+			gap_end = t->done[i].ns;
+		}
 		prev = t->done[i].ns;
 	}
-	if (stop - prev > w && prev < stop && end_ns > stop)
+	if (stop - prev > w && prev < stop && end_ns > stop) {
 		w = stop - prev;
+		gap_end = stop;
+	}
 	t->gap_ms = (double)w / 1e6;
 	if (t->surviving_frac > 0)
 		t->surviving_gbps = t->before_gbps * t->surviving_frac;
@@ -272,14 +276,19 @@ static void summarize(struct tl *t, uint64_t end_ns)
 			t->before_gbps * (t->nev - t->failed) / t->nev;
 	else
 		t->surviving_gbps = t->before_gbps;
-	/* The first 2 ms window after the fault at 90 % of what survives. */
+	/*
+	 * Recovered: the first 2 ms window at 90 % of what survives, from
+	 * the end of the longest gap on (a window just after the fault may
+	 * still carry what was in flight before it).
+	 */
 	t->t90_ms = -1;
 	{
 		/* Windows sliding by 100 us; lo..hi: the completions in it. */
 		size_t lo = 0, hi = 0;
 		uint64_t in = 0;
 
-		for (w = fail; w + TL_WINDOW_NS <= stop; w += 100000) {
+		for (w = gap_end > fail ? gap_end : fail;
+		     w + TL_WINDOW_NS <= stop; w += 100000) {
 			while (hi < t->ndone &&
 			       t->done[hi].ns < w + TL_WINDOW_NS)
 				in += t->done[hi++].bytes;
