@@ -376,6 +376,57 @@ static __always_inline __u32 sack_word(const struct ack_state *st, __u32 k)
 }
 
 /*
+ * Send the packet back where it came from: Ethernet and IP addresses
+ * swapped, UDP ports kept (so it takes the EV's reverse path), the IP
+ * length for udp_len bytes of UDP, a fresh hop limit, ECT(0) with the DSCP
+ * cleared (ACKs and probe answers are ECN-capable too). For make_ack and
+ * answer_probe. 0, or -1 when the headers are not there.
+ */
+static __always_inline int turn_around(struct xdp_md *ctx, struct rx *r,
+				       __u32 udp_len)
+{
+	struct ethhdr *eth = at(ctx, 0, sizeof(*eth));
+	__u8 mac[ETH_ALEN];
+
+	if (!eth)
+		return -1;
+	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
+	if (r->v6) {
+		struct ipv6hdr *ip6 = at(ctx, r->l3_off, sizeof(*ip6));
+		struct in6_addr a;
+
+		if (!ip6)
+			return -1;
+		a = ip6->saddr;
+		ip6->saddr = ip6->daddr;
+		ip6->daddr = a;
+		ip6->payload_len = bpf_htons(udp_len);
+		ip6->hop_limit = 64;
+		ip6->priority = 0;
+		ip6->flow_lbl[0] = (ip6->flow_lbl[0] & 0x0f) | 0x20;
+	} else {
+		struct iphdr *ip = at(ctx, r->l3_off, sizeof(*ip));
+		__be32 a;
+
+		if (!ip)
+			return -1;
+		a = ip->saddr;
+		ip->saddr = ip->daddr;
+		ip->daddr = a;
+		ip->tot_len = bpf_htons(sizeof(*ip) + udp_len);
+		ip->ttl = 64;
+		ip->tos = 0x02; /* ECT(0) */
+		ip->frag_off = bpf_htons(0x4000);
+		ip->check = 0;
+		ip->check = csum_fold_wsum(
+			bpf_csum_diff(NULL, 0, (__be32 *)ip, sizeof(*ip), 0));
+	}
+	return 0;
+}
+
+/*
  * Turn the packet into an ACK or NACK (reason != MRC_NACK_NONE) in place:
  * addresses swapped, UDP ports kept (the source port is the EV, so ACKs
  * are sprayed too), the MRC headers rewritten, lengths and checksums new.
@@ -385,8 +436,6 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 {
 	__u32 new_len = r->udp_off + sizeof(struct udphdr) + MRC_ACK_LEN;
 	__u64 old_len = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
-	__u8 mac[ETH_ALEN];
-	struct ethhdr *eth;
 	struct udphdr *udp;
 	struct mrc_bth *bth;
 	struct mrc_aeth *aeth;
@@ -403,46 +452,8 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 	asm volatile("" : "+r"(old_len));
 	if (bpf_xdp_adjust_tail(ctx, (int)new_len - (int)old_len))
 		return XDP_DROP;
-	eth = at(ctx, 0, sizeof(*eth));
-	if (!eth)
+	if (turn_around(ctx, r, sizeof(*udp) + MRC_ACK_LEN))
 		return XDP_DROP;
-	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
-	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
-	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
-
-	if (r->v6) {
-		struct ipv6hdr *ip6 = at(ctx, r->l3_off, sizeof(*ip6));
-		struct in6_addr a;
-
-		if (!ip6)
-			return XDP_DROP;
-		a = ip6->saddr;
-		ip6->saddr = ip6->daddr;
-		ip6->daddr = a;
-		ip6->payload_len = bpf_htons(sizeof(*udp) + MRC_ACK_LEN);
-		ip6->hop_limit = 64;
-		/* ECT(0): ACKs are ECN-capable too; DSCP cleared. */
-		ip6->priority = 0;
-		ip6->flow_lbl[0] = (ip6->flow_lbl[0] & 0x0f) | 0x20;
-	} else {
-		struct iphdr *ip = at(ctx, r->l3_off, sizeof(*ip));
-		__be32 a;
-
-		if (!ip)
-			return XDP_DROP;
-		a = ip->saddr;
-		ip->saddr = ip->daddr;
-		ip->daddr = a;
-		ip->tot_len =
-			bpf_htons(sizeof(*ip) + sizeof(*udp) + MRC_ACK_LEN);
-		ip->ttl = 64;
-		ip->tos = 0x02; /* ECT(0) */
-		ip->frag_off = bpf_htons(0x4000);
-		ip->check = 0;
-		ip->check = csum_fold_wsum(
-			bpf_csum_diff(NULL, 0, (__be32 *)ip, sizeof(*ip), 0));
-	}
-
 	udp = at(ctx, r->udp_off, sizeof(*udp) + MRC_ACK_LEN);
 	if (!udp)
 		return XDP_DROP;
@@ -750,46 +761,17 @@ static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
 	struct mrc_qp_rx *qp = r->qpn < MRC_MAX_QP ?
 				       bpf_map_lookup_elem(&mrc_qp, &r->qpn) :
 				       NULL;
-	struct ethhdr *eth = at(ctx, 0, sizeof(*eth));
 	struct mrc_pext *px;
 	struct mrc_bth *bth;
 	struct udphdr *udp;
-	__u8 mac[ETH_ALEN];
 	int sum;
 
 	if (!qp || (qp->state != MRC_QPS_RTR && qp->state != MRC_QPS_RTS)) {
 		mrc_count_drop(MRC_DROP_UNKNOWN_QP);
 		return XDP_DROP;
 	}
-	if (!eth)
+	if (turn_around(ctx, r, sizeof(*udp) + MRC_PROBE_LEN))
 		return XDP_DROP;
-	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
-	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
-	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
-	if (r->v6) {
-		struct ipv6hdr *ip6 = at(ctx, r->l3_off, sizeof(*ip6));
-		struct in6_addr a;
-
-		if (!ip6)
-			return XDP_DROP;
-		a = ip6->saddr;
-		ip6->saddr = ip6->daddr;
-		ip6->daddr = a;
-		ip6->hop_limit = 64;
-	} else {
-		struct iphdr *ip = at(ctx, r->l3_off, sizeof(*ip));
-		__be32 a;
-
-		if (!ip)
-			return XDP_DROP;
-		a = ip->saddr;
-		ip->saddr = ip->daddr;
-		ip->daddr = a;
-		ip->ttl = 64;
-		ip->check = 0;
-		ip->check = csum_fold_wsum(
-			bpf_csum_diff(NULL, 0, (__be32 *)ip, sizeof(*ip), 0));
-	}
 	udp = at(ctx, r->udp_off, sizeof(*udp) + MRC_PROBE_LEN);
 	if (!udp)
 		return XDP_DROP;

@@ -415,24 +415,25 @@ static __always_inline void tx_fail_wqe(struct mrc_qp_tx *qp, struct tx_pick *p,
 
 /* What tx_one() did; TX_SENT leaves the packet built for *port. */
 #define TX_SENT 0
-/* EVs the pick moved to ASSUMED_BAD (or would have): tell mrcd. */
+/* EV idx went ASSUMED_BAD for reason (or would have: kept in use). */
+static __always_inline void tx_bad_event(__u32 qpn, struct mrc_qp_tx *qp,
+					 __u32 idx, __u8 kept, __u8 reason)
+{
+	mrc_count_tx(MRC_TX_EV_BAD, 1);
+	health_event(qpn, qp, idx, MRC_EVT_STATE, MRC_EV_ASSUMED_BAD,
+		     MRC_EV_GOOD, kept ? MRC_EV_R_MIN_ACTIVE : reason);
+}
+
+/* EVs the pick moved to ASSUMED_BAD: tell mrcd. */
 static __always_inline void tx_health_event(__u32 qpn, struct mrc_qp_tx *qp,
 					    const struct tx_pick *p)
 {
-	if (p->ev_bad) {
-		mrc_count_tx(MRC_TX_EV_BAD, 1);
-		health_event(qpn, qp, p->lost_ev_idx, MRC_EVT_STATE,
-			     MRC_EV_ASSUMED_BAD, MRC_EV_GOOD,
-			     p->ev_kept ? MRC_EV_R_MIN_ACTIVE :
-					  MRC_EV_R_TIMEOUT);
-	}
-	if (p->silent_bad) {
-		mrc_count_tx(MRC_TX_EV_BAD, 1);
-		health_event(qpn, qp, p->silent_idx, MRC_EVT_STATE,
-			     MRC_EV_ASSUMED_BAD, MRC_EV_GOOD,
-			     p->silent_kept ? MRC_EV_R_MIN_ACTIVE :
-					      MRC_EV_R_SILENT);
-	}
+	if (p->ev_bad)
+		tx_bad_event(qpn, qp, p->lost_ev_idx, p->ev_kept,
+			     MRC_EV_R_TIMEOUT);
+	if (p->silent_bad)
+		tx_bad_event(qpn, qp, p->silent_idx, p->silent_kept,
+			     MRC_EV_R_SILENT);
 }
 
 #define TX_IDLE 1 /* nothing to send: counted as tx_idle */
