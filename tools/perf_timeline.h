@@ -5,8 +5,8 @@
  * millisecond, runs the commands given with --at (a fault, its heal) at
  * their times, and afterwards reports how the transfer rode out the first
  * one: time to first detection, time until no traffic goes to the failed
- * EVs, the longest stretch with no completed byte, and the time until a
- * 2 ms window after that stretch carries 90 % of the surviving capacity. CSV for every sample and event, and a PNG
+ * EVs, the longest stretch with no completed byte, and the time until
+ * goodput (2 ms windows) is back at 90 % of the surviving capacity. CSV for every sample and event, and a PNG
  * when gnuplot is there.
  */
 #ifndef MRC_TOOLS_PERF_TIMELINE_H
