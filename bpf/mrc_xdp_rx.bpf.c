@@ -726,6 +726,8 @@ static __always_inline void ev_account(__u32 qpn, const struct ackin *a,
 		__sync_fetch_and_add(&ev->acked, 1);
 		if (a->flags & MRC_AF_ECN_CE)
 			__sync_fetch_and_add(&ev->ecn_ce, 1);
+		if ((a->flags & MRC_AF_NACK) && a->reason == MRC_NACK_TRIMMED)
+			__sync_fetch_and_add(&ev->trimmed, 1);
 		ev->last_ack_ns = s->now_ns;
 		if (rtt) {
 			if (!ev->rtt_min_ns || rtt < ev->rtt_min_ns)

@@ -378,7 +378,7 @@ struct mrc_ev_stats {
 	__u32 rtt_min_ns; /* from first transmissions only (Karn) */
 	__u32 rtt_srtt_ns; /* smoothed, gain 1/8 */
 	__u32 rtt_max_ns;
-	__u32 pad0;
+	__u32 trimmed; /* NACKs saying a switch cut the packet (never blamed) */
 };
 _Static_assert(sizeof(struct mrc_ev_stats) == 64, "ev stats layout");
 
