@@ -318,7 +318,7 @@ static void summarize(struct tl *t, uint64_t end_ns)
 		}
 	}
 	for (i = 0, j = 0; i < t->ns; i++) {
-		if (t->s[i].t_ns <= fail)
+		if (t->s[i].t_ns <= start)
 			j = i;
 		if (t->s[i].t_ns <= stop)
 			t->retx = t->s[i].retx - t->s[j].retx;
