@@ -102,12 +102,19 @@ static uint64_t jittered(uint64_t ns)
 static void start_probing(struct mrcd *m, uint32_t qpn, uint32_t idx,
 			  struct ev_health *e, uint64_t now)
 {
-	if (e->good_ns && now - e->good_ns < HEALTH_FLAP_NS)
+	if (e->good_ns && now - e->good_ns < HEALTH_FLAP_NS) {
 		e->backoff_ns = e->backoff_ns * 2 > HEALTH_BACKOFF_MAX_NS ?
 					HEALTH_BACKOFF_MAX_NS :
 					e->backoff_ns * 2;
-	else
+		e->hold_ns = !e->hold_ns ? HEALTH_HOLD_MIN_NS :
+			     e->hold_ns * 2 > HEALTH_HOLD_MAX_NS ?
+					   HEALTH_HOLD_MAX_NS :
+					   e->hold_ns * 2;
+		m->flaps++;
+	} else {
 		e->backoff_ns = HEALTH_BACKOFF_MIN_NS;
+		e->hold_ns = 0;
+	}
 	e->ok = 0;
 	e->seq = 0;
 	e->due_ns = now + jittered(e->backoff_ns);
@@ -161,6 +168,7 @@ static int probe_send(struct mrcd *m, uint32_t qpn, uint32_t idx, uint32_t seq);
 static void on_probe(struct mrcd *m, const struct mrc_ev_event *v)
 {
 	struct ev_health *e = ev_of(m, v->qpn, v->ev_idx);
+	uint64_t now;
 	int err;
 
 	m->probe_answers++;
@@ -170,12 +178,20 @@ static void on_probe(struct mrcd *m, const struct mrc_ev_event *v)
 	e->rtt_ns = v->rtt_ns;
 	if (e->state != MRC_EV_ASSUMED_BAD)
 		return;
-	if (++e->ok < HEALTH_PROBE_OK) {
+	now = mrcd_now_ns();
+	if (!e->ok++)
+		e->first_ok_ns = now;
+	if (e->ok < HEALTH_PROBE_OK) {
 		/* The next one at once: a path that answers is back fast. */
 		e->seq = ++m->probe_seq ? m->probe_seq : ++m->probe_seq;
-		e->deadline_ns = mrcd_now_ns() + HEALTH_PROBE_TIMEOUT_NS;
+		e->deadline_ns = now + HEALTH_PROBE_TIMEOUT_NS;
 		if (probe_send(m, v->qpn, v->ev_idx, e->seq))
 			e->seq = 0;
+		return;
+	}
+	if (now - e->first_ok_ns < e->hold_ns) {
+		/* Flapping: keep it answering for the hold time. */
+		e->due_ns = now + e->hold_ns / 8;
 		return;
 	}
 	err = dev_ev_cmd(&m->dev, MRC_CTL_EV_GOOD, v->qpn, v->ev_idx,

@@ -22,8 +22,15 @@ struct mrcd;
 #define HEALTH_PROBE_TIMEOUT_NS 2000000ull /* a probe unanswered: failed */
 #define HEALTH_BACKOFF_MIN_NS 1000000ull /* first wait, and after a fail */
 #define HEALTH_BACKOFF_MAX_NS 64000000ull
-/* Marked bad again this soon after GOOD: a flap, keep backing off. */
+/*
+ * Marked bad again this soon after GOOD: a flap. Then the backoff keeps
+ * doubling, and the EV must answer every probe for a hold time (10 ms,
+ * doubling with each flap up to 1 s) before it is GOOD again, so a path
+ * that flaps faster than the hold stays out of use.
+ */
 #define HEALTH_FLAP_NS 100000000ull
+#define HEALTH_HOLD_MIN_NS 10000000ull
+#define HEALTH_HOLD_MAX_NS 1000000000ull
 #define HEALTH_MAX_PROBING 8192 /* (QP, EV) pairs probed at once */
 
 /* What mrcd knows of one EV of one QP. */
@@ -37,6 +44,8 @@ struct ev_health {
 	uint64_t due_ns; /* next probe */
 	uint64_t deadline_ns; /* the probe in flight is lost after */
 	uint64_t good_ns; /* when it last became GOOD */
+	uint64_t hold_ns; /* answers must span this long (flapping); 0: no */
+	uint64_t first_ok_ns; /* the first answer of the current run */
 	uint32_t rtt_ns; /* the last answer's */
 	uint32_t changes; /* state changes seen */
 };

@@ -561,9 +561,9 @@ int main(int argc, char **argv)
 	unlink(m.sock_path);
 	mrcd_log(
 		&m, 0,
-		"path health: %llu EV state changes, %llu probes sent, %llu answered, %llu lost\n",
+		"path health: %llu EV state changes (%llu flaps), %llu probes sent, %llu answered, %llu lost\n",
 		(unsigned long long)m.ev_state_events,
-		(unsigned long long)m.probes_sent,
+		(unsigned long long)m.flaps, (unsigned long long)m.probes_sent,
 		(unsigned long long)m.probe_answers,
 		(unsigned long long)m.probes_lost);
 	links_close(&m);

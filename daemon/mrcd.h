@@ -78,6 +78,7 @@ struct mrcd {
 	int nprobing;
 	uint32_t probe_seq;
 	uint64_t ev_state_events, probes_sent, probe_answers, probes_lost;
+	uint64_t flaps; /* EVs blamed again soon after coming back */
 	struct mrc_ev_stats *ev_stats; /* the data path's, mmapped */
 	/* Link watch (links.c). */
 	struct mnl_socket *nl;

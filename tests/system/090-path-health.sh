@@ -11,7 +11,9 @@
 #   - plane 2 blackholed (links up): all of its 16 EVs, nothing else;
 #   - plane 3's links down: all of its EVs, told by the link watch;
 #   - planes 0, 1 and 2 blackholed at once: the transfer goes on over
-#     plane 3 alone.
+#     plane 3 alone;
+#   - a spine flapping for a second: byte-exact, state changes bounded;
+#   - a gray spine (30 % loss, still delivering): its EVs avoided.
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -105,3 +107,72 @@ grep -q "port p3 (plane 3) down" "$TMP/plane_linkdown.log" || fail "the link wat
 grep -q "port p3 (plane 3) up" "$TMP/plane_linkdown.log" || fail "the link watch missed p3 coming back"
 phase three_planes "tb fail plane 0; tb fail plane 1; tb fail plane 2" \
 	"tb heal plane 0; tb heal plane 1; tb heal plane 2" "$(plane_evs 0 1 2)"
+
+# A flapping spine: p1s2's link to h1's leaf blackholed and cleared, one
+# fabricctl call each, for a second (about 20 flaps), under a transfer. No
+# error completion, byte-exact; each of its EVs goes ASSUMED_BAD a number
+# of times the probe backoff bounds (it doubles while an EV keeps failing
+# within 100 ms of coming back); all GOOD once it stops.
+SPINE_NODE="$TB_PREFIX-p${PLANE}s${SPINE}:/sys/fs/bpf/$TB_PREFIX/p${PLANE}s${SPINE}"
+FABCTL=$TOP/build/tests/fabricctl
+from=$(wc -l <"$TMP/h1.mrcd.log")
+PIDNAME=flap.srv as_nobody h2 "$PERF" server --wait 60 >"$TMP/flap.srv" 2>&1 &
+srv=$!
+(
+	sleep 1.5
+	for _ in $(seq 20); do
+		"$FABCTL" fault "$SPINE_NODE" l1 blackhole on dir both
+		sleep 0.02
+		"$FABCTL" fault "$SPINE_NODE" l1 clear
+		sleep 0.02
+	done
+) &
+job=$!
+as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify -s 1M -D 5 \
+	>"$TMP/flap.json" 2>"$TMP/flap.err" || fail "flap: mrc-perf: $(cat "$TMP/flap.err")"
+wait $job $srv || true
+jq -e '.ok and .results[0].bad_bytes == 0 and .client_send_errors == 0' "$TMP/flap.json" >/dev/null ||
+	fail "flap: transfer: $(cat "$TMP/flap.json")"
+sleep 1
+tail -n +$((from + 1)) "$TMP/h1.mrcd.log" >"$TMP/flap.log"
+most=$(grep -e "-> ASSUMED_BAD" "$TMP/flap.log" | sed 's/^.* EV \([0-9]*\) .*$/\1/' |
+	sort | uniq -c | sort -n | tail -1 | awk '{ print $1 + 0 }')
+[ "${most:-0}" -gt 0 ] || fail "flap: no EV ever went ASSUMED_BAD"
+[ "$most" -le 12 ] || fail "flap: an EV went ASSUMED_BAD $most times in 1 s of flapping"
+log "flapping spine: verified; the busiest EV went ASSUMED_BAD $most times (bound 12)"
+
+# A gray path: p1s2 loses 30 % both ways for 2 s (it still delivers). Its
+# EVs must be found and avoided: during those 2 s the spine carries far
+# less than its share of h1's traffic on the plane.
+share() { # packets into p1's spines from h1's leaf: "s2 all"
+	local s tot=0 mine=0 n
+	for s in 0 1 2 3; do
+		n=$(spine_rx $PLANE $s 1)
+		tot=$((tot + n))
+		[ $s = $SPINE ] && mine=$n
+	done
+	echo "$mine $tot"
+}
+PIDNAME=gray.srv as_nobody h2 "$PERF" server --wait 60 >"$TMP/gray.srv" 2>&1 &
+srv=$!
+(
+	sleep 1.5
+	read -r m0 t0 < <(share)
+	"$FABCTL" fault "$SPINE_NODE" l1 drop 30% dir both
+	sleep 2
+	read -r m1 t1 < <(share)
+	"$FABCTL" fault "$SPINE_NODE" l1 clear
+	echo "$((m1 - m0)) $((t1 - t0))" >"$TMP/gray.share"
+) &
+job=$!
+as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify -s 1M -D 5 \
+	>"$TMP/gray.json" 2>"$TMP/gray.err" || fail "gray: mrc-perf: $(cat "$TMP/gray.err")"
+wait $job $srv || true
+jq -e '.ok and .results[0].bad_bytes == 0 and .client_send_errors == 0' "$TMP/gray.json" >/dev/null ||
+	fail "gray: transfer: $(cat "$TMP/gray.json")"
+read -r mine tot <"$TMP/gray.share"
+n_evs=$(echo "$want" | wc -w)
+# Its fair share of plane 1's packets is n_evs of 16 EVs; avoided: < 1/3.
+awk -v m="$mine" -v t="$tot" -v n="$n_evs" 'BEGIN { exit !(t > 0 && m / t < n / 16 / 3) }' ||
+	fail "gray: the lossy spine still carried $mine of $tot packets ($n_evs of 16 EVs hash to it)"
+log "gray spine (30 % loss): verified; it carried $mine of plane $PLANE's $tot packets, fair share $n_evs/16"
