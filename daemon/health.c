@@ -148,6 +148,8 @@ static void on_state(struct mrcd *m, const struct mrc_ev_event *v)
 		struct mrcd_ev_rec *r = &l->rec[l->count % HEALTH_LOG];
 
 		r->no = ++l->count;
+		r->dropped = (uint32_t)m->ev_dropped_unreported;
+		m->ev_dropped_unreported = 0;
 		r->ts_ns = v->ts_ns;
 		r->ev_idx = v->ev_idx;
 		r->state = v->state;
@@ -216,10 +218,38 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* Events the data path could not queue (mrc_tx_stats, per CPU), ever. */
+static uint64_t events_dropped(struct mrcd *m)
+{
+	int n = libbpf_num_possible_cpus(), i;
+	uint32_t key = MRC_TX_EV_EVENTS_DROPPED;
+	uint64_t v[n > 0 ? n : 1], sum = 0;
+
+	if (n <= 0 ||
+	    bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_tx_stats), &key,
+				v))
+		return m->ev_dropped_seen;
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	return sum;
+}
+
 void health_events(struct mrcd *m)
 {
-	if (m->ev_ring)
-		ring_buffer__consume(m->ev_ring);
+	uint64_t dropped;
+
+	if (!m->ev_ring)
+		return;
+	/* Drops first: they happened before what is still in the ring. */
+	dropped = events_dropped(m);
+	if (dropped > m->ev_dropped_seen) {
+		mrcd_log(m, 0,
+			 "%llu EV events dropped: the event ring was full\n",
+			 (unsigned long long)(dropped - m->ev_dropped_seen));
+		m->ev_dropped_unreported += dropped - m->ev_dropped_seen;
+		m->ev_dropped_seen = dropped;
+	}
+	ring_buffer__consume(m->ev_ring);
 }
 
 /*

@@ -79,6 +79,8 @@ struct mrcd {
 	uint32_t probe_seq;
 	uint64_t ev_state_events, probes_sent, probe_answers, probes_lost;
 	uint64_t flaps; /* EVs blamed again soon after coming back */
+	uint64_t ev_dropped_seen; /* the data path's drop count, last read */
+	uint64_t ev_dropped_unreported; /* for the next event logged */
 	struct mrc_ev_stats *ev_stats; /* the data path's, mmapped */
 	/* Link watch (links.c). */
 	struct mnl_socket *nl;

@@ -118,6 +118,10 @@ struct mrcd_ev_rec {
 	uint64_t ts_ns; /* CLOCK_MONOTONIC, the data path's */
 	uint32_t no;
 	uint8_t ev_idx, state, old_state, reason; /* MRC_EV_*, mrc_ev_reason */
+	/* events the device dropped (ring full, any QP) since the last one
+	 * mrcd read: the OCP event's drop_count, exact */
+	uint32_t dropped;
+	uint32_t pad0;
 };
 
 #define MRCD_HEALTH_EVENTS 16
