@@ -65,28 +65,39 @@ plane_evs() {
 	echo "${out# }"
 }
 
-# phase NAME FAULT HEAL WANT: a verified transfer with FAULT 1.5 s in and
-# HEAL 2 s later; the EVs h1's mrcd took out of use must be WANT, and all
-# of them GOOD again by probes afterwards.
-phase() {
-	local name=$1 fault=$2 heal=$3 want=$4 from srv job bad good
-	from=$(wc -l <"$TMP/h1.mrcd.log")
+# verified NAME SECONDS FUNC: a verified bulk transfer h1 -> h2 through
+# mrcd for SECONDS while FUNC runs beside it (it injects the faults);
+# fails on an error completion or a bad byte.
+verified() {
+	local name=$1 srv job
 	PIDNAME=$name.srv as_nobody h2 "$PERF" server --wait 60 >"$TMP/$name.srv" 2>&1 &
 	srv=$!
-	(
-		sleep 1.5
-		eval "$fault" >/dev/null
-		sleep 2
-		eval "$heal" >/dev/null
-	) &
+	$3 &
 	job=$!
-	as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify -s 1M -D 6 \
+	as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify -s 1M -D "$2" \
 		>"$TMP/$name.json" 2>"$TMP/$name.err" ||
 		fail "$name: mrc-perf: $(cat "$TMP/$name.err" "$TMP/$name.srv")"
 	wait $job $srv || true
 	jq -e '.ok and .results[0].bad_bytes == 0 and .results[0].send_errors == 0 and
 		.client_send_errors == 0' "$TMP/$name.json" >/dev/null ||
 		fail "$name: transfer: $(cat "$TMP/$name.json")"
+}
+
+# FAULT 1.5 s into a transfer, HEAL 2 s later.
+fault_heal() {
+	sleep 1.5
+	eval "$FAULT" >/dev/null
+	sleep 2
+	eval "$HEAL" >/dev/null
+}
+
+# phase NAME FAULT HEAL WANT: a verified transfer with FAULT 1.5 s in and
+# HEAL 2 s later; the EVs h1's mrcd took out of use must be WANT, and all
+# of them GOOD again by probes afterwards.
+phase() {
+	local name=$1 want=$4 from bad good
+	from=$(wc -l <"$TMP/h1.mrcd.log")
+	FAULT=$2 HEAL=$3 verified "$name" 6 fault_heal
 	for _ in $(seq 30); do # probes after the heal
 		tail -n +$((from + 1)) "$TMP/h1.mrcd.log" >"$TMP/$name.log"
 		good=$(evs 'ASSUMED_BAD -> GOOD \(probes answered\)' "$TMP/$name.log")
@@ -115,10 +126,7 @@ phase three_planes "tb fail plane 0; tb fail plane 1; tb fail plane 2" \
 # within 100 ms of coming back); all GOOD once it stops.
 SPINE_NODE="$TB_PREFIX-p${PLANE}s${SPINE}:/sys/fs/bpf/$TB_PREFIX/p${PLANE}s${SPINE}"
 FABCTL=$TOP/build/tests/fabricctl
-from=$(wc -l <"$TMP/h1.mrcd.log")
-PIDNAME=flap.srv as_nobody h2 "$PERF" server --wait 60 >"$TMP/flap.srv" 2>&1 &
-srv=$!
-(
+flapper() {
 	sleep 1.5
 	for _ in $(seq 20); do
 		"$FABCTL" fault "$SPINE_NODE" l1 blackhole on dir both
@@ -126,13 +134,9 @@ srv=$!
 		"$FABCTL" fault "$SPINE_NODE" l1 clear
 		sleep 0.02
 	done
-) &
-job=$!
-as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify -s 1M -D 5 \
-	>"$TMP/flap.json" 2>"$TMP/flap.err" || fail "flap: mrc-perf: $(cat "$TMP/flap.err")"
-wait $job $srv || true
-jq -e '.ok and .results[0].bad_bytes == 0 and .client_send_errors == 0' "$TMP/flap.json" >/dev/null ||
-	fail "flap: transfer: $(cat "$TMP/flap.json")"
+}
+from=$(wc -l <"$TMP/h1.mrcd.log")
+verified flap 5 flapper
 sleep 1
 tail -n +$((from + 1)) "$TMP/h1.mrcd.log" >"$TMP/flap.log"
 most=$(grep -e "-> ASSUMED_BAD" "$TMP/flap.log" | sed 's/^.* EV \([0-9]*\) .*$/\1/' |
@@ -153,9 +157,8 @@ share() { # packets into p1's spines from h1's leaf: "s2 all"
 	done
 	echo "$mine $tot"
 }
-PIDNAME=gray.srv as_nobody h2 "$PERF" server --wait 60 >"$TMP/gray.srv" 2>&1 &
-srv=$!
-(
+grayer() {
+	local m0 t0 m1 t1
 	sleep 1.5
 	read -r m0 t0 < <(share)
 	"$FABCTL" fault "$SPINE_NODE" l1 drop 30% dir both
@@ -163,13 +166,8 @@ srv=$!
 	read -r m1 t1 < <(share)
 	"$FABCTL" fault "$SPINE_NODE" l1 clear
 	echo "$((m1 - m0)) $((t1 - t0))" >"$TMP/gray.share"
-) &
-job=$!
-as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify -s 1M -D 5 \
-	>"$TMP/gray.json" 2>"$TMP/gray.err" || fail "gray: mrc-perf: $(cat "$TMP/gray.err")"
-wait $job $srv || true
-jq -e '.ok and .results[0].bad_bytes == 0 and .client_send_errors == 0' "$TMP/gray.json" >/dev/null ||
-	fail "gray: transfer: $(cat "$TMP/gray.json")"
+}
+verified gray 5 grayer
 read -r mine tot <"$TMP/gray.share"
 n_evs=$(echo "$want" | wc -w)
 # Its fair share of plane 1's packets is n_evs of 16 EVs; avoided: < 1/3.
