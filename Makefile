@@ -115,7 +115,7 @@ $(BUILD)/tools/mrc-perf: tools/mrc-perf.c tools/perf_timeline.c \
 
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/dev_lowlat.c daemon/pin.c daemon/health.c daemon/links.c \
-	     lib/msg.c lib/csum.c
+	     daemon/gray.c lib/msg.c lib/csum.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h \
 		$(wildcard include/mrc/*.h)
@@ -161,16 +161,17 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_SRCS_test_csum        := lib/csum.c
 UNIT_SRCS_test_fault_parse := tests/fabric/fault_parse.c
 UNIT_SRCS_test_pkt         := tests/lib/pkt.c lib/csum.c
+UNIT_SRCS_test_gray        := daemon/gray.c
 
 define unit_rule
 $(BUILD)/unit/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(wildcard include/mrc/*.h tests/lib/*.h tests/fabric/*.h lib/*.h)
 	$$(call msg,CC,$$@)
 	@mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(CFLAGS) -Itests/lib -Ilib -Itests/fabric -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) -lm
+	$$(Q)$$(CC) $$(CFLAGS) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) -lm
 $(BUILD)/unit-san/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(wildcard include/mrc/*.h tests/lib/*.h tests/fabric/*.h lib/*.h)
 	$$(call msg,CC-SAN,$$@)
 	@mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(CFLAGS) $$(SAN_FLAGS) -Itests/lib -Ilib -Itests/fabric -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) -lm
+	$$(Q)$$(CC) $$(CFLAGS) $$(SAN_FLAGS) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) -lm
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 

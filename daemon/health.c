@@ -34,6 +34,7 @@
 #include <bpf/libbpf.h>
 
 #include "csum.h"
+#include "gray.h"
 #include "health.h"
 #include "mrcd.h"
 #include "mrc/wire.h"
@@ -60,6 +61,7 @@ static const char *health_reason_name(unsigned int r)
 		[MRC_EV_R_MIN_ACTIVE] = "kept in use: ev_min_active",
 		[MRC_EV_R_PROBE_ANSWER] = "probe answer",
 		[MRC_EV_R_SILENT] = "silent while later packets got through",
+		[MRC_EV_R_GRAY] = "gray: RTT far above its siblings'",
 	};
 
 	return r < sizeof(names) / sizeof(names[0]) && names[r] ? names[r] :
@@ -158,10 +160,18 @@ static void on_state(struct mrcd *m, const struct mrc_ev_event *v)
 	}
 	e->state = v->state;
 	e->changes++;
-	if (v->state == MRC_EV_ASSUMED_BAD)
+	if (v->state == MRC_EV_ASSUMED_BAD) {
+		/* However it failed, a probe answer far slower than the
+		 * siblings' is no answer (gray blames set a tighter one). */
+		uint32_t med = m->qp[v->qpn].rtt_median_ns;
+
+		if (!e->gray_limit_ns && med)
+			e->gray_limit_ns = GRAY_FACTOR * med + GRAY_MIN_NS;
 		start_probing(m, v->qpn, v->ev_idx, e, now);
-	else if (v->state == MRC_EV_GOOD)
+	} else if (v->state == MRC_EV_GOOD) {
 		e->good_ns = now;
+		e->gray_limit_ns = 0;
+	}
 	/* DENIED: nothing to probe; the probe list drops it on its turn. */
 }
 
@@ -181,6 +191,15 @@ static void on_probe(struct mrcd *m, const struct mrc_ev_event *v)
 	if (e->state != MRC_EV_ASSUMED_BAD)
 		return;
 	now = mrcd_now_ns();
+	if (e->gray_limit_ns && v->rtt_ns > e->gray_limit_ns) {
+		/* Answered, but still far slower than its siblings. */
+		e->ok = 0;
+		e->backoff_ns = e->backoff_ns * 2 > HEALTH_BACKOFF_MAX_NS ?
+					HEALTH_BACKOFF_MAX_NS :
+					e->backoff_ns * 2;
+		e->due_ns = now + jittered(e->backoff_ns);
+		return;
+	}
 	if (!e->ok++)
 		e->first_ok_ns = now;
 	if (e->ok < HEALTH_PROBE_OK) {
@@ -376,6 +395,53 @@ void health_tick(struct mrcd *m)
 				e->seq = 0;
 				e->due_ns = now + jittered(e->backoff_ns);
 			}
+		}
+	}
+}
+
+void health_gray(struct mrcd *m)
+{
+	struct gray_ev g[MRC_QP_EVS];
+	uint32_t qpn, i, med;
+	uint64_t gray;
+
+	if (!m->ev_stats)
+		return;
+	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+		struct qp_ent *q = &m->qp[qpn];
+
+		if (!q->owner || q->state != MRC_QPS_RTS || !q->nev ||
+		    !ev_of(m, qpn, 0))
+			continue;
+		for (i = 0; i < q->nev && i < MRC_QP_EVS; i++) {
+			const struct mrc_ev_stats *st =
+				&m->ev_stats[qpn * MRC_QP_EVS + i];
+			struct ev_health *e = &q->ev[i];
+			uint64_t acked = st->acked;
+
+			g[i].srtt_ns = st->rtt_srtt_ns;
+			g[i].samples = (uint32_t)(acked - e->prev_acked);
+			g[i].in_use = !e->state || e->state == MRC_EV_GOOD;
+			e->prev_acked = acked;
+		}
+		gray = gray_find(g, q->nev, &med);
+		if (med)
+			q->rtt_median_ns = med;
+		for (i = 0; i < q->nev && i < MRC_QP_EVS; i++) {
+			if (!(gray & (1ull << i))) {
+				q->ev[i].gray_looks = 0;
+				continue;
+			}
+			if (++q->ev[i].gray_looks < 2)
+				continue;
+			q->ev[i].gray_looks = 0;
+			mrcd_log(
+				m, 1,
+				"QP %u EV %u: RTT %u us, its siblings' median %u us\n",
+				qpn, i, g[i].srtt_ns / 1000, med / 1000);
+			q->ev[i].gray_limit_ns = 2 * med;
+			dev_ev_cmd(&m->dev, MRC_CTL_EV_BAD, qpn, i,
+				   MRC_EV_R_GRAY);
 		}
 	}
 }

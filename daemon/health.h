@@ -47,6 +47,9 @@ struct ev_health {
 	uint64_t hold_ns; /* answers must span this long (flapping); 0: no */
 	uint64_t first_ok_ns; /* the first answer of the current run */
 	uint32_t rtt_ns; /* the last answer's */
+	uint32_t gray_limit_ns; /* gray: answers slower than this fail */
+	uint32_t gray_looks; /* looks in a row that found it gray */
+	uint64_t prev_acked; /* ev_stats.acked at the last gray look */
 	uint32_t changes; /* state changes seen */
 };
 
@@ -66,6 +69,9 @@ void health_close(struct mrcd *m);
 void health_events(struct mrcd *m);
 /* Probes due and probes lost; call often (mrcd's 1 ms tick). */
 void health_tick(struct mrcd *m);
+/* Every GRAY_INTERVAL_NS: compare each QP's EVs (gray.h). */
+#define GRAY_INTERVAL_NS 100000000ull
+void health_gray(struct mrcd *m);
 /* QP qpn is gone: forget its EVs. */
 void health_forget(struct mrcd *m, uint32_t qpn);
 

@@ -328,6 +328,11 @@ static void scan(struct mrcd *m)
 	if (read(m->scan_fd, &ticks, sizeof(ticks)) < 0)
 		return;
 	health_tick(m);
+	m->gray_ticks += ticks;
+	if (m->gray_ticks * SCAN_NS >= GRAY_INTERVAL_NS) {
+		m->gray_ticks = 0;
+		health_gray(m);
+	}
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
 		struct qp_ent *q = &m->qp[qpn];
 

@@ -49,6 +49,8 @@ struct qp_ent {
 	uint64_t timeout_ns; /* the QP's ACK timeout */
 	struct ev_health *ev; /* MRC_QP_EVS of them, once an event came */
 	struct qp_evlog *evlog; /* with ev */
+	uint32_t nev; /* its EVs, once RTS */
+	uint32_t rtt_median_ns; /* of its EVs in use, at the last gray look */
 };
 
 struct mrcd {
@@ -79,6 +81,7 @@ struct mrcd {
 	uint32_t probe_seq;
 	uint64_t ev_state_events, probes_sent, probe_answers, probes_lost;
 	uint64_t flaps; /* EVs blamed again soon after coming back */
+	uint64_t gray_ticks; /* scan ticks since the last gray look */
 	uint64_t ev_dropped_seen; /* the data path's drop count, last read */
 	uint64_t ev_dropped_unreported; /* for the next event logged */
 	struct mrc_ev_stats *ev_stats; /* the data path's, mmapped */

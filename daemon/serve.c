@@ -335,6 +335,7 @@ static int do_qp_modify(struct mrcd *m, struct client *c,
 			err = -dev_qp_config(&m->dev, &a, MRC_QPS_RTS,
 					     DEV_QP_TX);
 		q->timeout_ns = a.timeout_ns;
+		q->nev = a.nev;
 		health_forget(m, r->qpn); /* every EV starts GOOD */
 		break;
 	case MRC_QPS_ERR:

@@ -13,7 +13,8 @@
 #   - planes 0, 1 and 2 blackholed at once: the transfer goes on over
 #     plane 3 alone;
 #   - a spine flapping for a second: byte-exact, state changes bounded;
-#   - a gray spine (30 % loss, still delivering): its EVs avoided.
+#   - a gray spine (30 % loss, still delivering): its EVs avoided;
+#   - a slow spine (tbf): its EVs found, gray or lossy, and avoided.
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -174,3 +175,27 @@ n_evs=$(echo "$want" | wc -w)
 awk -v m="$mine" -v t="$tot" -v n="$n_evs" 'BEGIN { exit !(t > 0 && m / t < n / 16 / 3) }' ||
 	fail "gray: the lossy spine still carried $mine of $tot packets ($n_evs of 16 EVs hash to it)"
 log "gray spine (30 % loss): verified; it carried $mine of plane $PLANE's $tot packets, fair share $n_evs/16"
+
+# A slow spine: p1s2's link to h1's leaf shaped to 100 Mbit/s (tbf, through
+# the kernel), far below its share of the transfer: its queue and RTT grow
+# (and tbf drops past 50 ms). Its EVs must be found, as gray (RTT far above
+# their siblings') or lossy, and avoided while it stays slow.
+slower() {
+	local m0 t0 m1 t1
+	sleep 1.5
+	tb shape "p${PLANE}l1-s${SPINE}" 100mbit >/dev/null
+	sleep 0.5 # found within that, the rest measures avoidance
+	read -r m0 t0 < <(share)
+	sleep 2
+	read -r m1 t1 < <(share)
+	tb unshape "p${PLANE}l1-s${SPINE}" >/dev/null
+	echo "$((m1 - m0)) $((t1 - t0))" >"$TMP/slow.share"
+}
+from=$(wc -l <"$TMP/h1.mrcd.log")
+verified slow 5 slower
+read -r mine tot <"$TMP/slow.share"
+awk -v m="$mine" -v t="$tot" -v n="$n_evs" 'BEGIN { exit !(t > 0 && m / t < n / 16 / 3) }' ||
+	fail "slow: the shaped spine still carried $mine of $tot packets ($n_evs of 16 EVs hash to it)"
+reasons=$(tail -n +$((from + 1)) "$TMP/h1.mrcd.log" | grep -e "-> ASSUMED_BAD" |
+	sed 's/^.*(\(.*\))$/\1/' | sort | uniq -c | awk '{ $1 = $1 "x"; print }' | paste -sd, -)
+log "slow spine (100 Mbit/s): verified; it carried $mine of plane $PLANE's $tot packets; blamed for: $reasons"

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Gray-failure detection (gray.h): the median RTT of a QP's judged EVs,
+ * and the EVs far above it. Pure arithmetic, so unit tests drive it.
+ */
+#include <stdlib.h>
+
+#include "gray.h"
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t gray_find(const struct gray_ev *ev, unsigned int nev,
+		   uint32_t *median_ns)
+{
+	uint32_t rtt[64], med;
+	unsigned int i, n = 0;
+	uint64_t gray = 0;
+
+	*median_ns = 0;
+	if (nev > 64)
+		nev = 64;
+	for (i = 0; i < nev; i++)
+		if (ev[i].in_use && ev[i].samples >= GRAY_MIN_SAMPLES &&
+		    ev[i].srtt_ns)
+			rtt[n++] = ev[i].srtt_ns;
+	if (n < GRAY_MIN_PEERS)
+		return 0;
+	qsort(rtt, n, sizeof(rtt[0]), cmp_u32);
+	med = rtt[n / 2];
+	*median_ns = med;
+	for (i = 0; i < nev; i++) {
+		uint64_t r = ev[i].srtt_ns;
+
+		if (!ev[i].in_use || ev[i].samples < GRAY_MIN_SAMPLES)
+			continue;
+		if (r > (uint64_t)med * GRAY_FACTOR &&
+		    r > (uint64_t)med + GRAY_MIN_NS)
+			gray |= 1ull << i;
+	}
+	return gray;
+}

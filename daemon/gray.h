@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains gray-failure detection: an EV that still delivers,
+ * but with a round trip far above its siblings' of the same QP (a slow or
+ * congested path), found by comparing each EV with the QP's others.
+ */
+#ifndef MRC_DAEMON_GRAY_H
+#define MRC_DAEMON_GRAY_H
+
+#include <stdint.h>
+
+/*
+ * An EV is gray when its smoothed RTT is over GRAY_FACTOR times the median
+ * of the QP's EVs in use and GRAY_MIN_NS above it (mrcd blames it after
+ * two such looks in a row). Loose on purpose: on a busy 2-core test
+ * machine some paths queue for a while; 4x and 200 us blamed good EVs.
+ */
+#define GRAY_FACTOR 8
+#define GRAY_MIN_NS 1000000u
+#define GRAY_MIN_SAMPLES 4 /* RTT samples in the interval to judge an EV */
+#define GRAY_MIN_PEERS 8 /* judged EVs needed to have a median at all */
+
+struct gray_ev {
+	uint32_t srtt_ns; /* smoothed RTT (first transmissions only) */
+	uint32_t samples; /* RTT samples since the last look */
+	uint8_t in_use; /* GOOD and carrying traffic */
+};
+
+/*
+ * The EVs (bit i: ev[i]) that are gray among nev (<= 64). *median_ns gets
+ * the median used (0: too few EVs to judge, and nothing is gray).
+ */
+uint64_t gray_find(const struct gray_ev *ev, unsigned int nev,
+		   uint32_t *median_ns);
+
+#endif /* MRC_DAEMON_GRAY_H */

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Gray-failure detection (daemon/gray.c) with worked vectors: which EVs a
+ * QP's RTTs single out, and when there is too little to judge.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "gray.h"
+
+/* 16 EVs in use, RTT 50..65 us, 10 samples each. */
+static void healthy(struct gray_ev *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		ev[i] = (struct gray_ev){ .srtt_ns = 50000 + 1000 * i,
+					  .samples = 10,
+					  .in_use = 1 };
+}
+
+static void none_among_peers(void **state)
+{
+	struct gray_ev ev[16];
+	uint32_t med;
+
+	(void)state;
+	healthy(ev);
+	assert_int_equal(gray_find(ev, 16, &med), 0);
+	assert_int_equal(med, 58000); /* rtt[8] of 50..65 us */
+}
+
+static void one_slow_path(void **state)
+{
+	struct gray_ev ev[16];
+	uint32_t med;
+
+	(void)state;
+	healthy(ev);
+	ev[5].srtt_ns = 1500000; /* 26x the median, 1.4 ms above */
+	ev[9].srtt_ns = 400000; /* 6.9x: congested, not gray */
+	assert_int_equal(gray_find(ev, 16, &med), 1ull << 5);
+}
+
+static void factor_and_floor_both_needed(void **state)
+{
+	struct gray_ev ev[16];
+	uint32_t med;
+	unsigned int i;
+
+	(void)state;
+	/* Tiny RTTs: 20x the median but only 190 us above it. */
+	for (i = 0; i < 16; i++)
+		ev[i] = (struct gray_ev){ .srtt_ns = 10000,
+					  .samples = 10,
+					  .in_use = 1 };
+	ev[3].srtt_ns = 200000;
+	assert_int_equal(gray_find(ev, 16, &med), 0);
+	/* 1.09 ms above, and over 8x: gray. */
+	ev[3].srtt_ns = 1100000;
+	assert_int_equal(gray_find(ev, 16, &med), 1ull << 3);
+}
+
+static void too_little_to_judge(void **state)
+{
+	struct gray_ev ev[16];
+	uint32_t med;
+	unsigned int i;
+
+	(void)state;
+	healthy(ev);
+	ev[5].srtt_ns = 5000000;
+	/* The slow one itself has too few samples: not judged. */
+	ev[5].samples = GRAY_MIN_SAMPLES - 1;
+	assert_int_equal(gray_find(ev, 16, &med), 0);
+	/* Fewer than GRAY_MIN_PEERS EVs with samples: no median at all. */
+	ev[5].samples = 10;
+	for (i = 0; i < 16; i++)
+		if (i != 5 && i > GRAY_MIN_PEERS - 3)
+			ev[i].samples = 0;
+	assert_int_equal(gray_find(ev, 16, &med), 0);
+	assert_int_equal(med, 0);
+}
+
+static void only_evs_in_use(void **state)
+{
+	struct gray_ev ev[64] = {};
+	uint32_t med;
+	unsigned int i;
+
+	(void)state;
+	healthy(ev);
+	/* 48 EVs out of use with huge RTTs: neither in the median nor
+	 * blamed again. */
+	for (i = 16; i < 64; i++)
+		ev[i] = (struct gray_ev){ .srtt_ns = 5000000,
+					  .samples = 10,
+					  .in_use = 0 };
+	assert_int_equal(gray_find(ev, 64, &med), 0);
+	assert_int_equal(med, 58000);
+	ev[63].in_use = 1;
+	assert_int_equal(gray_find(ev, 64, &med), 1ull << 63);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(none_among_peers),
+		cmocka_unit_test(one_slow_path),
+		cmocka_unit_test(factor_and_floor_both_needed),
+		cmocka_unit_test(too_little_to_judge),
+		cmocka_unit_test(only_evs_in_use),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
