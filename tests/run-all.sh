@@ -4,7 +4,8 @@
 # make check: unit tests (plain and under ASan/UBSan), BPF fixture tests,
 # network-namespace suites. Closes with the sum: "check: N passed, N failed,
 # N skipped".
-set -u
+# pipefail: each stage is "stage | tee", and tee alone would decide.
+set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 unit_bins=$1 bpf_bins=$2
 total_p=0 total_f=0 total_s=0 rc=0
@@ -49,4 +50,5 @@ echo "== network-namespace suites"
 "$TOP"/tests/run-system.sh | tee "$out" || rc=1
 tally "$out"
 echo "check: $total_p passed, $total_f failed, $total_s skipped"
+[ "$total_f" -eq 0 ] || rc=1
 exit $rc
