@@ -522,24 +522,32 @@ static __always_inline int sack_bit(const struct ackin *a, __u32 i)
 }
 
 /*
- * Under the send lock: a PSN in flight is delivered (cumulative ACK or
- * SACK bit). Its EV delivered what it sent then: the newest such time
- * proves losses of older packets on it, and ends its silence (health.h).
+ * Under the send lock: rec's last transmission got through. Its EV
+ * delivered what it sent then: the newest such time proves losses of older
+ * packets on it, and ends its silence (health.h).
  */
-static __always_inline void delivered(struct mrc_qp_tx *qp,
-				      struct mrc_tx_rec *rec)
+static __always_inline void ev_delivered(struct mrc_qp_tx *qp,
+					 const struct mrc_tx_rec *rec)
 {
 	__u32 e = rec->ev_idx & 63;
 
-	if (!(rec->flags & MRC_REC_INFLIGHT))
-		return;
-	rec->flags &= ~MRC_REC_INFLIGHT;
 	if (rec->tx_ns > qp->ev_acked_ns[e])
 		qp->ev_acked_ns[e] = rec->tx_ns;
 	if (rec->tx_ns > qp->acked_tx_ns)
 		qp->acked_tx_ns = rec->tx_ns;
 	if (rec->tx_ns >= qp->ev_silent_ns[e])
 		qp->ev_silent_ns[e] = 0;
+}
+
+/* Under the send lock: a PSN in flight is delivered (cumulative ACK or
+ * SACK bit). */
+static __always_inline void delivered(struct mrc_qp_tx *qp,
+				      struct mrc_tx_rec *rec)
+{
+	if (!(rec->flags & MRC_REC_INFLIGHT))
+		return;
+	rec->flags &= ~MRC_REC_INFLIGHT;
+	ev_delivered(qp, rec);
 }
 
 /*
@@ -574,14 +582,8 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		/* Karn: no RTT from a PSN sent more than once. */
 		if (rec->tries == 1)
 			s->ack_rtt_ns = (__u32)(s->now_ns - rec->tx_ns);
-		/* Anything sent on this EV before it and still missing is
-		 * lost: one EV is one path, and a path keeps order. */
-		if (rec->tx_ns > qp->ev_acked_ns[rec->ev_idx & 63])
-			qp->ev_acked_ns[rec->ev_idx & 63] = rec->tx_ns;
-		if (rec->tx_ns >= qp->ev_silent_ns[rec->ev_idx & 63])
-			qp->ev_silent_ns[rec->ev_idx & 63] = 0;
-		if (rec->tx_ns > qp->acked_tx_ns)
-			qp->acked_tx_ns = rec->tx_ns;
+		/* Its EV delivered it (a NACK too: the path works). */
+		ev_delivered(qp, rec);
 	}
 	for (k = 0; k < MRC_RX_WINDOW_MAX + 1; k++) {
 		if (mrc_psn_diff(a->cum_psn, qp->una_psn) <= 0)

@@ -37,36 +37,9 @@
 #include "gray.h"
 #include "health.h"
 #include "mrcd.h"
+#include "mrc/ev_names.h"
 #include "mrc/wire.h"
 #include "mrc_xdp_rx.skel.h"
-
-static const char *state_name(unsigned int s)
-{
-	return s == MRC_EV_GOOD	       ? "GOOD" :
-	       s == MRC_EV_ASSUMED_BAD ? "ASSUMED_BAD" :
-	       s == MRC_EV_DENIED      ? "DENIED" :
-					 "?";
-}
-
-static const char *health_reason_name(unsigned int r)
-{
-	static const char *const names[] = {
-		[MRC_EV_R_LOSS] = "loss on this EV",
-		[MRC_EV_R_TIMEOUT] = "ACK timeout",
-		[MRC_EV_R_PROBES] = "probes answered",
-		[MRC_EV_R_PORT_DOWN] = "port down",
-		[MRC_EV_R_PORT_UP] = "port up",
-		[MRC_EV_R_DENY] = "denied",
-		[MRC_EV_R_ALLOW] = "allowed",
-		[MRC_EV_R_MIN_ACTIVE] = "kept in use: ev_min_active",
-		[MRC_EV_R_PROBE_ANSWER] = "probe answer",
-		[MRC_EV_R_SILENT] = "silent while later packets got through",
-		[MRC_EV_R_GRAY] = "gray: RTT far above its siblings'",
-	};
-
-	return r < sizeof(names) / sizeof(names[0]) && names[r] ? names[r] :
-								  "?";
-}
 
 static struct ev_health *ev_of(struct mrcd *m, uint32_t qpn, uint32_t idx)
 {
@@ -141,8 +114,8 @@ static void on_state(struct mrcd *m, const struct mrc_ev_event *v)
 
 	m->ev_state_events++;
 	mrcd_log(m, 1, "QP %u EV %u (port %u, %u): %s -> %s (%s)\n", v->qpn,
-		 v->ev_idx, v->port, v->ev, state_name(v->old_state),
-		 state_name(v->state), health_reason_name(v->reason));
+		 v->ev_idx, v->port, v->ev, mrc_ev_state_name(v->old_state),
+		 mrc_ev_state_name(v->state), mrc_ev_reason_name(v->reason));
 	if (!e)
 		return;
 	{
@@ -159,7 +132,6 @@ static void on_state(struct mrcd *m, const struct mrc_ev_event *v)
 		r->reason = v->reason;
 	}
 	e->state = v->state;
-	e->changes++;
 	if (v->state == MRC_EV_ASSUMED_BAD) {
 		/* However it failed, a probe answer far slower than the
 		 * siblings' is no answer (gray blames set a tighter one). */
@@ -187,7 +159,6 @@ static void on_probe(struct mrcd *m, const struct mrc_ev_event *v)
 	if (!e || !e->seq || e->seq != v->seq)
 		return; /* late, or an operator's probe */
 	e->seq = 0;
-	e->rtt_ns = v->rtt_ns;
 	if (e->state != MRC_EV_ASSUMED_BAD)
 		return;
 	now = mrcd_now_ns();

@@ -46,11 +46,9 @@ struct ev_health {
 	uint64_t good_ns; /* when it last became GOOD */
 	uint64_t hold_ns; /* answers must span this long (flapping); 0: no */
 	uint64_t first_ok_ns; /* the first answer of the current run */
-	uint32_t rtt_ns; /* the last answer's */
 	uint32_t gray_limit_ns; /* gray: answers slower than this fail */
 	uint32_t gray_looks; /* looks in a row that found it gray */
 	uint64_t prev_acked; /* ev_stats.acked at the last gray look */
-	uint32_t changes; /* state changes seen */
 };
 
 /* The newest events of one QP, for MRCD_QP_HEALTH. */

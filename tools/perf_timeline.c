@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "mrc_ext.h"
+#include "mrc/ev_names.h"
 #include "perf_timeline.h"
 
 extern char **environ;
@@ -325,14 +326,6 @@ static void summarize(struct tl *t, uint64_t end_ns)
 	}
 }
 
-static const char *state_name(unsigned int s)
-{
-	return s == MRC_EV_GOOD	       ? "GOOD" :
-	       s == MRC_EV_ASSUMED_BAD ? "ASSUMED_BAD" :
-	       s == MRC_EV_DENIED      ? "DENIED" :
-					 "?";
-}
-
 static void write_files(const struct tl *t)
 {
 	char path[4096], png[4096];
@@ -367,8 +360,8 @@ static void write_files(const struct tl *t)
 	for (i = 0; i < t->nevs; i++)
 		fprintf(f, "%.3f,%u,%s,%s,%u\n",
 			(double)(t->ev[i].ts_ns - t->t0) / 1e6, t->ev[i].ev,
-			state_name(t->ev[i].old), state_name(t->ev[i].state),
-			t->ev[i].reason);
+			mrc_ev_state_name(t->ev[i].old),
+			mrc_ev_state_name(t->ev[i].state), t->ev[i].reason);
 	fclose(f);
 	if (access("/usr/bin/gnuplot", X_OK))
 		return; /* no plot without gnuplot */
