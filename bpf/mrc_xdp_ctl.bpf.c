@@ -2,7 +2,7 @@
 /*
  * The device's control path: state changes that must happen under a QP's
  * send lock, which userspace cannot take. mrcd runs this program through
- * BPF_PROG_TEST_RUN with a struct mrc_ctl_cmd as the packet, on the
+ * BPF_PROG_TEST_RUN with a struct mrc_dp_cmd as the packet, on the
  * device's own maps (shared like the transmit program's), and reads the
  * result back from the output packet.
  *
@@ -30,7 +30,7 @@ static __always_inline int ctl_apply(struct mrc_qp_tx *qp, __u32 op, __u32 i,
 	bpf_spin_lock(&qp->lock);
 	*old = qp->ev_state[i & 63];
 	switch (op) {
-	case MRC_CTL_EV_GOOD:
+	case MRC_DP_EV_GOOD:
 		if (*old == MRC_EV_ASSUMED_BAD) {
 			qp->ev_state[i & 63] = MRC_EV_GOOD;
 			qp->ev_use |= bit;
@@ -38,10 +38,10 @@ static __always_inline int ctl_apply(struct mrc_qp_tx *qp, __u32 op, __u32 i,
 			changed = 1;
 		}
 		break;
-	case MRC_CTL_EV_BAD:
+	case MRC_DP_EV_BAD:
 		changed = health_mark_bad(qp, i, kept);
 		break;
-	case MRC_CTL_EV_DENY:
+	case MRC_DP_EV_DENY:
 		if (*old != MRC_EV_DENIED) {
 			qp->ev_state[i & 63] = MRC_EV_DENIED;
 			qp->ev_use &= ~bit;
@@ -49,7 +49,7 @@ static __always_inline int ctl_apply(struct mrc_qp_tx *qp, __u32 op, __u32 i,
 			changed = 1;
 		}
 		break;
-	case MRC_CTL_EV_ALLOW:
+	case MRC_DP_EV_ALLOW:
 		if (*old == MRC_EV_DENIED) {
 			qp->ev_state[i & 63] = MRC_EV_ASSUMED_BAD;
 			qp->ev_denied &= ~bit;
@@ -67,7 +67,7 @@ int mrc_xdp_ctl(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
-	struct mrc_ctl_cmd *c = data;
+	struct mrc_dp_cmd *c = data;
 	struct mrc_qp_tx *qp;
 	__u8 old, new;
 	__u32 qpn, i;
@@ -75,8 +75,8 @@ int mrc_xdp_ctl(struct xdp_md *ctx)
 
 	if ((void *)(c + 1) > end)
 		return XDP_DROP;
-	if (c->magic != MRC_CTL_MAGIC || c->op < MRC_CTL_EV_GOOD ||
-	    c->op > MRC_CTL_EV_ALLOW) {
+	if (c->magic != MRC_DP_MAGIC || c->op < MRC_DP_EV_GOOD ||
+	    c->op > MRC_DP_EV_ALLOW) {
 		c->result = 22; /* EINVAL */
 		return XDP_PASS;
 	}

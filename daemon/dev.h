@@ -68,7 +68,7 @@ int dev_set_anchor(struct dev *d, const char *ifname);
 void dev_close(struct dev *d);
 /*
  * Runs one command of the control program (bpf/mrc_xdp_ctl.bpf.c) on EV
- * ev_idx of QP qpn: op is enum mrc_ctl_op, reason goes into the EV event.
+ * ev_idx of QP qpn: op is enum mrc_dp_op, reason goes into the EV event.
  * Returns 0, or -errno (its own, or the program's: ENOENT, EINVAL).
  */
 int dev_ev_cmd(struct dev *d, uint32_t op, uint32_t qpn, uint32_t ev_idx,

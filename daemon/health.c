@@ -186,7 +186,7 @@ static void on_probe(struct mrcd *m, const struct mrc_ev_event *v)
 		e->due_ns = now + e->hold_ns / 8;
 		return;
 	}
-	err = dev_ev_cmd(&m->dev, MRC_CTL_EV_GOOD, v->qpn, v->ev_idx,
+	err = dev_ev_cmd(&m->dev, MRC_DP_EV_GOOD, v->qpn, v->ev_idx,
 			 MRC_EV_R_PROBES);
 	if (err)
 		mrcd_log(m, 0, "QP %u EV %u: back to GOOD failed: %s\n", v->qpn,
@@ -411,7 +411,7 @@ void health_gray(struct mrcd *m)
 				"QP %u EV %u: RTT %u us, its siblings' median %u us\n",
 				qpn, i, g[i].srtt_ns / 1000, med / 1000);
 			q->ev[i].gray_limit_ns = 2 * med;
-			dev_ev_cmd(&m->dev, MRC_CTL_EV_BAD, qpn, i,
+			dev_ev_cmd(&m->dev, MRC_DP_EV_BAD, qpn, i,
 				   MRC_EV_R_GRAY);
 		}
 	}

@@ -42,7 +42,7 @@ static void port_changed(struct mrcd *m, int p, int up)
 			if (qt.ev_port[i] != (uint32_t)p)
 				continue;
 			if (!up) {
-				if (!dev_ev_cmd(&m->dev, MRC_CTL_EV_BAD, qpn, i,
+				if (!dev_ev_cmd(&m->dev, MRC_DP_EV_BAD, qpn, i,
 						MRC_EV_R_PORT_DOWN))
 					n++;
 			} else if (q->ev &&

@@ -23,4 +23,83 @@
 int mrcx_query_qp_health(struct mrc_qp *qp, uint32_t after,
 			 struct mrcd_qp_health *h);
 
+/*
+ * Controller extensions (need CAP_NET_ADMIN like mrc_ctl.h; EPERM
+ * otherwise): what mrcctl shows beyond the OCP controller API.
+ */
+#include "mrc_ctl.h"
+
+/* One port (plane) of the device. */
+struct mrcx_port_info {
+	uint8_t port; /* 1-based */
+	uint8_t carrier; /* 1: the link is up */
+	uint8_t admin; /* enum mrc_ctl_port_admin_state */
+	uint8_t pad0;
+	uint32_t mtu_bytes; /* the interface's IP MTU */
+	uint32_t nev_in_use; /* EVs on it carrying traffic, over all QPs */
+	uint32_t nev_bad; /* ...ASSUMED_BAD or DENIED */
+	char ifname[16];
+	uint8_t mac[6];
+	uint8_t gid[16]; /* our address on this plane */
+};
+
+/* Fills up to max entries; *n is the number of ports. */
+int mrcx_ctl_port_list(struct mrc_context *ctx, struct mrcx_port_info *out,
+		       int max, int *n);
+
+/* One QP of any process on the device. */
+struct mrcx_qp_info {
+	uint32_t qpn;
+	uint32_t state; /* enum mrc_qp_state, the data path's */
+	uint32_t peer_qpn;
+	uint32_t owner_pid; /* the process that created it */
+	uint64_t ev_profile_id, cc_profile_id;
+	uint32_t window_psns; /* PSNs in flight at most */
+	uint32_t inflight_psns; /* sent, not yet acknowledged */
+	uint32_t nev; /* EVs it sprays over */
+	uint32_t nev_in_use;
+	uint8_t peer_gid[16];
+	uint64_t sent_pkts, retx_pkts, lost_pkts;
+};
+
+/* Fills up to max entries; *n is the number of QPs there are. */
+int mrcx_ctl_qp_list(struct mrc_context *ctx, struct mrcx_qp_info *out, int max,
+		     int *n);
+
+/* One EV of one QP, with its counters. */
+struct mrcx_ev_info {
+	uint32_t qpn;
+	uint32_t ev_idx; /* index in the QP's EV array */
+	uint64_t profile_id; /* the EV profile the QP uses */
+	struct mrc_ctl_ev ev; /* expanded value (4 bytes) and port, 1-based */
+	uint32_t state; /* enum mrc_ctl_ev_state */
+	uint32_t in_use; /* 1: carries traffic now */
+	uint64_t sent_pkts, acked_pkts, lost_pkts, retx_pkts;
+	uint64_t trimmed_pkts, ecn_pkts;
+	uint32_t rtt_min_ns, rtt_avg_ns, rtt_max_ns; /* 0: no sample yet */
+	uint32_t pad0;
+	uint64_t last_ack_age_ns; /* since the latest ACK; 0: none yet */
+};
+
+/*
+ * The EVs of QP qpn, or of every QP when qpn is UINT32_MAX: fills up to
+ * max entries, *n is how many there are. ENOENT: no such QP.
+ */
+int mrcx_ctl_ev_list(struct mrc_context *ctx, uint32_t qpn,
+		     struct mrcx_ev_info *out, int max, int *n);
+
+/* An EV event with what the OCP event leaves out. */
+struct mrcx_ev_event {
+	struct mrc_ctl_ev_event base; /* profile, EV, drop_count, state */
+	uint64_t ts_ns; /* CLOCK_MONOTONIC */
+	uint32_t qpn;
+	uint32_t ev_idx;
+	uint32_t old_state; /* enum mrc_ctl_ev_state */
+	uint32_t reason; /* enum mrc_ev_reason (include/mrc/ev_names.h) */
+};
+
+/* mrc_ctl_poll_ev_event(), with the extra fields. */
+int mrcx_ctl_poll_ev_event(struct mrc_cq *ev_cq, int num_entries,
+			   struct mrcx_ev_event *ev_event);
+
 #endif /* MRC_EXT_H */

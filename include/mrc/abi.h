@@ -346,22 +346,22 @@ _Static_assert(sizeof(struct mrc_ev_event) == 40, "ev event layout");
  * with this struct as the packet: state changes that must happen under
  * the QP's send lock, which userspace cannot take.
  */
-enum mrc_ctl_op {
-	MRC_CTL_EV_GOOD = 1, /* ASSUMED_BAD -> GOOD (probes answered) */
-	MRC_CTL_EV_BAD = 2, /* GOOD -> ASSUMED_BAD (reason given) */
-	MRC_CTL_EV_DENY = 3, /* any -> DENIED */
-	MRC_CTL_EV_ALLOW = 4, /* DENIED -> ASSUMED_BAD: probed before use */
+enum mrc_dp_op {
+	MRC_DP_EV_GOOD = 1, /* ASSUMED_BAD -> GOOD (probes answered) */
+	MRC_DP_EV_BAD = 2, /* GOOD -> ASSUMED_BAD (reason given) */
+	MRC_DP_EV_DENY = 3, /* any -> DENIED */
+	MRC_DP_EV_ALLOW = 4, /* DENIED -> ASSUMED_BAD: probed before use */
 };
 
-struct mrc_ctl_cmd {
-	__u32 magic; /* MRC_CTL_MAGIC */
-	__u32 op; /* enum mrc_ctl_op */
+struct mrc_dp_cmd {
+	__u32 magic; /* MRC_DP_MAGIC */
+	__u32 op; /* enum mrc_dp_op */
 	__u32 qpn;
 	__u32 ev_idx;
 	__u32 reason; /* enum mrc_ev_reason, for the event */
 	__u32 result; /* written back: 0, or an errno */
 };
-#define MRC_CTL_MAGIC 0x4d52434cu /* "MRCL" */
+#define MRC_DP_MAGIC 0x4d52434cu /* "MRCL" */
 
 /*
  * What the sender knows of one EV of one QP: value of mrc_ev_stats, an

@@ -187,7 +187,7 @@ static int xdp_run(int prog_fd, const void *in, uint32_t len, struct pkt *out)
 /* A command through mrc_xdp_ctl; returns its result (0 or an errno). */
 static int cmd(uint32_t op, uint32_t qpn, uint32_t idx, uint32_t reason)
 {
-	struct mrc_ctl_cmd c = { .magic = MRC_CTL_MAGIC,
+	struct mrc_dp_cmd c = { .magic = MRC_DP_MAGIC,
 				 .op = op,
 				 .qpn = qpn,
 				 .ev_idx = idx,
@@ -320,9 +320,9 @@ static void control_states(void **state)
 	assert_int_equal(reset(), 0);
 	assert_int_equal(set_qps(NEV, 14), 0);
 	/* 16 in use, at least 14 must stay. */
-	assert_int_equal(cmd(MRC_CTL_EV_BAD, S_QPN, 0, MRC_EV_R_PORT_DOWN), 0);
-	assert_int_equal(cmd(MRC_CTL_EV_BAD, S_QPN, 1, MRC_EV_R_PORT_DOWN), 0);
-	assert_int_equal(cmd(MRC_CTL_EV_BAD, S_QPN, 2, MRC_EV_R_PORT_DOWN), 0);
+	assert_int_equal(cmd(MRC_DP_EV_BAD, S_QPN, 0, MRC_EV_R_PORT_DOWN), 0);
+	assert_int_equal(cmd(MRC_DP_EV_BAD, S_QPN, 1, MRC_EV_R_PORT_DOWN), 0);
+	assert_int_equal(cmd(MRC_DP_EV_BAD, S_QPN, 2, MRC_EV_R_PORT_DOWN), 0);
 	qt = get_qp_tx();
 	assert_non_null(qt);
 	assert_int_equal(qt->ev_use, 0xfffc); /* EV 2 kept */
@@ -333,10 +333,10 @@ static void control_states(void **state)
 	assert_int_equal(ev[0].old_state, MRC_EV_GOOD);
 	assert_int_equal(ev[2].reason, MRC_EV_R_MIN_ACTIVE);
 	/* Marking a bad EV again changes nothing and says nothing. */
-	assert_int_equal(cmd(MRC_CTL_EV_BAD, S_QPN, 0, MRC_EV_R_PORT_DOWN), 0);
+	assert_int_equal(cmd(MRC_DP_EV_BAD, S_QPN, 0, MRC_EV_R_PORT_DOWN), 0);
 	assert_int_equal(drain_events(), 0);
 	/* Probes answered: back in use. */
-	assert_int_equal(cmd(MRC_CTL_EV_GOOD, S_QPN, 0, MRC_EV_R_PROBES), 0);
+	assert_int_equal(cmd(MRC_DP_EV_GOOD, S_QPN, 0, MRC_EV_R_PROBES), 0);
 	qt = get_qp_tx();
 	assert_int_equal(qt->ev_use, 0xfffd);
 	assert_int_equal(drain_events(), 1);
@@ -344,20 +344,20 @@ static void control_states(void **state)
 	assert_int_equal(ev[0].reason, MRC_EV_R_PROBES);
 	/* Denied: out of use, whatever ev_min_active says; allowed: still
 	 * out until probed. */
-	assert_int_equal(cmd(MRC_CTL_EV_DENY, S_QPN, 5, MRC_EV_R_DENY), 0);
+	assert_int_equal(cmd(MRC_DP_EV_DENY, S_QPN, 5, MRC_EV_R_DENY), 0);
 	qt = get_qp_tx();
 	assert_int_equal(qt->ev_use, 0xffdd);
 	assert_int_equal(qt->ev_denied, 0x20);
-	assert_int_equal(cmd(MRC_CTL_EV_GOOD, S_QPN, 5, MRC_EV_R_PROBES), 0);
+	assert_int_equal(cmd(MRC_DP_EV_GOOD, S_QPN, 5, MRC_EV_R_PROBES), 0);
 	assert_int_equal(get_qp_tx()->ev_state[5], MRC_EV_DENIED);
-	assert_int_equal(cmd(MRC_CTL_EV_ALLOW, S_QPN, 5, MRC_EV_R_ALLOW), 0);
+	assert_int_equal(cmd(MRC_DP_EV_ALLOW, S_QPN, 5, MRC_EV_R_ALLOW), 0);
 	qt = get_qp_tx();
 	assert_int_equal(qt->ev_state[5], MRC_EV_ASSUMED_BAD);
 	assert_int_equal(qt->ev_use, 0xffdd);
 	assert_int_equal(qt->ev_denied, 0);
 	/* Bad commands. */
-	assert_int_equal(cmd(MRC_CTL_EV_GOOD, S_QPN, NEV, 0), EINVAL);
-	assert_int_equal(cmd(MRC_CTL_EV_GOOD, 999, 0, 0), ENOENT);
+	assert_int_equal(cmd(MRC_DP_EV_GOOD, S_QPN, NEV, 0), EINVAL);
+	assert_int_equal(cmd(MRC_DP_EV_GOOD, 999, 0, 0), ENOENT);
 	assert_int_equal(cmd(99, S_QPN, 0, 0), EINVAL);
 }
 
@@ -397,8 +397,8 @@ static void spray_skips_unused(void **state)
 
 	(void)state;
 	assert_int_equal(reset(), 0);
-	assert_int_equal(cmd(MRC_CTL_EV_BAD, S_QPN, 3, MRC_EV_R_LOSS), 0);
-	assert_int_equal(cmd(MRC_CTL_EV_DENY, S_QPN, 7, MRC_EV_R_DENY), 0);
+	assert_int_equal(cmd(MRC_DP_EV_BAD, S_QPN, 3, MRC_EV_R_LOSS), 0);
+	assert_int_equal(cmd(MRC_DP_EV_DENY, S_QPN, 7, MRC_EV_R_DENY), 0);
 	post_empty(64);
 	for (i = 0; i < 64; i++) {
 		port = tx_once();
@@ -413,7 +413,7 @@ static void spray_skips_unused(void **state)
 	}
 	/* Every EV denied: nothing leaves. */
 	for (i = 0; i < NEV; i++)
-		assert_int_equal(cmd(MRC_CTL_EV_DENY, S_QPN, i, MRC_EV_R_DENY),
+		assert_int_equal(cmd(MRC_DP_EV_DENY, S_QPN, i, MRC_EV_R_DENY),
 				 0);
 	post_empty(1);
 	assert_int_equal(tx_once(), 0);
@@ -531,7 +531,7 @@ static void silent_ev(void **state)
 	assert_int_equal(ev[0].reason, MRC_EV_R_SILENT);
 	assert_int_equal(get_qp_tx()->ev_use, 0xe);
 	/* Probes answered: GOOD, and its silence forgotten. */
-	assert_int_equal(cmd(MRC_CTL_EV_GOOD, S_QPN, 0, MRC_EV_R_PROBES), 0);
+	assert_int_equal(cmd(MRC_DP_EV_GOOD, S_QPN, 0, MRC_EV_R_PROBES), 0);
 	assert_int_equal(get_qp_tx()->ev_silent_ns[0], 0);
 }
 
@@ -566,7 +566,7 @@ static void event_ring_overflow(void **state)
 	(void)state;
 	assert_int_equal(reset(), 0);
 	for (i = 0; i < total; i++)
-		assert_int_equal(cmd(i % 2 ? MRC_CTL_EV_GOOD : MRC_CTL_EV_BAD,
+		assert_int_equal(cmd(i % 2 ? MRC_DP_EV_GOOD : MRC_DP_EV_BAD,
 				     S_QPN, 0, MRC_EV_R_PORT_DOWN),
 				 0);
 	dropped = percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_EVENTS_DROPPED);
