@@ -88,9 +88,10 @@ $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/dev.h \
 # libmrc: the OCP MRC application API and the soft verbs device. Programs
 # link it instead of -libverbs (it defines the verbs calls they make).
 LIBMRC_SRCS := lib/verbs.c lib/context.c lib/cq.c lib/qp.c lib/msg.c \
-	       lib/doorbell.c
+	       lib/doorbell.c lib/ctl.c lib/ev_fields.c
 LIBMRC_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIBMRC_SRCS))
 LIBMRC_HDRS := include/mrc.h include/mrc_api_ver.h include/mrc_ext.h lib/internal.h \
+	       include/mrc_ctl.h include/mrc_ctl_api_ver.h \
 	       $(wildcard include/mrc/*.h)
 LIBS_MRC   := $(BUILD)/libmrc.a -lpthread
 
@@ -113,9 +114,18 @@ $(BUILD)/tools/mrc-perf: tools/mrc-perf.c tools/perf_timeline.c \
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(LIBS_MRC)
 
+# mrcctl: one file per object (tools/mrcctl_*.c) around tools/mrcctl.c.
+MRCCTL_SRCS := $(wildcard tools/mrcctl*.c) lib/ev_fields.c
+$(BUILD)/tools/mrcctl: $(MRCCTL_SRCS) $(wildcard tools/mrcctl*.h) \
+		$(BUILD)/libmrc.a $(LIBMRC_HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itools -o $@ $(filter %.c,$^) $(LIBS_MRC)
+
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/dev_lowlat.c daemon/pin.c daemon/health.c daemon/links.c \
-	     daemon/gray.c lib/msg.c lib/csum.c
+	     daemon/gray.c daemon/ctl.c daemon/profiles.c lib/msg.c lib/csum.c \
+	     lib/ev_fields.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h \
 		$(wildcard include/mrc/*.h)

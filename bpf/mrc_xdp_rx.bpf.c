@@ -765,14 +765,19 @@ static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
 	struct mrc_qp_rx *qp = r->qpn < MRC_MAX_QP ?
 				       bpf_map_lookup_elem(&mrc_qp, &r->qpn) :
 				       NULL;
+	__u32 dqpn = MRC_PROBE_QPN; /* a device probe answers to the device */
 	struct mrc_pext *px;
 	struct mrc_bth *bth;
 	struct udphdr *udp;
 	int sum;
 
-	if (!qp || (qp->state != MRC_QPS_RTR && qp->state != MRC_QPS_RTS)) {
-		mrc_count_drop(MRC_DROP_UNKNOWN_QP);
-		return XDP_DROP;
+	if (r->qpn != MRC_PROBE_QPN) {
+		if (!qp ||
+		    (qp->state != MRC_QPS_RTR && qp->state != MRC_QPS_RTS)) {
+			mrc_count_drop(MRC_DROP_UNKNOWN_QP);
+			return XDP_DROP;
+		}
+		dqpn = qp->peer_qpn;
 	}
 	if (turn_around(ctx, r, sizeof(*udp) + MRC_PROBE_LEN))
 		return XDP_DROP;
@@ -782,7 +787,7 @@ static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
 	bth = (void *)(udp + 1);
 	px = (void *)(bth + 1);
 	bth->opcode = MRC_OP_PROBE_ANSWER;
-	bth->dqpn = bpf_htonl(qp->peer_qpn & MRC_BTH_QPN_MASK);
+	bth->dqpn = bpf_htonl(dqpn & MRC_BTH_QPN_MASK);
 	udp->check = 0;
 	px->svc_ns = bpf_htonl((__u32)(bpf_ktime_get_ns() - t0));
 	sum = mrc_udp_sum(ctx, r->l3_off, r->udp_off,
@@ -807,7 +812,7 @@ static __always_inline int take_probe_answer(struct xdp_md *ctx, struct rx *r)
 	__u64 sent, now = bpf_ktime_get_ns();
 	__u32 svc;
 
-	if (!qp || qp->state == MRC_QPS_RESET) {
+	if (r->qpn != MRC_PROBE_QPN && (!qp || qp->state == MRC_QPS_RESET)) {
 		mrc_count_drop(MRC_DROP_UNKNOWN_QP);
 		return XDP_DROP;
 	}
@@ -819,9 +824,12 @@ static __always_inline int take_probe_answer(struct xdp_md *ctx, struct rx *r)
 	e.qpn = r->qpn;
 	e.ev_idx = px->ev_idx;
 	e.ev = bpf_ntohs(px->ev);
-	e.port = qp->ev_port[px->ev_idx & 63];
-	e.state = qp->ev_state[px->ev_idx & 63];
-	e.old_state = e.state;
+	e.ifindex = ctx->ingress_ifindex;
+	if (qp) {
+		e.port = qp->ev_port[px->ev_idx & 63];
+		e.state = qp->ev_state[px->ev_idx & 63];
+		e.old_state = e.state;
+	}
 	e.seq = bpf_ntohl(px->seq);
 	e.svc_ns = svc;
 	e.rtt_ns = now > sent + svc ? (__u32)(now - sent - svc) : 0;

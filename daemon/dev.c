@@ -481,8 +481,13 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 	qt->db_token = a->db_token;
 	qt->peer_v6 = a->v6;
 	for (i = 0; i < a->nev; i++) {
-		qt->ev[i] = a->ev_base + i;
-		qt->ev_port[i] = i % d->nports;
+		if (a->evs_given && a->ev_port[i] >= d->nports) {
+			err = -EINVAL;
+			goto out;
+		}
+		qt->ev[i] = a->evs_given ? a->ev[i] : a->ev_base + i;
+		qt->ev_fl[i] = a->evs_given ? a->ev_fl[i] : 0;
+		qt->ev_port[i] = a->evs_given ? a->ev_port[i] : i % d->nports;
 		qt->ev_state[i] = MRC_EV_GOOD;
 	}
 	qt->ev_use = a->nev >= 64 ? ~0ull : (1ull << a->nev) - 1;

@@ -112,6 +112,10 @@ struct dev_qp_attr {
 	uint8_t peer_addr[MRC_MAX_PORTS][16];
 	uint16_t ev_base; /* EVs: ev_base + i, spread over the ports */
 	uint32_t nev;
+	/* 1: the EVs are ev[], ev_fl[] and ev_port[] (an EV profile's) */
+	int evs_given;
+	uint16_t ev[MRC_QP_EVS], ev_fl[MRC_QP_EVS];
+	uint8_t ev_port[MRC_QP_EVS]; /* 0-based */
 	uint32_t ev_min_active; /* 0: nev / 8, rounded up */
 	uint32_t reorder_ns; /* 0: MRC_REORDER_NS_DEFAULT */
 	uint64_t db_token; /* mrc_doorbell.token for this QP */

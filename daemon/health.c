@@ -36,6 +36,7 @@
 #include "csum.h"
 #include "gray.h"
 #include "health.h"
+#include "links.h"
 #include "mrcd.h"
 #include "mrc/ev_names.h"
 #include "mrc/wire.h"
@@ -162,6 +163,12 @@ static void on_probe(struct mrcd *m, const struct mrc_ev_event *v)
 	if (e->state != MRC_EV_ASSUMED_BAD)
 		return;
 	now = mrcd_now_ns();
+	if (v->port < MRC_MAX_PORTS && !links_port_live(m, v->port)) {
+		/* Answers, but its port is disabled: it stays out. */
+		e->ok = 0;
+		e->due_ns = now + jittered(HEALTH_BACKOFF_MAX_NS);
+		return;
+	}
 	if (e->gray_limit_ns && v->rtt_ns > e->gray_limit_ns) {
 		/* Answered, but still far slower than its siblings. */
 		e->ok = 0;
@@ -201,10 +208,14 @@ static int on_record(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*v))
 		return 0;
-	if (v->type == MRC_EVT_STATE)
+	if (v->type == MRC_EVT_STATE) {
 		on_state(m, v);
-	else if (v->type == MRC_EVT_PROBE)
+		ctl_ev_event(m, v);
+	} else if (v->type == MRC_EVT_PROBE && v->qpn == MRC_PROBE_QPN) {
+		ctl_probe_answer(m, v);
+	} else if (v->type == MRC_EVT_PROBE) {
 		on_probe(m, v);
+	}
 	return 0;
 }
 
@@ -237,34 +248,31 @@ void health_events(struct mrcd *m)
 			 "%llu EV events dropped: the event ring was full\n",
 			 (unsigned long long)(dropped - m->ev_dropped_seen));
 		m->ev_dropped_unreported += dropped - m->ev_dropped_seen;
+		ctl_ev_dropped(m, dropped - m->ev_dropped_seen);
 		m->ev_dropped_seen = dropped;
 	}
 	ring_buffer__consume(m->ev_ring);
 }
 
 /*
- * A probe for EV idx of QP qpn, as the transmit program would address a
- * data packet on that EV: the EV's port, its next hop, our address there,
- * the peer's on that plane, the EV as UDP source port.
+ * One probe frame out of port p to addr (the peer's address on that
+ * plane): UDP source port sport, for STEV on IPv6 fl in the flow label,
+ * to QP dqpn (MRC_PROBE_QPN: the device), ev_idx and seq echoed back.
  */
-static int probe_send(struct mrcd *m, uint32_t qpn, uint32_t idx, uint32_t seq)
+int health_probe_frame(struct mrcd *m, uint32_t p, const uint8_t addr[16],
+		       uint16_t sport, uint16_t fl, uint32_t dqpn,
+		       uint8_t ev_idx, uint32_t seq, uint8_t tos)
 {
-	static struct mrc_qp_tx qt;
 	uint8_t f[14 + 40 + 8 + MRC_PROBE_LEN] = {};
 	struct ethhdr *eth = (void *)f;
 	struct mrc_port port;
 	struct mrc_bth *bth;
 	struct mrc_pext *px;
 	struct udphdr *udp;
-	uint32_t p, l3, len;
+	uint32_t l3, len;
 	uint64_t sum, ts;
 	uint16_t ulen;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_qp_tx), &qpn,
-				&qt) ||
-	    idx >= qt.nev)
-		return -ENOENT;
-	p = qt.ev_port[idx];
 	if (p >= (uint32_t)m->nports || m->probe_fd[p] < 0 ||
 	    bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_port), &p,
 				&port))
@@ -279,12 +287,12 @@ static int probe_send(struct mrcd *m, uint32_t qpn, uint32_t idx, uint32_t seq)
 		struct ipv6hdr *ip6 = (void *)(f + 14);
 
 		eth->h_proto = htons(ETH_P_IPV6);
-		ip6->version = 6;
+		*(uint32_t *)ip6 = htonl(6u << 28 | (uint32_t)tos << 20 | fl);
 		ip6->payload_len = htons(ulen);
 		ip6->nexthdr = IPPROTO_UDP;
 		ip6->hop_limit = 64;
 		memcpy(&ip6->saddr, port.saddr, 16);
-		memcpy(&ip6->daddr, qt.peer_addr[p], 16);
+		memcpy(&ip6->daddr, addr, 16);
 		sum = mrc_csum_add(0, &ip6->saddr, 32);
 	} else {
 		struct iphdr *ip = (void *)(f + 14);
@@ -292,26 +300,27 @@ static int probe_send(struct mrcd *m, uint32_t qpn, uint32_t idx, uint32_t seq)
 		eth->h_proto = htons(ETH_P_IP);
 		ip->version = 4;
 		ip->ihl = 5;
+		ip->tos = tos;
 		ip->tot_len = htons((uint16_t)(20 + ulen));
 		ip->frag_off = htons(0x4000);
 		ip->ttl = 64;
 		ip->protocol = IPPROTO_UDP;
 		memcpy(&ip->saddr, port.saddr, 4);
-		memcpy(&ip->daddr, qt.peer_addr[p], 4);
+		memcpy(&ip->daddr, addr, 4);
 		ip->check = htons(mrc_csum(ip, 20));
 		sum = mrc_csum_add(0, &ip->saddr, 8);
 	}
-	udp->source = htons(qt.ev[idx]);
+	udp->source = htons(sport);
 	udp->dest = htons(MRC_UDP_PORT);
 	udp->len = htons(ulen);
 	bth = (void *)(udp + 1);
 	bth->opcode = MRC_OP_PROBE;
 	bth->pkey = htons(MRC_PKEY_DEFAULT);
-	bth->dqpn = htonl(qt.peer_qpn & MRC_BTH_QPN_MASK);
+	bth->dqpn = htonl(dqpn & MRC_BTH_QPN_MASK);
 	px = (void *)(bth + 1);
 	px->version = MRC_WIRE_VERSION;
-	px->ev = htons(qt.ev[idx]);
-	px->ev_idx = (uint8_t)idx;
+	px->ev = htons(sport);
+	px->ev_idx = ev_idx;
 	px->seq = htonl(seq);
 	ts = mrcd_now_ns(); /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
 	px->tx_ts_hi = htonl((uint32_t)(ts >> 32));
@@ -329,6 +338,28 @@ static int probe_send(struct mrcd *m, uint32_t qpn, uint32_t idx, uint32_t seq)
 		return -errno;
 	m->probes_sent++;
 	return 0;
+}
+
+/*
+ * A probe for EV idx of QP qpn, as the transmit program would address a
+ * data packet on that EV: the EV's port, its next hop, our address there,
+ * the peer's on that plane, the EV as UDP source port (and flow label).
+ */
+static int probe_send(struct mrcd *m, uint32_t qpn, uint32_t idx, uint32_t seq)
+{
+	static struct mrc_qp_tx qt;
+	uint32_t p;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_qp_tx), &qpn,
+				&qt) ||
+	    idx >= qt.nev)
+		return -ENOENT;
+	p = qt.ev_port[idx];
+	if (p >= MRC_MAX_PORTS)
+		return -ENODEV;
+	return health_probe_frame(m, p, qt.peer_addr[p], qt.ev[idx],
+				  qt.ev_fl[idx], qt.peer_qpn, (uint8_t)idx, seq,
+				  0);
 }
 
 void health_tick(struct mrcd *m)

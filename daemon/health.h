@@ -63,6 +63,10 @@ int health_init(struct mrcd *m);
 int health_query(struct mrcd *m, uint32_t qpn, uint32_t after,
 		 struct mrcd_qp_health *h);
 void health_close(struct mrcd *m);
+/* One probe frame (see health.c); 0 or -errno. */
+int health_probe_frame(struct mrcd *m, uint32_t p, const uint8_t addr[16],
+		       uint16_t sport, uint16_t fl, uint32_t dqpn,
+		       uint8_t ev_idx, uint32_t seq, uint8_t tos);
 /* The event ring has records: read them all. */
 void health_events(struct mrcd *m);
 /* Probes due and probes lost; call often (mrcd's 1 ms tick). */

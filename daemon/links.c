@@ -21,14 +21,20 @@
 #include "mrcd.h"
 #include "mrc_xdp_rx.skel.h"
 
-static void port_changed(struct mrcd *m, int p, int up)
+int links_port_live(const struct mrcd *m, int p)
+{
+	return m->port_up[p] &&
+	       m->port_admin[p] == MRC_CTL_PORT_ADMIN_ENABLED;
+}
+
+/* Port p became live (up) or stopped being live: carrier or admin. */
+static void port_live_changed(struct mrcd *m, int p, int up)
 {
 	static struct mrc_qp_tx qt;
 	uint64_t now = mrcd_now_ns();
 	uint32_t qpn, i;
 	int n = 0;
 
-	m->port_up[p] = up;
 	mrcd_log(m, 0, "port %s (plane %d) %s\n", m->port[p].ifname, p,
 		 up ? "up: probing its EVs" : "down: its EVs leave use");
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
@@ -58,6 +64,27 @@ static void port_changed(struct mrcd *m, int p, int up)
 	}
 	mrcd_log(m, 1, "port %s: %d EVs %s\n", m->port[p].ifname, n,
 		 up ? "to probe" : "out of use");
+}
+
+static void port_changed(struct mrcd *m, int p, int carrier)
+{
+	int was = links_port_live(m, p);
+
+	m->port_up[p] = carrier;
+	if (links_port_live(m, p) != was)
+		port_live_changed(m, p, !was);
+}
+
+void links_set_admin(struct mrcd *m, int p, int enabled)
+{
+	int was = links_port_live(m, p);
+
+	m->port_admin[p] = enabled ? MRC_CTL_PORT_ADMIN_ENABLED :
+				     MRC_CTL_PORT_ADMIN_DISABLED;
+	mrcd_log(m, 0, "port %s (plane %d) %s by the controller\n",
+		 m->port[p].ifname, p, enabled ? "enabled" : "disabled");
+	if (links_port_live(m, p) != was)
+		port_live_changed(m, p, !was);
 }
 
 static int on_msg(const struct nlmsghdr *nlh, void *data)

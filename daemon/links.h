@@ -13,5 +13,9 @@ int links_init(struct mrcd *m);
 /* The netlink socket is readable. */
 void links_event(struct mrcd *m);
 void links_close(struct mrcd *m);
+/* Port p (0-based) has carrier and is administratively enabled. */
+int links_port_live(const struct mrcd *m, int p);
+/* The controller enables or disables port p: like carrier, but its own. */
+void links_set_admin(struct mrcd *m, int p, int enabled);
 
 #endif /* MRC_DAEMON_LINKS_H */

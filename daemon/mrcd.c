@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <linux/capability.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -20,6 +21,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
@@ -168,6 +170,40 @@ static int epoll_add(struct mrcd *m, int fd, enum mrcd_tag tag, uint32_t idx)
 	return epoll_ctl(m->epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+/*
+ * Whether the process at the other end of fd has CAP_NET_ADMIN (in its
+ * effective set) as it connects: the controller API is for it alone. The
+ * pidfd pins the process, so a pid reused between the read of its status
+ * and the check is caught: the old process is gone, the pidfd says so.
+ */
+static int peer_net_admin(int fd, pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long eff = 0;
+	socklen_t len = sizeof(int);
+	int pidfd = -1, found = 0;
+	FILE *f;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			found = 1;
+	if (f)
+		fclose(f);
+	/* Still the same process (signal 0 only checks it exists)? */
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0))
+		found = 0;
+	close(pidfd);
+	return found && (eff >> CAP_NET_ADMIN & 1);
+}
+
 static void accept_client(struct mrcd *m)
 {
 	struct ucred cr;
@@ -189,8 +225,10 @@ static void accept_client(struct mrcd *m)
 		m->client[i].uid = cr.uid;
 		m->client[i].pid = cr.pid;
 	}
-	mrcd_log(m, 1, "client pid %u uid %u connected\n", m->client[i].pid,
-		 m->client[i].uid);
+	m->client[i].net_admin = peer_net_admin(fd, cr.pid);
+	mrcd_log(m, 1, "client pid %u uid %u connected%s\n", m->client[i].pid,
+		 m->client[i].uid,
+		 m->client[i].net_admin ? " (CAP_NET_ADMIN: controller)" : "");
 }
 
 static void client_event(struct mrcd *m, struct client *c)
@@ -328,6 +366,7 @@ static void scan(struct mrcd *m)
 	if (read(m->scan_fd, &ticks, sizeof(ticks)) < 0)
 		return;
 	health_tick(m);
+	ctl_tick(m);
 	m->gray_ticks += ticks;
 	if (m->gray_ticks * SCAN_NS >= GRAY_INTERVAL_NS) {
 		m->gray_ticks = 0;
@@ -445,6 +484,7 @@ static int setup(struct mrcd *m, const char *anchor)
 	    epoll_add(m, m->listen_fd, TAG_LISTEN, 0) ||
 	    epoll_add(m, m->scan_fd, TAG_SCAN, 0))
 		return -EIO;
+	ctl_init(m);
 	err = health_init(m);
 	if (!err)
 		err = links_init(m);
@@ -572,6 +612,7 @@ int main(int argc, char **argv)
 		(unsigned long long)m.probe_answers,
 		(unsigned long long)m.probes_lost);
 	links_close(&m);
+	ctl_close(&m);
 	health_close(&m);
 	if (m.pinned)
 		dev_unpin(m.pin_dir);

@@ -11,9 +11,11 @@
 
 struct mnl_socket;
 
+#include "ctl.h"
 #include "dev.h"
 #include "health.h"
 #include "plane.h"
+#include "profiles.h"
 #include "mrc/mrcd_proto.h"
 
 #define MRCD_MAX_CLIENTS 256
@@ -33,6 +35,7 @@ struct client {
 	int fd; /* -1: slot free */
 	uint32_t uid;
 	uint32_t pid;
+	int net_admin; /* held CAP_NET_ADMIN when it connected */
 };
 
 struct qp_ent {
@@ -51,6 +54,10 @@ struct qp_ent {
 	struct qp_evlog *evlog; /* with ev */
 	uint32_t nev; /* its EVs, once RTS */
 	uint32_t rtt_median_ns; /* of its EVs in use, at the last gray look */
+	int prof_held; /* holds ev_prof and cc_prof (from INIT) */
+	uint64_t ev_prof, cc_prof;
+	uint32_t peer_qpn;
+	uint8_t peer_gid[16];
 };
 
 struct mrcd {
@@ -87,7 +94,12 @@ struct mrcd {
 	struct mrc_ev_stats *ev_stats; /* the data path's, mmapped */
 	/* Link watch (links.c). */
 	struct mnl_socket *nl;
-	int port_up[MRC_MAX_PORTS];
+	int port_up[MRC_MAX_PORTS]; /* carrier */
+	/* The controller (ctl.c). */
+	int port_admin[MRC_MAX_PORTS]; /* enum mrc_ctl_port_admin_state */
+	struct profiles prof;
+	struct ctl_sub sub[CTL_MAX_SUBS];
+	struct ctl_probe_wait probe_wait;
 };
 
 /* Handles one request of client c; the reply and its fds go back on c->fd. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "links.h"
 #include "mrcd.h"
 #include "mrc/msg.h"
 #include "mrc_xdp_rx.skel.h"
@@ -109,7 +110,9 @@ static int do_hello(struct mrcd *m, struct mrcd_rep *rep)
 		int up = 0;
 
 		dev_link_state(m->port[i].ifname, &h->port_mtu[i], &up);
-		h->port_up[i] = (uint32_t)up;
+		/* A port the controller disabled reports down. */
+		h->port_up[i] = (uint32_t)(up && m->port_admin[i] ==
+							MRC_CTL_PORT_ADMIN_ENABLED);
 	}
 	return 0;
 }
@@ -260,6 +263,7 @@ static void qp_free(struct mrcd *m, uint32_t qpn)
 	close(q->db_fd);
 	dev_qp_destroy(&m->dev, qpn, q->sq);
 	health_forget(m, qpn);
+	ctl_qp_release(m, qpn);
 	q->owner = NULL;
 	q->sq = NULL;
 	/* The pump drops it from its list when it sees no owner. */
@@ -276,8 +280,6 @@ static int qp_attr(struct mrcd *m, const struct qp_ent *q,
 	    r->window_tx > MRC_RX_WINDOW_MAX || r->retry_linear > 7 ||
 	    r->retry_exp > MRC_RETRY_INFINITE || r->peer_qpn >= 1u << 24)
 		return EINVAL;
-	if (r->ev_profile_id)
-		return ENOENT; /* only the default EV profile so far */
 	memset(a, 0, sizeof(*a));
 	a->qpn = r->qpn;
 	a->peer_qpn = r->peer_qpn;
@@ -300,6 +302,9 @@ static int qp_attr(struct mrcd *m, const struct qp_ent *q,
 	if (a->nev > MRC_QP_EVS)
 		a->nev = MRC_QP_EVS;
 	a->db_token = q->db_token;
+	err = ctl_qp_evs(m, r->qpn, a); /* an EV profile's EVs instead */
+	if (err)
+		return err;
 	err = plane_peer_addrs(m->port, m->nports, r->peer_gid, a->peer_addr);
 	return err ? -err : 0;
 }
@@ -318,6 +323,9 @@ static int do_qp_modify(struct mrcd *m, struct client *c,
 	case MRC_QPS_INIT:
 		if (q->state != MRC_QPS_RESET && q->state != MRC_QPS_INIT)
 			return EINVAL;
+		/* Its profiles are held from here: they cannot go away. */
+		err = ctl_qp_hold(m, r->qpn, r->ev_profile_id,
+				  r->cc_profile_id);
 		break;
 	case MRC_QPS_RTR:
 		if (q->state != MRC_QPS_INIT)
@@ -336,7 +344,11 @@ static int do_qp_modify(struct mrcd *m, struct client *c,
 					     DEV_QP_TX);
 		q->timeout_ns = a.timeout_ns;
 		q->nev = a.nev;
+		q->peer_qpn = r->peer_qpn;
+		memcpy(q->peer_gid, r->peer_gid, 16);
 		health_forget(m, r->qpn); /* every EV starts GOOD */
+		if (!err)
+			ctl_qp_started(m, r->qpn);
 		break;
 	case MRC_QPS_ERR:
 		err = -dev_qp_set_state(&m->dev, r->qpn, MRC_QPS_ERR);
@@ -351,6 +363,7 @@ static int do_qp_modify(struct mrcd *m, struct client *c,
 		/* The application empties its own view of the queue too. */
 		dev_qp_clear(&m->dev, r->qpn);
 		health_forget(m, r->qpn);
+		ctl_qp_release(m, r->qpn);
 		q->sq->tail = q->sq->done = q->sq->err_wqe = q->sq->sent = 0;
 		q->sq->state = MRC_QPS_RESET;
 		break;
@@ -389,8 +402,8 @@ int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 	struct mrcd_rep rep = {};
 	int fds[2] = { -1, -1 }, nfds = 0, err, idx;
 
-	if (len < offsetof(struct mrcd_req, obj) ||
-	    req->version != MRCD_PROTO_VERSION) {
+	/* Every request is a whole struct mrcd_req: nothing read is stale. */
+	if (len != sizeof(*req) || req->version != MRCD_PROTO_VERSION) {
 		rep.err = EPROTO;
 		return reply(c, &rep, NULL, 0);
 	}
@@ -448,13 +461,20 @@ int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 			qp_free(m, req->obj.idx);
 		break;
 	default:
-		err = EOPNOTSUPP;
+		err = req->op >= MRCD_CTL_DEVICE &&
+				      req->op <= MRCD_CTL_EVENTS_CLOSE ?
+			      ctl_request(m, c, req, &rep, fds, &nfds) :
+			      EOPNOTSUPP;
+		if (err < 0)
+			return 0; /* the reply goes out later */
 	}
 	rep.err = err;
 	err = reply(c, &rep, fds, nfds);
 	/* The application has its copies now (the doorbell stays ours). */
 	if (nfds)
 		close(fds[0]);
+	if (nfds == 2 && req->op == MRCD_CTL_EVENTS)
+		close(fds[1]); /* a dup: mrcd keeps its own */
 	if (err)
 		mrcd_log(m, 1, "reply to pid %u: %s\n", c->pid, strerror(-err));
 	return err;
@@ -464,6 +484,7 @@ void serve_drop_client(struct mrcd *m, struct client *c)
 {
 	uint32_t i;
 
+	ctl_drop_client(m, c);
 	for (i = 0; i < MRC_MAX_QP; i++)
 		if (m->qp[i].owner == c)
 			qp_free(m, i);

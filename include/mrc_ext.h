@@ -10,7 +10,9 @@
 #include <stdint.h>
 
 #include "mrc.h"
-#include "mrc/mrcd_proto.h"
+#include "mrc_ctl.h"
+
+struct mrcd_qp_health;
 
 /*
  * Path health of one of the caller's QPs (docs/health.md): the state of
@@ -27,8 +29,6 @@ int mrcx_query_qp_health(struct mrc_qp *qp, uint32_t after,
  * Controller extensions (need CAP_NET_ADMIN like mrc_ctl.h; EPERM
  * otherwise): what mrcctl shows beyond the OCP controller API.
  */
-#include "mrc_ctl.h"
-
 /* One port (plane) of the device. */
 struct mrcx_port_info {
 	uint8_t port; /* 1-based */
@@ -101,5 +101,8 @@ struct mrcx_ev_event {
 /* mrc_ctl_poll_ev_event(), with the extra fields. */
 int mrcx_ctl_poll_ev_event(struct mrc_cq *ev_cq, int num_entries,
 			   struct mrcx_ev_event *ev_event);
+
+/* Last: the protocol's replies embed the structs above. */
+#include "mrc/mrcd_proto.h"
 
 #endif /* MRC_EXT_H */

@@ -153,6 +153,8 @@ int mrc_destroy_cq(struct mrc_cq *cq)
 		return fail_errno(EINVAL);
 	if (cq->events_acked != cq->events_got)
 		return fail_errno(EBUSY);
+	if (cq->evq)
+		return ctl_evq_destroy(cq);
 	req.obj.idx = cq->idx;
 	err = soft_call(cq->ctx->sc, &req, &rep, NULL, 0);
 	if (err)
@@ -356,8 +358,8 @@ int mrc_poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc)
 	struct mrc_context *ctx;
 	int got, i;
 
-	if (!cq || num_entries < 0 || (num_entries && !wc)) {
-		errno = EINVAL;
+	if (!cq || cq->evq || num_entries < 0 || (num_entries && !wc)) {
+		errno = EINVAL; /* an EV event queue: mrc_ctl_poll_ev_event */
 		return -1;
 	}
 	ctx = cq->ctx;

@@ -55,6 +55,10 @@ struct mrc_cq {
 	pthread_mutex_t lock;
 	struct mrc_cqe stash[CQ_STASH];
 	int nstash;
+	/* An EV event queue (mrc_ctl_create_ev_event_cq): fd is its
+	 * eventfd, idx its number at mrcd; the fields below are unused. */
+	struct mrcd_evq *evq;
+	size_t evq_len;
 	/* Next seq per QP and direction ([qpn][0] send, [1] receive). */
 	uint32_t expect[MRC_MAX_QP][2];
 };
@@ -110,6 +114,9 @@ int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
 	      int *fds, int nfds_max);
 int soft_is_ours(struct ibv_context *ctx);
 struct soft_mr *soft_mr_by_key(struct soft_ctx *sc, uint32_t lkey);
+
+/* mrc_destroy_cq of an EV event queue (ctl.c). */
+int ctl_evq_destroy(struct mrc_cq *cq);
 
 void qp_mark_failed(struct mrc_qp *qp);
 void qp_unmark_failed(struct mrc_qp *qp);

@@ -253,6 +253,7 @@ static void fill_modify(struct mrc_qp *qp, uint32_t state)
 	m->retry_exp = qp->mattr.retry.exp_cnt;
 	m->timeout_ns = 1024ull << qp->mattr.timeout; /* 1.024 us x 2^t */
 	m->ev_profile_id = qp->mattr.profile.ev_profile_id;
+	m->cc_profile_id = qp->mattr.profile.cc_profile_id;
 }
 
 int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,

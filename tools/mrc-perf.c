@@ -89,6 +89,8 @@ static const char *const test_names[] = { "bw", "rate", "lat" };
 
 struct perf_opts {
 	bool server;
+	/* the EV and CC profiles this side's QPs name (its controller's) */
+	unsigned int ev_profile, cc_profile;
 	const char *host; /* client: the server; server: listen address */
 	const char *port;
 	enum perf_test test;
@@ -678,6 +680,7 @@ struct perf_dev {
 	struct perf_qp *qps;
 	unsigned int nqps, depth, rq_depth, sge;
 	unsigned int idle_us, max_cqe;
+	unsigned int ev_profile, cc_profile; /* named at INIT */
 	uint64_t slice_bytes;
 	uint64_t mem_per_qp_bytes;
 	/* errors seen in completions */
@@ -914,6 +917,8 @@ static int qp_create(struct perf_dev *d, struct perf_qp *q)
 	struct mrc_qp_attr ma = { .qp_hint = NULL };
 	int err;
 
+	ma.profile.ev_profile_id = d->ev_profile;
+	ma.profile.cc_profile_id = d->cc_profile;
 	q->qp = mrc_create_qp(d->mctx, &ia);
 	if (!q->qp) {
 		pr_err("cannot create QP %u of %u: %s",
@@ -1791,6 +1796,8 @@ static int client_connect_qps(struct perf_client *c)
 	struct sc_ready ready;
 	int err;
 
+	c->dev.ev_profile = c->o->ev_profile;
+	c->dev.cc_profile = c->o->cc_profile;
 	err = dev_setup(&c->dev, &c->params);
 	if (err)
 		return err;
@@ -2435,6 +2442,9 @@ static int server_main(const struct perf_opts *o)
 	struct perf_server s = { .fd = -1 };
 	int lfd, err;
 
+	s.dev.ev_profile = o->ev_profile;
+	s.dev.cc_profile = o->cc_profile;
+
 	lfd = sock_listen(o->host, o->port);
 	if (lfd < 0)
 		return 1;
@@ -2487,6 +2497,9 @@ static void usage(FILE *f)
 		"      --mpr N              PSNs in flight, units of 128 (default:\n"
 		"                           the device's largest)\n"
 		"      --timeout N          ACK timeout 1.024 us x 2^N (default 14)\n"
+		"      --ev-profile N       this side's QPs name EV profile N (default 0,\n"
+		"                           the device's own; see mrcctl ev-profile)\n"
+		"      --cc-profile N       ...and CC profile N (default 0: none)\n"
 		"      --timeline FILE      bw: a CSV of goodput, retransmissions and EVs\n"
 		"                           in use each ms, FILE.events.csv, and a PNG\n"
 		"                           (gnuplot); with --at, a failover summary\n"
@@ -2628,6 +2641,8 @@ enum {
 	OPT_SGE,
 	OPT_WAIT,
 	OPT_IDLE,
+	OPT_EV_PROFILE,
+	OPT_CC_PROFILE,
 };
 
 static const struct option long_opts[] = {
@@ -2651,6 +2666,8 @@ static const struct option long_opts[] = {
 	{ "port", required_argument, NULL, 'p' },
 	{ "wait", required_argument, NULL, OPT_WAIT },
 	{ "idle-us", required_argument, NULL, OPT_IDLE },
+	{ "ev-profile", required_argument, NULL, OPT_EV_PROFILE },
+	{ "cc-profile", required_argument, NULL, OPT_CC_PROFILE },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -2714,6 +2731,10 @@ static int parse_opt(int c, const char *arg, struct perf_opts *o)
 		if (!err && (o->mtu_bytes & (o->mtu_bytes - 1)))
 			err = bad_value("--mtu", arg, "a power of 2");
 		break;
+	case OPT_EV_PROFILE:
+		return parse_uint("--ev-profile", arg, 0, 63, &o->ev_profile);
+	case OPT_CC_PROFILE:
+		return parse_uint("--cc-profile", arg, 0, 15, &o->cc_profile);
 	case OPT_SGE:
 		return parse_uint("--sge", arg, 1, PERF_MAX_SGE, &o->sge);
 	case 'p':

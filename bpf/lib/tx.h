@@ -54,6 +54,7 @@ struct tx_pick {
 	__u32 peer_qpn;
 	__u64 tx_ns;
 	__u16 ev;
+	__u16 fl; /* IPv6 flow label, low 16 bits (STEV) */
 	__u8 port;
 	__u8 opcode;
 	__u8 dflags;
@@ -216,6 +217,7 @@ spray:
 	p->laddr = rec->laddr;
 	p->len = rec->len;
 	p->ev = rec->ev;
+	p->fl = qp->ev_fl[rec->ev_idx & (MRC_QP_EVS - 1)];
 	p->ev_idx = rec->ev_idx;
 	p->port = rec->port;
 	p->dflags = (rec->flags & MRC_REC_LAST ? MRC_DF_LAST : 0) |
@@ -316,7 +318,8 @@ static __always_inline int tx_build(struct __ctx_buff *ctx,
 		if (!ip6)
 			return -1;
 		eth->h_proto = bpf_htons(ETH_P_IPV6);
-		*(__be32 *)ip6 = bpf_htonl(6 << 28 | 0x02 << 20); /* ECT(0) */
+		/* ECT(0), and the STEV EV's high half in the flow label */
+		*(__be32 *)ip6 = bpf_htonl(6 << 28 | 0x02 << 20 | p->fl);
 		ip6->payload_len = bpf_htons(udp_len);
 		ip6->nexthdr = IPPROTO_UDP;
 		ip6->hop_limit = 64;

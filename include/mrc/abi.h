@@ -252,6 +252,11 @@ struct mrc_qp_tx {
 	__u8 peer_v6;
 	__u8 pad0[3];
 	__u16 ev[MRC_QP_EVS]; /* UDP source ports to spray over */
+	/*
+	 * ...and, for STEV EVs to an IPv6 peer, the EV's high 16 bits: the
+	 * low 16 bits of the flow label (docs/controller.md). 0 otherwise.
+	 */
+	__u16 ev_fl[MRC_QP_EVS];
 	__u8 ev_port[MRC_QP_EVS]; /* ...and the port each leaves by */
 	__u8 peer_addr[MRC_MAX_PORTS][16]; /* peer's address per port */
 	/* Owned by the data path. */
@@ -336,7 +341,7 @@ struct mrc_ev_event {
 	__u32 seq; /* probe: its sequence number */
 	__u32 rtt_ns; /* probe: round trip less the responder's time */
 	__u32 svc_ns; /* probe: the responder's time, subtracted */
-	__u32 pad0;
+	__u32 ifindex; /* probe: the interface the answer came in on */
 };
 _Static_assert(sizeof(struct mrc_ev_event) == 40, "ev event layout");
 #define MRC_EV_RING_BYTES (1u << 18)

@@ -34,10 +34,13 @@ int ev_fmt_check(enum mrc_ctl_ev_fmt_mode mode,
 unsigned int ev_fmt_width(const struct mrc_ctl_ev_fmt_field *ff, int nff);
 
 /*
- * A profile's fields against its (valid) format: 0; -EINVAL (a zero
- * width, init_val or mask outside width, max_val wider than mask's bit
- * count, min_val > max_val, a field wider than its format field); -E2BIG
- * (more fields than the format, or than MRC_EV_MAX_FIELDS).
+ * A profile's fields against its (valid) format: 0; -EINVAL (no field, a
+ * width of 0 or over 32, a field wider than its format field, init_val or
+ * mask outside width, max_val wider than mask's bit count (so 0 without
+ * mask bits), min_val > max_val); -E2BIG (more fields than the format, or
+ * than MRC_EV_MAX_FIELDS; more than 32 mask bits in all, which only an
+ * SRv6 format leaves room for). A profile may have fewer fields than its
+ * format: the format fields it leaves out stay zero.
  */
 int ev_fields_check(const struct mrc_ctl_ev_field *f, int nf,
 		    const struct mrc_ctl_ev_fmt_field *ff, int nff);
@@ -46,22 +49,44 @@ int ev_fields_check(const struct mrc_ctl_ev_field *f, int nf,
 unsigned int ev_compact_bits(const struct mrc_ctl_ev_field *f, int nf);
 
 /*
- * The expanded EV of a compact one (fields and format already checked):
- * see struct mrc_ctl_ev_field in mrc_ctl.h for the steps. Compact bits
- * beyond ev_compact_bits() are ignored.
+ * The expanded EV of a compact one (fields and a STEV or UDP format
+ * already checked), the steps of struct mrc_ctl_ev_field in mrc_ctl.h:
+ *  - the compact EV is a number right-aligned to C = ev_compact_bits()
+ *    bits; bits from C up are ignored. "The next most significant bit" is
+ *    read from bit C-1 down: field 0 takes the top popcount(mask 0) bits,
+ *    field 1 the next, and so on. (The OCP example, ev_expansion.c, reads
+ *    a byte string from the top bit of byte 0; the order is the same.)
+ *  - within a field those bits fill the mask's set bits from the highest
+ *    down, over init_val; so the field's compact value v, read as a
+ *    number, lands with its lowest bit in the mask's lowest bit.
+ *  - field i is right-aligned in format field i (the spare high bits
+ *    zero), format field 0 the most significant, and the whole value
+ *    right-aligned to ev_fmt_width(): a format of 8+4+4 bits gives a
+ *    16-bit value with field 0 in bits 15..8. Format fields past nf are 0.
+ * The OCP examples keep an expanded EV as a bit string from the top bit of
+ * byte 0, so a 16-bit one fills bytes 0 and 1 (and mrc_ctl_gen_ev.md finds
+ * its 8-bit field 0 in val & 0xff of a little-endian load); here it is a
+ * number, right-aligned, in host order (mrc_ctl.h), field 0 in bits 15..8.
  */
 uint32_t ev_expand(const struct mrc_ctl_ev_field *f, int nf,
 		   const struct mrc_ctl_ev_fmt_field *ff, int nff,
 		   uint32_t compact);
 
-/* How many EVs generation makes: the product of (max - min + 1) over the
- * fields that have mask bits (1 when none has). */
+/*
+ * How many EVs generation makes: the product of (max - min + 1) over the
+ * fields that have mask bits (1 when none has: the one fixed EV), at most
+ * UINT64_MAX (it saturates); 0 if a field with mask bits has min > max.
+ */
 uint64_t ev_gen_count(const struct mrc_ctl_ev_field *f, int nf);
 
 /*
- * Generated EVs, expanded, in order (the first field most significant, the
- * last one counting fastest), the first max of them into out. Returns how
- * many it wrote.
+ * Generated EVs, expanded, the first max of them into out. Each field with
+ * mask bits takes every compact value min_val..max_val (the value that
+ * fills its mask bits, as in ev_expand()); fields without keep init_val.
+ * The order is the OCP API's silence filled in: field 0 most significant,
+ * the last field with mask bits counting fastest, so with every min_val 0
+ * the n-th EV is ev_expand() of compact n. Returns how many it wrote
+ * (min(max, ev_gen_count()), 0 when max < 1).
  */
 int ev_generate(const struct mrc_ctl_ev_field *f, int nf,
 		const struct mrc_ctl_ev_fmt_field *ff, int nff, uint32_t *out,

@@ -13,10 +13,12 @@
 #include <stdint.h>
 
 #include "abi.h"
+#include "ev_fields.h"
+#include "../mrc_ext.h"
 
 #define MRCD_SOCKET_DEFAULT "/run/mrc/mrcd.sock"
 #define MRCD_SOCKET_ENV "MRC_SOCKET" /* overrides the default path */
-#define MRCD_PROTO_VERSION 1
+#define MRCD_PROTO_VERSION 2
 
 enum mrcd_op {
 	MRCD_HELLO = 1, /* -> mrcd_dev_info */
@@ -31,6 +33,116 @@ enum mrcd_op {
 	MRCD_QP_QUERY, /* obj.idx -> qp_query */
 	MRCD_QP_DESTROY, /* obj.idx */
 	MRCD_QP_HEALTH, /* qp_health -> qp_health (the QP's own EVs) */
+	/*
+	 * The controller API (mrc_ctl.h): only a peer with CAP_NET_ADMIN,
+	 * else EPERM. Arrays travel inline; pointers in the attr structs
+	 * are meaningless on the wire and ignored.
+	 */
+	MRCD_CTL_DEVICE, /* -> ctl_device */
+	MRCD_CTL_PORT, /* ctl_port -> ctl_port (query or modify) */
+	MRCD_CTL_FMT, /* ctl_fmt -> ctl_fmt */
+	MRCD_CTL_EV_PROFILE, /* ctl_evp -> ctl_evp */
+	MRCD_CTL_CC, /* ctl_cc -> ctl_cc */
+	MRCD_CTL_EVENTS, /* ctl_events -> obj.idx, fds: the queue, an eventfd */
+	MRCD_CTL_PROBE, /* ctl_probe -> ctl_probe, once answered or timed out */
+	MRCD_CTL_PORT_LIST, /* -> ctl_ports */
+	MRCD_CTL_QP_LIST, /* ctl_list -> ctl_qps */
+	MRCD_CTL_EV_LIST, /* ctl_list -> ctl_evs */
+	MRCD_CTL_EVENTS_CLOSE, /* obj.idx: an event queue from MRCD_CTL_EVENTS */
+};
+
+/* A controller modify or query: modify != 0 changes, else reads. */
+struct mrcd_ctl_hdr {
+	uint64_t id; /* profile id, or port number */
+	uint32_t modify;
+	int32_t mask;
+};
+
+struct mrcd_ctl_port {
+	struct mrcd_ctl_hdr h;
+	struct mrc_ctl_port_attr attr;
+};
+
+struct mrcd_ctl_fmt {
+	struct mrcd_ctl_hdr h;
+	struct mrc_ctl_ev_fmt_profile_attr attr;
+	struct mrc_ctl_ev_fmt_field fields[MRC_EV_FMT_MAX_FIELDS];
+};
+
+#define MRCD_CTL_OP_MAX 64 /* EV_OP entries per request */
+
+struct mrcd_ctl_evp {
+	struct mrcd_ctl_hdr h;
+	struct mrc_ctl_ev_profile_attr attr;
+	struct mrc_ctl_ev_op_entry entries[MRCD_CTL_OP_MAX];
+	struct mrc_ctl_ev_field fields[MRC_EV_MAX_FIELDS];
+};
+
+struct mrcd_ctl_cc {
+	struct mrcd_ctl_hdr h;
+	struct mrc_ctl_cc_profile_attr attr;
+	char algorithm[32]; /* "" with has_algorithm: NULL (none) */
+	uint32_t has_algorithm;
+	uint32_t pad0;
+	struct mrc_ctl_cc_nscc_cfg nscc;
+};
+
+/*
+ * The EV event queue: a shared memory ring mrcd fills and the controller
+ * empties, and an eventfd mrcd writes after adding events.
+ */
+struct mrcd_evq {
+	uint32_t size; /* records, a power of two */
+	uint32_t pad0;
+	uint64_t prod; /* mrcd's: records written, ever */
+	uint64_t cons; /* the controller's: records read, ever */
+	struct mrcx_ev_event rec[]; /* size of them */
+};
+
+struct mrcd_ctl_events {
+	uint32_t cqe; /* records at least */
+	uint32_t pad0;
+};
+
+#define MRCD_CTL_PROBE_MAX 64 /* requests per batch */
+
+struct mrcd_ctl_probe {
+	uint32_t nreq; /* in; out: the number of answers */
+	uint32_t timeout_ns;
+	uint32_t tc; /* DSCP */
+	uint32_t pad0;
+	struct mrc_ctl_ep_req req[MRCD_CTL_PROBE_MAX];
+	struct mrc_ctl_ep_rsp rsp[MRCD_CTL_PROBE_MAX];
+};
+
+#define MRCD_LIST_QPS 64
+#define MRCD_LIST_EVS 48
+
+struct mrcd_ctl_list {
+	uint32_t qpn; /* EVs: this QP, or UINT32_MAX: all */
+	uint32_t cursor; /* where to go on; 0 at first */
+};
+
+struct mrcd_ctl_ports {
+	uint32_t n;
+	uint32_t pad0;
+	struct mrcx_port_info port[MRC_MAX_PORTS];
+};
+
+struct mrcd_ctl_qps {
+	uint32_t n; /* in qp[] */
+	uint32_t total; /* QPs there are */
+	uint32_t cursor; /* next request's; 0: done */
+	uint32_t pad0;
+	struct mrcx_qp_info qp[MRCD_LIST_QPS];
+};
+
+struct mrcd_ctl_evs {
+	uint32_t n;
+	uint32_t total;
+	uint32_t cursor;
+	uint32_t pad0;
+	struct mrcx_ev_info ev[MRCD_LIST_EVS];
 };
 
 struct mrcd_mr_req {
@@ -61,7 +173,8 @@ struct mrcd_qp_modify {
 	uint32_t retry_linear, retry_exp;
 	uint32_t pad0;
 	uint64_t timeout_ns;
-	uint64_t ev_profile_id;
+	uint64_t ev_profile_id; /* held from INIT until RESET or destroy */
+	uint64_t cc_profile_id;
 	uint8_t peer_gid[16]; /* the peer's address on some plane */
 };
 
@@ -79,6 +192,13 @@ struct mrcd_req {
 			uint32_t qpn;
 			uint32_t after; /* events with a later number only */
 		} qp_health;
+		struct mrcd_ctl_port ctl_port;
+		struct mrcd_ctl_fmt ctl_fmt;
+		struct mrcd_ctl_evp ctl_evp;
+		struct mrcd_ctl_cc ctl_cc;
+		struct mrcd_ctl_events ctl_events;
+		struct mrcd_ctl_probe ctl_probe;
+		struct mrcd_ctl_list ctl_list;
 	};
 };
 
@@ -151,6 +271,15 @@ struct mrcd_rep {
 		struct mrcd_qp_rep qp;
 		struct mrcd_qp_query qp_query;
 		struct mrcd_qp_health qp_health;
+		struct mrc_ctl_device_attr ctl_device; /* pointers left NULL */
+		struct mrcd_ctl_port ctl_port;
+		struct mrcd_ctl_fmt ctl_fmt;
+		struct mrcd_ctl_evp ctl_evp;
+		struct mrcd_ctl_cc ctl_cc;
+		struct mrcd_ctl_probe ctl_probe;
+		struct mrcd_ctl_ports ctl_ports;
+		struct mrcd_ctl_qps ctl_qps;
+		struct mrcd_ctl_evs ctl_evs;
 	};
 };
 

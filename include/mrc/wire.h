@@ -64,6 +64,12 @@ struct mrc_bth {
 };
 
 #define MRC_BTH_QPN_MASK 0x00ffffffu
+/*
+ * Destination QP of a device probe (the controller's EV probe): no QP is
+ * involved, the peer device answers it, and the answer comes back to this
+ * QP number too.
+ */
+#define MRC_PROBE_QPN 0x00ffffffu
 #define MRC_BTH_PSN_MASK 0x00ffffffu
 #define MRC_BTH_ACKREQ 0x80000000u
 #define MRC_PKEY_DEFAULT 0xffff

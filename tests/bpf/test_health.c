@@ -312,6 +312,45 @@ static void probe_answer_is_an_event(void **state)
 	assert_true(ev[0].rtt_ns >= 4300 && ev[0].rtt_ns < 1000000000);
 }
 
+/*
+ * A device probe (the controller's EV probe, dqpn MRC_PROBE_QPN) needs no
+ * QP: the peer answers it to MRC_PROBE_QPN, and the answer becomes an
+ * event with the sequence number and the interface it came in on.
+ */
+static void device_probe(void **state)
+{
+	uint64_t sent = mono_ns() - 5000;
+	struct pkt in, out;
+	const struct mrc_bth *bth;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	probe(&in, MRC_OP_PROBE, MRC_PROBE_QPN, 9, sent, 0);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
+				 (uint32_t)in.len, &out),
+			 XDP_TX);
+	assert_int_equal(pkt_verify_csums(out.data, out.len), 0);
+	bth = (const void *)(out.data + 14 + 20 + 8);
+	assert_int_equal(bth->opcode, MRC_OP_PROBE_ANSWER);
+	assert_int_equal(ntohl(bth->dqpn), MRC_PROBE_QPN);
+	assert_int_equal(percpu(rx->maps.mrc_rx_stats, MRC_RX_PROBES_ANSWERED),
+			 1);
+	/* Its answer, at the prober. */
+	probe(&in, MRC_OP_PROBE_ANSWER, MRC_PROBE_QPN, 9, sent, 300);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
+				 (uint32_t)in.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev[0].type, MRC_EVT_PROBE);
+	assert_int_equal(ev[0].qpn, MRC_PROBE_QPN);
+	assert_int_equal(ev[0].ev_idx, 9);
+	assert_int_equal(ev[0].seq, SEQ);
+	assert_int_equal(ev[0].svc_ns, 300);
+	assert_int_equal(ev[0].ifindex, 1); /* test runs come in on lo */
+	assert_true(ev[0].rtt_ns >= 4700 && ev[0].rtt_ns < 1000000000);
+	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_UNKNOWN_QP), 0);
+}
+
 static void control_states(void **state)
 {
 	struct mrc_qp_tx *qt;
@@ -627,6 +666,7 @@ int main(void)
 		cmocka_unit_test(probe_answered),
 		cmocka_unit_test(probe_refused),
 		cmocka_unit_test(probe_answer_is_an_event),
+		cmocka_unit_test(device_probe),
 		cmocka_unit_test(control_states),
 		cmocka_unit_test(spray_skips_unused),
 		cmocka_unit_test(loss_on_one_ev),

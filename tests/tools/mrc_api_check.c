@@ -18,6 +18,8 @@
 #include <cmocka.h>
 
 #include "../../lib/internal.h"
+#include "mrc_ctl.h"
+#include "mrc_ext.h"
 
 struct app {
 	struct ibv_device **list;
@@ -234,16 +236,92 @@ static void unknown_ev_profile(void **state)
 	app_open(&a);
 	qp = new_qp(&a);
 	assert_non_null(qp);
-	m.profile.ev_profile_id = 7;
 	{
 		struct ibv_qp_attr v = { .qp_state = IBV_QPS_INIT };
 
+		/* Profile 7 is a slot the controller has not configured:
+		 * not ONLINE, EINVAL; 1000 is no profile at all: ENOENT.
+		 * The QP stays in RESET either way. */
+		m.profile.ev_profile_id = 7;
+		assert_int_equal(
+			mrc_modify_qp(qp, &v, IBV_QP_STATE, &m, INIT_MASK),
+			EINVAL);
+		m.profile.ev_profile_id = 1000;
+		assert_int_equal(
+			mrc_modify_qp(qp, &v, IBV_QP_STATE, &m, INIT_MASK),
+			ENOENT);
+		m.profile.ev_profile_id = 0;
+		m.profile.cc_profile_id = 3; /* not configured either */
+		assert_int_equal(
+			mrc_modify_qp(qp, &v, IBV_QP_STATE, &m, INIT_MASK),
+			EINVAL);
+		m.profile.cc_profile_id = 0;
 		assert_int_equal(
 			mrc_modify_qp(qp, &v, IBV_QP_STATE, &m, INIT_MASK), 0);
 	}
-	/* mrcd knows no EV profile 7 (the controller has not made it). */
-	assert_int_equal(to_rtr(&a, qp, &m, RTR_MASK), ENOENT);
 	assert_int_equal(mrc_destroy_qp(qp), 0);
+	app_close(&a);
+}
+
+/*
+ * This program runs as nobody: the controller API is refused with EPERM,
+ * every part of it, and nothing changes.
+ */
+static void controller_needs_net_admin(void **state)
+{
+	struct mrc_ctl_device_attr d;
+	struct mrc_ctl_port_attr pa = { MRC_CTL_PORT_ADMIN_DISABLED };
+	struct mrc_ctl_ev_fmt_profile_attr fa = { 0 };
+	struct mrc_ctl_ev_profile_attr ea = { 0 };
+	struct mrc_ctl_cc_profile_attr ca = { 0 };
+	struct mrc_ctl_ep_req req = { .req_id = 1 };
+	struct mrc_ctl_ep_rsp rsp;
+	struct mrcx_qp_info qi;
+	int supported = 0, n = -1;
+	struct app a;
+
+	(void)state;
+	app_open(&a);
+	assert_int_equal(mrc_ctl_query_device_ex(a.dev, a.ctx, &d, &supported),
+			 -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(supported, 1); /* it is an MRC device */
+	assert_int_equal(mrc_ctl_modify_port(a.ctx, 1, &pa,
+					     MRC_CTL_PORT_ADMIN_STATE),
+			 -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(mrc_ctl_query_port(a.ctx, 1, &pa,
+					    MRC_CTL_PORT_ADMIN_STATE),
+			 -1);
+	assert_int_equal(errno, EPERM);
+	fa.profile_state = MRC_CTL_PROFILE_OFFLINE;
+	fa.ev_fmt_mode = MRC_CTL_EV_FMT_MODE_UDP;
+	assert_int_equal(mrc_ctl_modify_ev_fmt_profile(
+				 a.ctx, 1, &fa,
+				 MRC_CTL_EV_FMT_PROFILE_STATE |
+					 MRC_CTL_EV_FMT_PROFILE_MODE),
+			 -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(mrc_ctl_query_ev_profile(a.ctx, 0, &ea,
+						  MRC_CTL_EV_PROFILE_STATE),
+			 -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(mrc_ctl_query_cc_profile(a.ctx, 0, &ca,
+						  MRC_CTL_CC_PROFILE_STATE),
+			 -1);
+	assert_int_equal(errno, EPERM);
+	assert_null(mrc_ctl_create_ev_event_cq(a.ctx, 64, NULL, NULL, 0));
+	assert_int_equal(errno, EPERM);
+	req.ev_fmt_mode = MRC_CTL_EV_FMT_MODE_UDP;
+	req.req_ev.port = 1;
+	assert_int_equal(mrc_ctl_ep_batch_send_wait(a.ctx, 0,
+						    MRC_CTL_EP_OP_EV_PROBE,
+						    &req, 1, 1000000, &rsp, &n),
+			 -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(n, 0);
+	assert_int_equal(mrcx_ctl_qp_list(a.ctx, &qi, 1, &n), -1);
+	assert_int_equal(errno, EPERM);
 	app_close(&a);
 }
 
@@ -396,6 +474,7 @@ int main(void)
 		cmocka_unit_test(device_answers),
 		cmocka_unit_test(state_machine),
 		cmocka_unit_test(unknown_ev_profile),
+		cmocka_unit_test(controller_needs_net_admin),
 		cmocka_unit_test(registration_keeps_pointer_and_bytes),
 		cmocka_unit_test(isolation),
 		cmocka_unit_test(qp_limit),

@@ -1,0 +1,789 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrcd's side of the controller API (mrc_ctl.h, docs/controller.md):
+ * profiles (profiles.c keeps the books, this file applies them to QPs),
+ * port admin state, EV event queues for subscribers, the controller's
+ * probes, and the lists mrcctl shows. Only a peer that held CAP_NET_ADMIN
+ * when it connected gets past ctl_request's first check.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "ctl.h"
+#include "links.h"
+#include "mrcd.h"
+#include "mrc/msg.h"
+#include "mrc_xdp_rx.skel.h"
+
+static struct mrc_qp_tx qt_buf; /* one QP's send half, 21 KB: not on stack */
+
+static int qp_tx(struct mrcd *m, uint32_t qpn)
+{
+	return bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_qp_tx), &qpn,
+				   &qt_buf) ?
+		       -errno :
+		       0;
+}
+
+static uint32_t port_mask(const struct mrcd *m)
+{
+	return m->nports >= 31 ? ~1u : ((1u << m->nports) - 1) << 1;
+}
+
+/* ---- profiles and QPs ------------------------------------------------ */
+
+/* The run-time state of entry idx of EV profile id over its QPs. */
+static uint32_t runtime_state(void *ctx, uint64_t id, int idx)
+{
+	struct mrcd *m = ctx;
+	uint32_t qpn;
+
+	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+		struct qp_ent *q = &m->qp[qpn];
+
+		if (q->owner && q->prof_held && q->ev_prof == id &&
+		    q->state == MRC_QPS_RTS && q->ev && idx < MRC_QP_EVS &&
+		    q->ev[idx].state == MRC_EV_ASSUMED_BAD)
+			return MRC_CTL_EV_ASSUMED_BAD;
+	}
+	return MRC_CTL_EV_GOOD;
+}
+
+void ctl_init(struct mrcd *m)
+{
+	int i;
+
+	prof_init(&m->prof, port_mask(m));
+	m->prof.ev_runtime_state = runtime_state;
+	m->prof.ctx = m;
+	for (i = 0; i < MRC_MAX_PORTS; i++)
+		m->port_admin[i] = MRC_CTL_PORT_ADMIN_ENABLED;
+	for (i = 0; i < CTL_MAX_SUBS; i++)
+		m->sub[i].efd = -1;
+}
+
+int ctl_qp_hold(struct mrcd *m, uint32_t qpn, uint64_t ev_id, uint64_t cc_id)
+{
+	struct qp_ent *q = &m->qp[qpn];
+	int err;
+
+	if (q->prof_held && q->ev_prof == ev_id && q->cc_prof == cc_id)
+		return 0;
+	err = prof_qp_use(&m->prof, ev_id, cc_id);
+	if (err)
+		return -err; /* a positive errno, as the caller replies */
+	ctl_qp_release(m, qpn);
+	q->prof_held = 1;
+	q->ev_prof = ev_id;
+	q->cc_prof = cc_id;
+	return 0;
+}
+
+void ctl_qp_release(struct mrcd *m, uint32_t qpn)
+{
+	struct qp_ent *q = &m->qp[qpn];
+
+	if (!q->prof_held)
+		return;
+	prof_qp_release(&m->prof, q->ev_prof, q->cc_prof);
+	q->prof_held = 0;
+}
+
+int ctl_qp_evs(struct mrcd *m, uint32_t qpn, struct dev_qp_attr *a)
+{
+	const struct qp_ent *q = &m->qp[qpn];
+	const struct prof_ev *pe;
+	const struct prof_fmt *pf;
+	uint32_t i;
+
+	if (!q->prof_held)
+		return EINVAL; /* never went through INIT */
+	if (q->ev_prof == 0)
+		return 0; /* mrcd's own EVs (ev_base) */
+	pe = &m->prof.ev[q->ev_prof];
+	pf = &m->prof.fmt[pe->fmt_id];
+	if (pe->state != MRC_CTL_PROFILE_ONLINE || !pe->count)
+		return EINVAL;
+	a->evs_given = 1;
+	a->nev = pe->count;
+	a->ev_min_active = pe->min_active ? pe->min_active : 1;
+	for (i = 0; i < pe->count && i < MRC_QP_EVS; i++) {
+		uint32_t v = pe->ev[i].val;
+
+		/* Only STEV has the flow label, and only IPv6 carries it. */
+		if ((v >> 16) &&
+		    (pf->mode != MRC_CTL_EV_FMT_MODE_STEV || !m->v6))
+			return EINVAL;
+		if (!pe->ev[i].port || pe->ev[i].port > m->nports)
+			return EINVAL;
+		a->ev[i] = (uint16_t)v;
+		a->ev_fl[i] = (uint16_t)(v >> 16);
+		a->ev_port[i] = (uint8_t)(pe->ev[i].port - 1);
+	}
+	return 0;
+}
+
+void ctl_qp_started(struct mrcd *m, uint32_t qpn)
+{
+	const struct qp_ent *q = &m->qp[qpn];
+	const struct prof_ev *pe = q->ev_prof ? &m->prof.ev[q->ev_prof] : NULL;
+	uint32_t i;
+
+	if (qp_tx(m, qpn))
+		return;
+	for (i = 0; i < qt_buf.nev && i < MRC_QP_EVS; i++) {
+		uint32_t p = qt_buf.ev_port[i];
+
+		if (pe && pe->ev[i].denied)
+			dev_ev_cmd(&m->dev, MRC_DP_EV_DENY, qpn, i,
+				   MRC_EV_R_DENY);
+		else if (p < MRC_MAX_PORTS && !links_port_live(m, (int)p))
+			dev_ev_cmd(&m->dev, MRC_DP_EV_BAD, qpn, i,
+				   MRC_EV_R_PORT_DOWN);
+	}
+}
+
+/*
+ * Denials of EV profile id reach every QP using it: entry i of the profile
+ * is EV i of each such QP.
+ */
+static void apply_denials(struct mrcd *m, uint64_t id)
+{
+	const struct prof_ev *pe = &m->prof.ev[id];
+	uint32_t qpn, i;
+
+	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+		const struct qp_ent *q = &m->qp[qpn];
+
+		if (!q->owner || !q->prof_held || q->ev_prof != id ||
+		    q->state != MRC_QPS_RTS || qp_tx(m, qpn))
+			continue;
+		for (i = 0; i < qt_buf.nev && i < MRC_QP_EVS; i++) {
+			int denied = !!(qt_buf.ev_denied >> i & 1);
+
+			if (pe->ev[i].denied && !denied)
+				dev_ev_cmd(&m->dev, MRC_DP_EV_DENY, qpn, i,
+					   MRC_EV_R_DENY);
+			else if (!pe->ev[i].denied && denied)
+				dev_ev_cmd(&m->dev, MRC_DP_EV_ALLOW, qpn, i,
+					   MRC_EV_R_ALLOW);
+		}
+	}
+}
+
+static int do_fmt(struct mrcd *m, const struct mrcd_ctl_fmt *r,
+		  struct mrcd_ctl_fmt *o)
+{
+	int err;
+
+	*o = *r;
+	o->attr.ev_fmt_op.fmt_fields = o->fields;
+	if (o->attr.ev_fmt_op.fmt_field_count > MRC_EV_FMT_MAX_FIELDS &&
+	    r->h.modify)
+		return E2BIG;
+	if (o->attr.ev_fmt_op.fmt_field_count > MRC_EV_FMT_MAX_FIELDS)
+		o->attr.ev_fmt_op.fmt_field_count = MRC_EV_FMT_MAX_FIELDS;
+	err = r->h.modify ?
+		      prof_fmt_modify(&m->prof, r->h.id, &o->attr, r->h.mask) :
+		      prof_fmt_query(&m->prof, r->h.id, &o->attr, r->h.mask);
+	o->attr.ev_fmt_op.fmt_fields = NULL;
+	return -err;
+}
+
+static int do_evp(struct mrcd *m, const struct mrcd_ctl_evp *r,
+		  struct mrcd_ctl_evp *o)
+{
+	int err, n = r->attr.ev_op.entry_count;
+
+	*o = *r;
+	o->attr.ev_op.entries = o->entries;
+	o->attr.ev_fields_op.fields = o->fields;
+	/* The library sends at most what fits and asks again for more. */
+	if (n > MRCD_CTL_OP_MAX) {
+		if (r->h.modify)
+			return E2BIG;
+		o->attr.ev_op.entry_count = MRCD_CTL_OP_MAX;
+	}
+	if (o->attr.ev_fields_op.field_count > MRC_EV_MAX_FIELDS) {
+		if (r->h.modify)
+			return E2BIG;
+		o->attr.ev_fields_op.field_count = MRC_EV_MAX_FIELDS;
+	}
+	err = r->h.modify ?
+		      prof_ev_modify(&m->prof, r->h.id, &o->attr, r->h.mask) :
+		      prof_ev_query(&m->prof, r->h.id, &o->attr, r->h.mask);
+	o->attr.ev_op.entries = NULL;
+	o->attr.ev_fields_op.fields = NULL;
+	/* A partly applied EV_OP is applied: denials go out either way. */
+	if (r->h.modify && (r->h.mask & MRC_CTL_EV_PROFILE_EV_OP) &&
+	    r->h.id < PROF_MAX_EV)
+		apply_denials(m, r->h.id);
+	return -err;
+}
+
+static int do_cc(struct mrcd *m, const struct mrcd_ctl_cc *r,
+		 struct mrcd_ctl_cc *o)
+{
+	struct mrc_ctl_cc_profile_attr a = r->attr;
+	char name[sizeof(r->algorithm)];
+	int err;
+
+	*o = *r;
+	memcpy(name, r->algorithm, sizeof(name));
+	name[sizeof(name) - 1] = 0;
+	a.algorithm = r->has_algorithm && name[0] ? name : NULL;
+	a.cc_config = &r->nscc;
+	if (r->h.modify)
+		return -prof_cc_modify(&m->prof, r->h.id, &a, r->h.mask);
+	err = prof_cc_query(&m->prof, r->h.id, &a, r->h.mask);
+	if (err)
+		return -err;
+	o->attr = a;
+	o->attr.algorithm = NULL;
+	o->attr.cc_config = NULL;
+	memset(o->algorithm, 0, sizeof(o->algorithm));
+	o->has_algorithm = 1;
+	if (a.algorithm)
+		snprintf(o->algorithm, sizeof(o->algorithm), "%s", a.algorithm);
+	if (a.cc_config)
+		o->nscc = *(const struct mrc_ctl_cc_nscc_cfg *)a.cc_config;
+	return 0;
+}
+
+static void do_device(struct mrcd *m, struct mrc_ctl_device_attr *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->mrc_ctl_protocol_version = MRC_CTL_PROTOCOL_VERSION_1;
+	d->ev.ev_max_fmt_profiles = PROF_MAX_FMT;
+	d->ev.ev_max_profiles = PROF_MAX_EV;
+	d->ev.ev_max_count = PROF_EV_TOTAL;
+	d->ev.ev_free_count = PROF_EV_TOTAL - prof_ev_used(&m->prof);
+	d->ev.ev_max_count_profile = PROF_EV_MAX_COUNT;
+	d->ev.ev_count_align = 1;
+	d->ev.ev_max_width = 32;
+	d->ev.ev_fmt_mode_mask = MRC_CTL_EV_FMT_MODE_UDP |
+				 MRC_CTL_EV_FMT_MODE_STEV |
+				 MRC_CTL_EV_FMT_MODE_SRV6;
+	d->ev.ev_mode_mask = MRC_CTL_EV_MODE_AUTO | MRC_CTL_EV_MODE_EXP |
+			     MRC_CTL_EV_MODE_GEN;
+	d->ev.ev_op_max_entries = PROF_OP_MAX_ENTRIES;
+	d->cc.cc_max_profiles = PROF_MAX_CC;
+	d->phy_port_mask = port_mask(m);
+	d->opt_attr = MRC_CTL_OPT_CAP_EV_PROFILE_MODIFY_ONLINE |
+		      MRC_CTL_OPT_CAP_EV_EVENT |
+		      MRC_CTL_OPT_CAP_EV_EVENT_PRECISE_DROP_CNT |
+		      MRC_CTL_OPT_CAP_EP_OP_EV_PROBE;
+}
+
+/* ---- ports ------------------------------------------------------------- */
+
+static int do_port(struct mrcd *m, const struct mrcd_ctl_port *r,
+		   struct mrcd_ctl_port *o)
+{
+	uint64_t p = r->h.id;
+
+	*o = *r;
+	if (!p || p > (uint64_t)m->nports ||
+	    (r->h.mask & ~MRC_CTL_PORT_ADMIN_STATE))
+		return EINVAL;
+	if (!r->h.modify) {
+		o->attr.port_admin_state = m->port_admin[p - 1];
+		return 0;
+	}
+	if (!(r->h.mask & MRC_CTL_PORT_ADMIN_STATE))
+		return 0;
+	if (r->attr.port_admin_state != MRC_CTL_PORT_ADMIN_ENABLED &&
+	    r->attr.port_admin_state != MRC_CTL_PORT_ADMIN_DISABLED)
+		return EINVAL;
+	links_set_admin(m, (int)p - 1,
+			r->attr.port_admin_state == MRC_CTL_PORT_ADMIN_ENABLED);
+	return 0;
+}
+
+static void do_port_list(struct mrcd *m, struct mrcd_ctl_ports *o)
+{
+	uint32_t qpn, i;
+	int p;
+
+	memset(o, 0, sizeof(*o));
+	o->n = (uint32_t)m->nports;
+	for (p = 0; p < m->nports; p++) {
+		struct mrcx_port_info *pi = &o->port[p];
+		struct mrc_port mp;
+		uint32_t k = (uint32_t)p;
+		int up = 0;
+
+		pi->port = (uint8_t)(p + 1);
+		pi->admin = (uint8_t)m->port_admin[p];
+		dev_link_state(m->port[p].ifname, &pi->mtu_bytes, &up);
+		pi->carrier = (uint8_t)up;
+		snprintf(pi->ifname, sizeof(pi->ifname), "%s",
+			 m->port[p].ifname);
+		if (!bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_port),
+					 &k, &mp)) {
+			memcpy(pi->mac, mp.smac, 6);
+			plane_gid(mp.saddr, mp.v6, pi->gid);
+		}
+	}
+	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+		if (!m->qp[qpn].owner || m->qp[qpn].state != MRC_QPS_RTS ||
+		    qp_tx(m, qpn))
+			continue;
+		for (i = 0; i < qt_buf.nev && i < MRC_QP_EVS; i++) {
+			uint32_t pp = qt_buf.ev_port[i];
+
+			if (pp >= o->n)
+				continue;
+			if (qt_buf.ev_use >> i & 1)
+				o->port[pp].nev_in_use++;
+			if (qt_buf.ev_state[i] != MRC_EV_GOOD)
+				o->port[pp].nev_bad++;
+		}
+	}
+}
+
+/* ---- lists ------------------------------------------------------------- */
+
+static void stats_sum(struct mrcd *m, uint32_t qpn, uint32_t nev,
+		      uint64_t out[3])
+{
+	uint32_t i;
+
+	out[0] = out[1] = out[2] = 0;
+	for (i = 0; m->ev_stats && i < nev && i < MRC_QP_EVS; i++) {
+		const struct mrc_ev_stats *s =
+			&m->ev_stats[qpn * MRC_QP_EVS + i];
+
+		out[0] += s->sent;
+		out[1] += s->retx;
+		out[2] += s->lost;
+	}
+}
+
+static void do_qp_list(struct mrcd *m, const struct mrcd_ctl_list *r,
+		       struct mrcd_ctl_qps *o)
+{
+	uint32_t qpn;
+
+	memset(o, 0, sizeof(*o));
+	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+		const struct qp_ent *q = &m->qp[qpn];
+		struct mrcx_qp_info *qi;
+		uint64_t sum[3];
+
+		if (!q->owner)
+			continue;
+		o->total++;
+		if (qpn < r->cursor || o->n == MRCD_LIST_QPS) {
+			if (qpn >= r->cursor && !o->cursor)
+				o->cursor = qpn;
+			continue;
+		}
+		qi = &o->qp[o->n++];
+		qi->qpn = qpn;
+		qi->state = q->state;
+		qi->owner_pid = q->owner->pid;
+		qi->ev_profile_id = q->ev_prof;
+		qi->cc_profile_id = q->cc_prof;
+		memcpy(qi->peer_gid, q->peer_gid, 16);
+		qi->peer_qpn = q->peer_qpn;
+		if (q->state != MRC_QPS_RTS || qp_tx(m, qpn))
+			continue;
+		qi->state = qt_buf.state;
+		qi->window_psns = qt_buf.window;
+		qi->inflight_psns = (qt_buf.next_psn - qt_buf.una_psn) &
+				    MRC_BTH_PSN_MASK;
+		qi->nev = qt_buf.nev;
+		qi->nev_in_use = (uint32_t)__builtin_popcountll(qt_buf.ev_use);
+		stats_sum(m, qpn, qt_buf.nev, sum);
+		qi->sent_pkts = sum[0];
+		qi->retx_pkts = sum[1];
+		qi->lost_pkts = sum[2];
+	}
+}
+
+static void ev_info(struct mrcd *m, uint32_t qpn, uint32_t i,
+		    struct mrcx_ev_info *e, uint64_t now)
+{
+	const struct qp_ent *q = &m->qp[qpn];
+	uint32_t v = qt_buf.ev[i] | (uint32_t)qt_buf.ev_fl[i] << 16;
+
+	memset(e, 0, sizeof(*e));
+	e->qpn = qpn;
+	e->ev_idx = i;
+	e->profile_id = q->ev_prof;
+	if (q->ev_prof && q->ev_prof < PROF_MAX_EV)
+		v = m->prof.ev[q->ev_prof].ev[i].cval;
+	memcpy(e->ev.val, &v, sizeof(v));
+	e->ev.port = (uint8_t)(qt_buf.ev_port[i] + 1);
+	e->state = qt_buf.ev_state[i];
+	e->in_use = (uint32_t)(qt_buf.ev_use >> i & 1);
+	if (m->ev_stats) {
+		const struct mrc_ev_stats *s =
+			&m->ev_stats[qpn * MRC_QP_EVS + i];
+
+		e->sent_pkts = s->sent;
+		e->acked_pkts = s->acked;
+		e->lost_pkts = s->lost;
+		e->retx_pkts = s->retx;
+		e->trimmed_pkts = s->trimmed;
+		e->ecn_pkts = s->ecn_ce;
+		e->rtt_min_ns = s->rtt_min_ns;
+		e->rtt_avg_ns = s->rtt_srtt_ns;
+		e->rtt_max_ns = s->rtt_max_ns;
+		if (s->last_ack_ns && now > s->last_ack_ns)
+			e->last_ack_age_ns = now - s->last_ack_ns;
+	}
+}
+
+static int do_ev_list(struct mrcd *m, const struct mrcd_ctl_list *r,
+		      struct mrcd_ctl_evs *o)
+{
+	uint64_t now = mrcd_now_ns();
+	uint32_t qpn, i, pos;
+
+	memset(o, 0, sizeof(*o));
+	if (r->qpn != UINT32_MAX &&
+	    (r->qpn >= MRC_MAX_QP || !m->qp[r->qpn].owner))
+		return ENOENT;
+	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+		if ((r->qpn != UINT32_MAX && qpn != r->qpn) ||
+		    !m->qp[qpn].owner || m->qp[qpn].state != MRC_QPS_RTS ||
+		    qp_tx(m, qpn))
+			continue;
+		for (i = 0; i < qt_buf.nev && i < MRC_QP_EVS; i++) {
+			pos = qpn * MRC_QP_EVS + i;
+			o->total++;
+			if (pos < r->cursor)
+				continue;
+			if (o->n == MRCD_LIST_EVS) {
+				if (!o->cursor)
+					o->cursor = pos;
+				continue;
+			}
+			ev_info(m, qpn, i, &o->ev[o->n++], now);
+		}
+	}
+	return 0;
+}
+
+/* ---- EV event queues --------------------------------------------------- */
+
+static void sub_free(struct ctl_sub *s)
+{
+	if (s->q)
+		munmap(s->q, s->map_len);
+	if (s->efd >= 0)
+		close(s->efd);
+	memset(s, 0, sizeof(*s));
+	s->efd = -1;
+}
+
+static int do_events(struct mrcd *m, struct client *c,
+		     const struct mrcd_ctl_events *r, struct mrcd_rep *rep,
+		     int *fds, int *nfds)
+{
+	struct ctl_sub *s = NULL;
+	uint32_t size = 16;
+	int i, fd;
+
+	if (!r->cqe || r->cqe > CTL_EVQ_MAX)
+		return EINVAL;
+	while (size < r->cqe)
+		size <<= 1;
+	for (i = 0; i < CTL_MAX_SUBS && !s; i++)
+		if (!m->sub[i].owner)
+			s = &m->sub[i];
+	if (!s)
+		return ENOMEM;
+	fd = memfd_create("mrc-ev-events", MFD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	s->map_len = sizeof(*s->q) + (size_t)size * sizeof(s->q->rec[0]);
+	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->efd < 0 || ftruncate(fd, (off_t)s->map_len)) {
+		int err = errno;
+
+		close(fd);
+		sub_free(s);
+		return err;
+	}
+	s->q = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    0);
+	if (s->q == MAP_FAILED) {
+		int err = errno;
+
+		s->q = NULL;
+		close(fd);
+		sub_free(s);
+		return err;
+	}
+	s->q->size = size;
+	s->owner = c;
+	fds[0] = fd; /* closed by the caller once sent */
+	fds[1] = dup(s->efd);
+	if (fds[1] < 0) {
+		int err = errno;
+
+		close(fd);
+		sub_free(s);
+		return err;
+	}
+	*nfds = 2;
+	rep->obj.idx = (uint32_t)(s - m->sub);
+	return 0;
+}
+
+/* Adds rec to every queue whose profile mask selects it. */
+static void publish(struct mrcd *m, struct mrcx_ev_event *rec, int mask)
+{
+	int i;
+
+	for (i = 0; i < CTL_MAX_SUBS; i++) {
+		struct ctl_sub *s = &m->sub[i];
+		uint64_t prod, cons, one = 1;
+
+		if (!s->owner)
+			continue;
+		if (!(rec->base.state & (uint32_t)mask))
+			continue;
+		prod = s->q->prod;
+		cons = __atomic_load_n(&s->q->cons, __ATOMIC_ACQUIRE);
+		if (prod - cons >= s->q->size) {
+			s->pending_drops++; /* no overruns: counted instead */
+			continue;
+		}
+		rec->base.drop_count = s->pending_drops;
+		s->q->rec[prod & (s->q->size - 1)] = *rec;
+		__atomic_store_n(&s->q->prod, prod + 1, __ATOMIC_RELEASE);
+		s->pending_drops = 0;
+		if (write(s->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			mrcd_log(m, 1, "event queue wakeup: %s\n",
+				 strerror(errno));
+	}
+}
+
+void ctl_ev_event(struct mrcd *m, const struct mrc_ev_event *v)
+{
+	const struct qp_ent *q;
+	struct mrcx_ev_event rec = {};
+	uint32_t val = v->ev;
+	int mask = MRC_CTL_EV_GOOD | MRC_CTL_EV_ASSUMED_BAD;
+
+	if (v->qpn >= MRC_MAX_QP)
+		return;
+	q = &m->qp[v->qpn];
+	if (q->prof_held && q->ev_prof && q->ev_prof < PROF_MAX_EV &&
+	    v->ev_idx < PROF_EV_MAX_COUNT) {
+		const struct prof_ev *pe = &m->prof.ev[q->ev_prof];
+
+		val = pe->ev[v->ev_idx].cval;
+		mask = pe->event_mask;
+	} else if (q->prof_held && q->ev_prof == 0) {
+		mask = m->prof.ev[0].event_mask;
+	}
+	rec.base.profile_id = q->ev_prof;
+	memcpy(rec.base.ev.val, &val, sizeof(val));
+	rec.base.ev.port = (uint8_t)(v->port + 1);
+	rec.base.state = v->state;
+	rec.ts_ns = v->ts_ns;
+	rec.qpn = v->qpn;
+	rec.ev_idx = v->ev_idx;
+	rec.old_state = v->old_state;
+	rec.reason = v->reason;
+	/* Kept in use by ev_min_active: no state changed, no event. */
+	if (v->state == v->old_state)
+		return;
+	publish(m, &rec, mask);
+}
+
+void ctl_ev_dropped(struct mrcd *m, uint64_t n)
+{
+	int i;
+
+	for (i = 0; i < CTL_MAX_SUBS; i++)
+		if (m->sub[i].owner)
+			m->sub[i].pending_drops += (uint32_t)n;
+}
+
+/* ---- probes ------------------------------------------------------------ */
+
+static int gid_port_addr(struct mrcd *m, const union ibv_gid *gid, int p,
+			 uint8_t addr[16])
+{
+	uint8_t all[MRC_MAX_PORTS][16];
+	int err = plane_peer_addrs(m->port, m->nports, gid->raw, all);
+
+	if (err)
+		return -err;
+	memcpy(addr, all[p], 16);
+	return 0;
+}
+
+static void probe_reply(struct mrcd *m, int err)
+{
+	struct ctl_probe_wait *w = &m->probe_wait;
+	struct mrcd_rep *rep = calloc(1, sizeof(*rep));
+
+	if (rep) {
+		rep->err = err;
+		rep->ctl_probe = w->msg;
+		rep->ctl_probe.nreq = w->nrsp;
+		if (mrc_msg_send(w->owner->fd, rep, sizeof(*rep), NULL, 0) < 0)
+			mrcd_log(m, 1, "probe reply: %s\n", strerror(errno));
+		free(rep);
+	}
+	w->owner = NULL;
+}
+
+static int do_probe(struct mrcd *m, struct client *c,
+		    const struct mrcd_ctl_probe *r)
+{
+	struct ctl_probe_wait *w = &m->probe_wait;
+	uint32_t i;
+
+	if (w->owner)
+		return EAGAIN; /* one batch at a time, device-wide */
+	if (!r->nreq || r->nreq > MRCD_CTL_PROBE_MAX || !r->timeout_ns)
+		return EINVAL;
+	for (i = 0; i < r->nreq; i++) {
+		const struct mrc_ctl_ep_req *q = &r->req[i];
+		uint32_t v, j;
+		uint8_t addr[16];
+
+		memcpy(&v, q->req_ev.val, sizeof(v));
+		if (!q->req_ev.port || q->req_ev.port > m->nports ||
+		    (q->ev_fmt_mode != MRC_CTL_EV_FMT_MODE_UDP &&
+		     q->ev_fmt_mode != MRC_CTL_EV_FMT_MODE_STEV))
+			return EINVAL;
+		if ((v >> 16) &&
+		    (q->ev_fmt_mode != MRC_CTL_EV_FMT_MODE_STEV || !m->v6))
+			return EINVAL;
+		if (gid_port_addr(m, &q->dgid, q->req_ev.port - 1, addr))
+			return EINVAL;
+		for (j = 0; j < i; j++)
+			if (r->req[j].req_id == q->req_id)
+				return EINVAL; /* ids must be unique */
+	}
+	memset(w, 0, sizeof(*w));
+	w->msg = *r;
+	w->nreq = r->nreq;
+	w->first_seq = m->probe_seq + 1;
+	m->probe_seq += r->nreq;
+	for (i = 0; i < r->nreq; i++) {
+		const struct mrc_ctl_ep_req *q = &r->req[i];
+		uint32_t v;
+		uint8_t addr[16];
+		int err;
+
+		memcpy(&v, q->req_ev.val, sizeof(v));
+		gid_port_addr(m, &q->dgid, q->req_ev.port - 1, addr);
+		w->sent_ns[i] = mrcd_now_ns();
+		err = health_probe_frame(m, q->req_ev.port - 1, addr,
+					 (uint16_t)v, (uint16_t)(v >> 16),
+					 MRC_PROBE_QPN, (uint8_t)i,
+					 w->first_seq + i,
+					 (uint8_t)(r->tc << 2));
+		if (err)
+			return -err == ENODEV ? EIO : -err;
+	}
+	w->owner = c;
+	w->deadline_ns = mrcd_now_ns() + r->timeout_ns;
+	return -1; /* answered when complete */
+}
+
+void ctl_probe_answer(struct mrcd *m, const struct mrc_ev_event *v)
+{
+	struct ctl_probe_wait *w = &m->probe_wait;
+	uint32_t i = v->seq - w->first_seq;
+	struct mrc_ctl_ep_rsp *rsp;
+	int p;
+
+	if (!w->owner || i >= w->nreq || w->answered[i])
+		return; /* late, or a batch that is gone */
+	w->answered[i] = 1;
+	rsp = &w->msg.rsp[w->nrsp++];
+	rsp->req_id = w->msg.req[i].req_id;
+	rsp->rtt = v->rtt_ns;
+	rsp->adj_svc_time = 1;
+	rsp->port = 0;
+	for (p = 0; p < m->nports; p++)
+		if ((uint32_t)m->dev.port[p].ifindex == v->ifindex)
+			rsp->port = (uint8_t)(p + 1);
+	if (w->nrsp == w->nreq)
+		probe_reply(m, 0);
+}
+
+void ctl_tick(struct mrcd *m)
+{
+	if (m->probe_wait.owner && mrcd_now_ns() >= m->probe_wait.deadline_ns)
+		probe_reply(m, ETIMEDOUT);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+int ctl_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
+		struct mrcd_rep *rep, int *fds, int *nfds)
+{
+	if (!c->net_admin)
+		return EPERM;
+	switch (req->op) {
+	case MRCD_CTL_DEVICE:
+		do_device(m, &rep->ctl_device);
+		return 0;
+	case MRCD_CTL_PORT:
+		return do_port(m, &req->ctl_port, &rep->ctl_port);
+	case MRCD_CTL_FMT:
+		return do_fmt(m, &req->ctl_fmt, &rep->ctl_fmt);
+	case MRCD_CTL_EV_PROFILE:
+		return do_evp(m, &req->ctl_evp, &rep->ctl_evp);
+	case MRCD_CTL_CC:
+		return do_cc(m, &req->ctl_cc, &rep->ctl_cc);
+	case MRCD_CTL_EVENTS:
+		return do_events(m, c, &req->ctl_events, rep, fds, nfds);
+	case MRCD_CTL_EVENTS_CLOSE:
+		if (req->obj.idx >= CTL_MAX_SUBS ||
+		    m->sub[req->obj.idx].owner != c)
+			return ENOENT;
+		sub_free(&m->sub[req->obj.idx]);
+		return 0;
+	case MRCD_CTL_PROBE:
+		return do_probe(m, c, &req->ctl_probe);
+	case MRCD_CTL_PORT_LIST:
+		do_port_list(m, &rep->ctl_ports);
+		return 0;
+	case MRCD_CTL_QP_LIST:
+		do_qp_list(m, &req->ctl_list, &rep->ctl_qps);
+		return 0;
+	case MRCD_CTL_EV_LIST:
+		return do_ev_list(m, &req->ctl_list, &rep->ctl_evs);
+	}
+	return EOPNOTSUPP;
+}
+
+void ctl_drop_client(struct mrcd *m, struct client *c)
+{
+	int i;
+
+	for (i = 0; i < CTL_MAX_SUBS; i++)
+		if (m->sub[i].owner == c)
+			sub_free(&m->sub[i]);
+	if (m->probe_wait.owner == c)
+		m->probe_wait.owner = NULL;
+}
+
+void ctl_close(struct mrcd *m)
+{
+	int i;
+
+	for (i = 0; i < CTL_MAX_SUBS; i++)
+		if (m->sub[i].owner)
+			sub_free(&m->sub[i]);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains mrcd's side of the controller API (mrc_ctl.h): who
+ * may use it, the profiles QPs name, the EV event queues of subscribers,
+ * the controller's probes and port admin state (docs/controller.md).
+ */
+#ifndef MRC_DAEMON_CTL_H
+#define MRC_DAEMON_CTL_H
+
+#include <stdint.h>
+
+#include "mrc/abi.h"
+#include "mrc/mrcd_proto.h"
+
+struct mrcd;
+struct client;
+struct dev_qp_attr;
+
+#define CTL_MAX_SUBS 16 /* EV event queues at once */
+#define CTL_EVQ_MAX (1u << 16) /* records in one queue at most */
+
+struct ctl_sub {
+	struct client *owner; /* NULL: free */
+	struct mrcd_evq *q; /* shared with the controller */
+	size_t map_len;
+	int efd; /* eventfd: written after adding records */
+	uint32_t pending_drops; /* events lost since the last one queued */
+};
+
+/* A probe batch waiting for answers: its reply goes out when complete. */
+struct ctl_probe_wait {
+	struct client *owner; /* NULL: none */
+	uint64_t deadline_ns;
+	uint32_t first_seq; /* request i went out with first_seq + i */
+	uint32_t nreq, nrsp;
+	uint8_t answered[MRCD_CTL_PROBE_MAX];
+	uint64_t sent_ns[MRCD_CTL_PROBE_MAX];
+	struct mrcd_ctl_probe msg; /* requests in, answers out */
+};
+
+/* A request of a controller op (MRCD_CTL_*): fills rep; the errno, or
+ * -1 when the reply goes out later (probes) and nothing is to be sent. */
+int ctl_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
+		struct mrcd_rep *rep, int *fds, int *nfds);
+
+/* A QP moving to INIT names its profiles; RESET or destroy lets go. */
+int ctl_qp_hold(struct mrcd *m, uint32_t qpn, uint64_t ev_id, uint64_t cc_id);
+void ctl_qp_release(struct mrcd *m, uint32_t qpn);
+/* The EVs of a QP going to RTS, from its EV profile (0: mrcd's own). */
+int ctl_qp_evs(struct mrcd *m, uint32_t qpn, struct dev_qp_attr *a);
+/* After RTS: denied EVs and EVs of dead or disabled ports out of use. */
+void ctl_qp_started(struct mrcd *m, uint32_t qpn);
+
+/* An EV state change from the data path, for the subscribers. */
+void ctl_ev_event(struct mrcd *m, const struct mrc_ev_event *v);
+/* Events the data path dropped: every subscriber is told. */
+void ctl_ev_dropped(struct mrcd *m, uint64_t n);
+/* A device probe's answer (qpn MRC_PROBE_QPN). */
+void ctl_probe_answer(struct mrcd *m, const struct mrc_ev_event *v);
+/* Every scan tick: probe batches past their deadline are answered. */
+void ctl_tick(struct mrcd *m);
+/* A client left: its queues and waits go. */
+void ctl_drop_client(struct mrcd *m, struct client *c);
+
+void ctl_init(struct mrcd *m);
+void ctl_close(struct mrcd *m);
+
+#endif /* MRC_DAEMON_CTL_H */
