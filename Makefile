@@ -75,7 +75,7 @@ PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1 \
 	 $(BUILD)/tools/mrc-perf
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check \
-	 $(BUILD)/tests/mptcp_bulk
+	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
@@ -138,6 +138,11 @@ $(BUILD)/tests/mrc_api_check: tests/tools/mrc_api_check.c $(BUILD)/libmrc.a \
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_MRC) $(LIBS_CMOCKA)
+
+$(BUILD)/tests/ctl_e2e: tests/tools/ctl_e2e.c $(BUILD)/libmrc.a $(LIBMRC_HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_MRC)
 
 $(BUILD)/tests/fabricctl: tests/fabric/fabricctl.c tests/fabric/fault_parse.c \
 		$(BUILD)/tests/fabric/fabric.skel.h $(wildcard tests/fabric/*.h)
