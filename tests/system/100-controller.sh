@@ -9,7 +9,8 @@
 #     hash to one spine, so the other spines carry nothing of it (the
 #     fabric's own counters say so);
 #   - never use a DENIED EV: plane 2's denied EV is alone on its spine,
-#     which carries nothing;
+#     which carries nothing; it stays DENIED when a probe of it is
+#     answered, and carries traffic once allowed;
 #   - deliver EV events: the controller disables port 4 mid-transfer
 #     (each of its EVs ASSUMED_BAD, reason port down) and enables it again
 #     (each back to GOOD, by probes), each change once, in order;
@@ -175,6 +176,21 @@ dropped16=$(grep -v subscribed "$TMP/events16" | awk '{ d += $NF } END { print d
 	fail "queue of 16: $got16 received + $dropped16 dropped != $total: $(cat "$TMP/events16")"
 [ "$dropped16" -gt 0 ] || fail "queue of 16: no drop reported"
 log "events: $total of $total (the 15 EVs of ports 4 and 1: ASSUMED_BAD, then GOOD by probes), in order, none of other EVs; a queue of 16 read late got $got16 and was told of $dropped16 dropped, exactly"
+
+# DENIED holds even when probes succeed: the controller's own probe of the
+# denied EV is answered and it stays DENIED; allowed again, a transfer
+# uses it (its spine carries traffic).
+MRC_SOCKET=$TMP/h1.sock "$CTL" probe "$(tb addr h2 0)" "3:$DENY_EV" >"$TMP/probe_denied" ||
+	fail "probe of the denied EV: $(cat "$TMP/probe_denied")"
+MRC_SOCKET=$TMP/h1.sock "$CTL" array 1 | grep -qx "3:$DENY_EV DENIED" || fail "EV $DENY_EV left DENIED after a probe answer"
+MRC_SOCKET=$TMP/h1.sock "$CTL" allow 1 "3:$DENY_EV" || fail "allow"
+MRC_SOCKET=$TMP/h1.sock "$CTL" array 1 | grep -qx "3:$DENY_EV GOOD" || fail "EV $DENY_EV not GOOD once allowed"
+before=$(spine_rx 2 "$DENY_SPINE" 1)
+perf allowed --test bw --verify -s 1M -D 2 --ev-profile 1
+perf_clean allowed
+d=$(($(spine_rx 2 "$DENY_SPINE" 1) - before))
+[ $d -gt 1000 ] || fail "allowed EV $DENY_EV: its spine carried only $d packets"
+log "denied EV $DENY_EV: answered a probe, stayed DENIED; allowed, its spine carried $d packets"
 
 # The generated profile: 16 EVs, compact i expanding to 0xb000 + i (the
 # source port), on port i % 4 + 1.
