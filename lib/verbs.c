@@ -228,6 +228,19 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 
 	if (!soft_is_ours(context) || !port_ok(sc, port_num))
 		return fail_errno(EINVAL);
+	{
+		/* Ask anew: carrier, admin state and MTU change at run time. */
+		struct mrcd_req req = { .op = MRCD_HELLO };
+		struct mrcd_rep *rep = malloc(sizeof(*rep));
+
+		if (rep && !soft_call(sc, &req, rep, NULL, 0)) {
+			sc->info.port_up[port_num - 1] =
+				rep->hello.port_up[port_num - 1];
+			sc->info.port_mtu[port_num - 1] =
+				rep->hello.port_mtu[port_num - 1];
+		}
+		free(rep);
+	}
 	/* The compat layout is the head of struct ibv_port_attr. */
 	memset(a, 0, sizeof(*a));
 	mtu = sc->info.port_mtu[port_num - 1];

@@ -9,7 +9,7 @@
  *   ctl_e2e generated PROFILE FMT BASE BITS   2^BITS EVs from BASE
  *   ctl_e2e deny|allow PROFILE PORT:EV
  *   ctl_e2e array PROFILE                     PORT:EV STATE per entry
- *   ctl_e2e port PORT enable|disable
+ *   ctl_e2e port PORT enable|disable|state    state: ibv_query_port's
  *   ctl_e2e events SECONDS [CQE [DELAY_MS]]   one line per event (the
  *                                             first read DELAY_MS late)
  *   ctl_e2e probe DGID PORT:EV...             one line per answer
@@ -214,10 +214,25 @@ static void cmd_array(int argc, char **argv)
 		       mrc_ev_state_name(e[i].state));
 }
 
-static void cmd_port(int argc, char **argv)
+static void cmd_port(struct ibv_context *dev, int argc, char **argv)
 {
 	struct mrc_ctl_port_attr a;
 
+	if (argc == 2 && !strcmp(argv[1], "state")) {
+		struct ibv_port_attr pa;
+
+		check(ibv_query_port(dev, (uint8_t)num(argv[0]), &pa),
+		      "ibv_query_port");
+		check(mrc_ctl_query_port(ctx, (uint8_t)num(argv[0]), &a,
+					 MRC_CTL_PORT_ADMIN_STATE),
+		      "query_port");
+		printf("%s %s\n",
+		       pa.state == IBV_PORT_ACTIVE ? "ACTIVE" : "DOWN",
+		       a.port_admin_state == MRC_CTL_PORT_ADMIN_ENABLED ?
+			       "enabled" :
+			       "disabled");
+		return;
+	}
 	if (argc != 2 ||
 	    (strcmp(argv[1], "enable") && strcmp(argv[1], "disable")))
 		die("port PORT enable|disable\n");
@@ -342,7 +357,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "array"))
 		cmd_array(argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "port"))
-		cmd_port(argc - 2, argv + 2);
+		cmd_port(dev, argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "events"))
 		cmd_events(argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "probe"))
