@@ -672,6 +672,37 @@ static void valid_ipv6(void **state)
 	write_imm_8(1);
 }
 
+/*
+ * An STEV EV to an IPv6 peer: its high 16 bits go into the low 16 bits of
+ * the flow label (docs/controller.md), the rest of the packet as ever.
+ */
+static void stev_flow_label(void **state)
+{
+	static struct mrc_qp_tx qt;
+	static struct pkt in, want;
+	uint32_t qpn = S_QPN;
+
+	(void)state;
+	assert_int_equal(reset(1), 0);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(srx->maps.mrc_qp_tx),
+					     &qpn, &qt),
+			 0);
+	qt.ev_fl[0] = 0xbeef;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(srx->maps.mrc_qp_tx),
+					     &qpn, &qt, BPF_ANY),
+			 0);
+	post(7, 8, 1);
+	pkt_init(&in);
+	doorbell(&in, S_QPN, TOKEN);
+	assert_int_equal(run_tc(&in), TC_ACT_REDIRECT);
+	expect_data(&want, 1, FIRST_PSN, 0, 8, 8, 1, 1, out);
+	/* Version 6, traffic class ECT(0), flow label 0x0beef. */
+	want.data[want.l3_off + 2] = 0xbe;
+	want.data[want.l3_off + 3] = 0xef;
+	expect_frame(&want);
+	assert_int_equal(out[want.l3_off + 1] & 0x0f, 0); /* top 4 bits */
+}
+
 /* A WRITE of 2.5 MTUs: one packet per doorbell, then idle. */
 static void segments(void **state)
 {
@@ -721,6 +752,7 @@ int main(void)
 		cmocka_unit_test(idle_doorbell),
 		cmocka_unit_test(valid_ipv4),
 		cmocka_unit_test(valid_ipv6),
+		cmocka_unit_test(stev_flow_label),
 		cmocka_unit_test(segments),
 	};
 
