@@ -240,10 +240,10 @@ int dev_ev_cmd(struct dev *d, uint32_t op, uint32_t qpn, uint32_t ev_idx,
 	/* XDP takes a frame of an Ethernet header at least: padded. */
 	uint8_t buf[64] = {}, out[64];
 	struct mrc_dp_cmd c = { .magic = MRC_DP_MAGIC,
-				 .op = op,
-				 .qpn = qpn,
-				 .ev_idx = ev_idx,
-				 .reason = reason };
+				.op = op,
+				.qpn = qpn,
+				.ev_idx = ev_idx,
+				.reason = reason };
 
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf,
 		    .data_size_in = sizeof(buf), .data_out = out,

@@ -23,8 +23,7 @@
 
 int links_port_live(const struct mrcd *m, int p)
 {
-	return m->port_up[p] &&
-	       m->port_admin[p] == MRC_CTL_PORT_ADMIN_ENABLED;
+	return m->port_up[p] && m->port_admin[p] == MRC_CTL_PORT_ADMIN_ENABLED;
 }
 
 /* Port p became live (up) or stopped being live: carrier or admin. */

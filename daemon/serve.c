@@ -111,8 +111,9 @@ static int do_hello(struct mrcd *m, struct mrcd_rep *rep)
 
 		dev_link_state(m->port[i].ifname, &h->port_mtu[i], &up);
 		/* A port the controller disabled reports down. */
-		h->port_up[i] = (uint32_t)(up && m->port_admin[i] ==
-							MRC_CTL_PORT_ADMIN_ENABLED);
+		h->port_up[i] =
+			(uint32_t)(up && m->port_admin[i] ==
+						 MRC_CTL_PORT_ADMIN_ENABLED);
 	}
 	return 0;
 }

@@ -188,10 +188,10 @@ static int xdp_run(int prog_fd, const void *in, uint32_t len, struct pkt *out)
 static int cmd(uint32_t op, uint32_t qpn, uint32_t idx, uint32_t reason)
 {
 	struct mrc_dp_cmd c = { .magic = MRC_DP_MAGIC,
-				 .op = op,
-				 .qpn = qpn,
-				 .ev_idx = idx,
-				 .reason = reason };
+				.op = op,
+				.qpn = qpn,
+				.ev_idx = idx,
+				.reason = reason };
 	struct pkt out;
 
 	/* XDP wants a frame of at least an Ethernet header: pad it. */

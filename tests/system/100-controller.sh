@@ -193,10 +193,10 @@ MRC_SOCKET=$TMP/h1.sock "$CTL" probe "$(tb addr h2 0)" "3:$DENY_EV" >"$TMP/probe
 MRC_SOCKET=$TMP/h1.sock "$CTL" array 1 | grep -qx "3:$DENY_EV DENIED" || fail "EV $DENY_EV left DENIED after a probe answer"
 MRC_SOCKET=$TMP/h1.sock "$CTL" allow 1 "3:$DENY_EV" || fail "allow"
 MRC_SOCKET=$TMP/h1.sock "$CTL" array 1 | grep -qx "3:$DENY_EV GOOD" || fail "EV $DENY_EV not GOOD once allowed"
-before=$(spine_rx 2 "$DENY_SPINE" 1)
+den_before=$(spine_rx 2 "$DENY_SPINE" 1)
 perf allowed --test bw --verify -s 1M -D 2 --ev-profile 1
 perf_clean allowed
-d=$(($(spine_rx 2 "$DENY_SPINE" 1) - before))
+d=$(($(spine_rx 2 "$DENY_SPINE" 1) - den_before))
 [ $d -gt 1000 ] || fail "allowed EV $DENY_EV: its spine carried only $d packets"
 log "denied EV $DENY_EV: answered a probe, stayed DENIED; allowed, its spine carried $d packets"
 
@@ -216,9 +216,9 @@ unused=0
 # Not plane 0: mrc-perf's TCP side channel runs there.
 for p in 1 2 3; do
 	read -ra after <<<"$(counts $p)"
-	declare -n before="g_before_$p"
+	declare -n gb="g_before_$p"
 	for ((s = 0; s < 4; s++)); do
-		d=$((after[s] - before[s]))
+		d=$((after[s] - gb[s]))
 		if [ -z "${gen_used[$p.$s]:-}" ]; then
 			[ $d -le 2 ] || fail "plane $p spine $s carried $d packets: no generated EV hashes there"
 			unused=$((unused + 1))

@@ -243,18 +243,18 @@ static void unknown_ev_profile(void **state)
 		 * not ONLINE, EINVAL; 1000 is no profile at all: ENOENT.
 		 * The QP stays in RESET either way. */
 		m.profile.ev_profile_id = 7;
-		assert_int_equal(
-			mrc_modify_qp(qp, &v, IBV_QP_STATE, &m, INIT_MASK),
-			EINVAL);
+		assert_int_equal(mrc_modify_qp(qp, &v, IBV_QP_STATE, &m,
+					       INIT_MASK),
+				 EINVAL);
 		m.profile.ev_profile_id = 1000;
-		assert_int_equal(
-			mrc_modify_qp(qp, &v, IBV_QP_STATE, &m, INIT_MASK),
-			ENOENT);
+		assert_int_equal(mrc_modify_qp(qp, &v, IBV_QP_STATE, &m,
+					       INIT_MASK),
+				 ENOENT);
 		m.profile.ev_profile_id = 0;
 		m.profile.cc_profile_id = 3; /* not configured either */
-		assert_int_equal(
-			mrc_modify_qp(qp, &v, IBV_QP_STATE, &m, INIT_MASK),
-			EINVAL);
+		assert_int_equal(mrc_modify_qp(qp, &v, IBV_QP_STATE, &m,
+					       INIT_MASK),
+				 EINVAL);
 		m.profile.cc_profile_id = 0;
 		assert_int_equal(
 			mrc_modify_qp(qp, &v, IBV_QP_STATE, &m, INIT_MASK), 0);
