@@ -72,7 +72,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 
 # --- userspace ----------------------------------------------------------------
 PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1 \
-	 $(BUILD)/tools/mrc-perf
+	 $(BUILD)/tools/mrc-perf $(BUILD)/tools/mrcctl
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check \
 	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains what mrcctl's files share: the object and command
+ * tables, the argument cursor and its parsers, error reporting (usage
+ * errors exit 1, errors of the device API exit 2), the JSON value tree,
+ * the output table that prints both aligned text and JSON, the names of
+ * states and modes, and the device every command talks to.
+ *
+ * Every function that can fail returns 0 or the exit status it has
+ * already reported (MRCCTL_EXIT_USAGE, MRCCTL_EXIT_RUNTIME), so callers
+ * just pass a non-zero result on.
+ */
+#ifndef MRCCTL_H
+#define MRCCTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mrc_ext.h"
+#include "mrc/ev_fields.h"
+
+#pragma GCC poison u8 u16 u32 u64
+
+#define MRCCTL_EXIT_USAGE 1
+#define MRCCTL_EXIT_RUNTIME 2
+
+#define PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define ARRAY_SIZE(x) (sizeof(x) / sizeof((x)[0]))
+
+/* ---- objects and commands (mrcctl.c) ---------------------------------- */
+
+struct args {
+	int argc;
+	char **argv;
+	int i; /* the next word */
+	const char *cmd; /* "ev-fmt set": names the command in errors */
+};
+
+struct cmd {
+	const char *name;
+	int (*fn)(struct args *a);
+};
+
+/*
+ * One object. cmds (without "help", which every object has) run by name;
+ * with no word the first one runs. An object with run instead takes its
+ * keywords right after its name (probe, monitor); form names them in the
+ * summary line of its help.
+ */
+struct object {
+	const char *name;
+	const char *what; /* one line for `mrcctl help` */
+	const struct cmd *cmds;
+	int ncmds;
+	int (*run)(struct args *a);
+	const char *form;
+	const char *const *usage; /* forms after "mrcctl NAME ", NULL-ended */
+	const char *const *defs; /* "STATE := ..." lines, NULL-ended */
+	int streams; /* prints as it goes (monitor): no buffering */
+};
+
+extern const struct object obj_dev, obj_port, obj_ev_fmt, obj_ev_profile,
+	obj_ev, obj_cc_profile, obj_qp, obj_probe, obj_monitor;
+
+/* Help fragments shared by several objects. */
+#define HELP_PROFILE_STATE "STATE := { init | offline | online }"
+#define HELP_NUMBER "N, ID, VAL := decimal, or hexadecimal with 0x"
+#define HELP_EV "VAL := a compact EV value (up to 32 bits); P := port, 1..255"
+
+/* ---- options and output (mrcctl.c) ------------------------------------- */
+
+struct mrcctl_opts {
+	int json;
+	int pretty;
+};
+extern struct mrcctl_opts opts;
+
+/* Where a command prints its one document (buffered until it succeeds). */
+extern FILE *out;
+/* Set by a command that fails but whose output must still be printed. */
+extern int out_keep;
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) PRINTF(1, 2);
+
+/* ---- errors (mrcctl.c) ---------------------------------------------------- */
+
+int err_usage(const char *fmt, ...) PRINTF(1, 2);
+int err_runtime(const char *fmt, ...) PRINTF(1, 2);
+/* "CONTEXT: CALL: strerror(err)", exit 2. */
+int err_api(int err, const char *call, const char *fmt, ...) PRINTF(3, 4);
+/* The errno of a failed call returning -1 (errno set) or -errno. */
+int api_errno(int rc);
+
+/* ---- the argument cursor (mrcctl_args.c) ----------------------------- */
+
+static inline int args_left(const struct args *a)
+{
+	return a->i < a->argc;
+}
+
+/* word's index in words: exact, else a unique prefix; -1 none, -2 several. */
+int find_word(const char *word, const char *const *words, int n);
+/*
+ * word as one of words[0..n-1]: an exact match, else a unique prefix.
+ * what names the kind of word in errors ("object", "command", "state"),
+ * of (if not NULL) what it belongs to ("port", "ev-fmt set").
+ */
+int match_word(const char *word, const char *const *words, int n,
+	       const char *what, const char *of, int *idx);
+/* The next word as a keyword of a->cmd. */
+int arg_keyword(struct args *a, const char *const *kws, int n, int *idx);
+/* The keyword at idx given a second time: an error. */
+int arg_once(unsigned int *seen, int idx, const char *const *kws);
+/*
+ * The value of key (the next word). key in capitals names a positional
+ * argument ("ID"), otherwise the keyword the value follows.
+ */
+int arg_u64(struct args *a, const char *key, uint64_t min, uint64_t max,
+	    uint64_t *v);
+int arg_u32(struct args *a, const char *key, uint32_t min, uint32_t max,
+	    uint32_t *v);
+int arg_port(struct args *a, const char *key, uint8_t *port);
+int arg_float(struct args *a, const char *key, float *v);
+int arg_choice(struct args *a, const char *key, const char *const *words, int n,
+	       int *idx);
+int arg_gid(struct args *a, const char *key, union ibv_gid *gid);
+/* No words left, or an error naming the first extra one. */
+int arg_end(const struct args *a);
+/* key missing from a command that needs it. */
+int arg_required(const struct args *a, const char *key);
+
+/* s as a number: decimal, or hexadecimal after 0x; -EINVAL, -ERANGE. */
+int parse_u64(const char *s, uint64_t *v);
+
+/* ---- JSON values (mrcctl_json.c) --------------------------------------- */
+
+struct jv;
+
+struct jv *jv_obj(void);
+struct jv *jv_arr(void);
+struct jv *jv_str(const char *s); /* NULL: null */
+struct jv *jv_u64(uint64_t v);
+struct jv *jv_num(double v, int decimals);
+struct jv *jv_bool(int v);
+struct jv *jv_null(void);
+/* Adds v to an object (key) or an array (key NULL); returns v. */
+struct jv *jv_add(struct jv *parent, const char *key, struct jv *v);
+void jv_print(FILE *f, const struct jv *v, int pretty);
+void jv_free(struct jv *v);
+
+/* ---- output tables (mrcctl_table.c) -------------------------------------- */
+
+/*
+ * Rows of fields, each given once for both outputs: key is the JSON name
+ * (snake_case, unit in it), head the text column header (unit in it).
+ * A list prints as an array or as aligned columns, one row as an object
+ * or as "head  value" lines.
+ */
+struct tbl;
+
+struct tbl *tbl_new(void);
+void tbl_row(struct tbl *t);
+/* text and json become the table's; json NULL: a text-only column, head
+ * NULL: a JSON-only field. */
+void tbl_put(struct tbl *t, const char *key, const char *head, int right,
+	     char *text, struct jv *json);
+void tbl_u64(struct tbl *t, const char *key, const char *head, uint64_t v);
+void tbl_hex(struct tbl *t, const char *key, const char *head, uint64_t v);
+void tbl_str(struct tbl *t, const char *key, const char *head, const char *s);
+/* s (allocated) becomes the table's. */
+void tbl_str_own(struct tbl *t, const char *key, const char *head, char *s);
+void tbl_bool(struct tbl *t, const char *key, const char *head, int v);
+void tbl_fixed(struct tbl *t, const char *key, const char *head, double v,
+	       int decimals);
+void tbl_none(struct tbl *t, const char *key, const char *head);
+void tbl_print_list(struct tbl *t, FILE *f);
+void tbl_print_one(struct tbl *t, FILE *f);
+void tbl_free(struct tbl *t);
+
+/* Prints the JSON document of a command without output: null. */
+void print_null(void);
+
+/* ---- names (mrcctl_names.c) ------------------------------------------------ */
+
+extern const char *const profile_state_words[3]; /* init offline online */
+extern const char *const fmt_mode_words[3]; /* stev udp srv6 */
+extern const enum mrc_ctl_ev_fmt_mode fmt_mode_values[3];
+extern const char *const ev_state_words[3]; /* good assumed-bad denied */
+extern const enum mrc_ctl_ev_state ev_state_values[3];
+
+const char *profile_state_name(uint32_t s);
+const char *fmt_mode_name(uint32_t mode);
+const char *ev_mode_name(uint32_t mode);
+const char *ev_state_str(uint32_t s);
+const char *qp_state_name(uint32_t s);
+/* Names of the set bits of an enum mrc_ctl_attr_opt mask, in a JSON
+ * array and as text ("a, b"). */
+struct jv *opt_cap_names(uint32_t mask, char **text);
+/* A GID (or any 16-byte address) as text; IPv4-mapped ones as ::ffff:a.b.c.d */
+char *gid_str(const uint8_t gid[16]);
+char *mac_str(const uint8_t mac[6]);
+/* An EV value (first 4 bytes, host order) and back. */
+uint32_t ev_val(const struct mrc_ctl_ev *ev);
+void ev_set(struct mrc_ctl_ev *ev, uint32_t val, uint8_t port);
+/* The w low bits of v in binary. */
+char *bin_str(uint32_t v, unsigned int w);
+
+/* ---- profiles, shared by several objects ---------------------------------- */
+
+/*
+ * An EV format profile's state and, past INIT, its mode and fields
+ * (mrcctl_ev_fmt.c); an EV profile's state and, past INIT, everything
+ * else and its fields (mrcctl_ev_profile.c). The field arrays are the
+ * caller's to free.
+ */
+int fmt_query(struct mrc_context *ctx, uint64_t id,
+	      struct mrc_ctl_ev_fmt_profile_attr *attr,
+	      struct mrc_ctl_ev_fmt_field **ff, int *nff);
+int evp_query(struct mrc_context *ctx, uint64_t id,
+	      struct mrc_ctl_ev_profile_attr *attr, struct mrc_ctl_ev_field **f,
+	      int *nf);
+/* A one-entry EV operation that changes EV profile id. */
+int evp_ev_modify(struct mrc_context *ctx, uint64_t id, enum mrc_ctl_ev_op op,
+		  struct mrc_ctl_ev_op_entry *e);
+/* ev-profile set, add, replace (mrcctl_ev_profile_set.c). */
+int evp_do_set(struct args *a);
+int evp_do_add(struct args *a);
+int evp_do_replace(struct args *a);
+/* "VAL port P" after key ("ev", "with"): an EV as the API names it. */
+int arg_ev(struct args *a, const char *key, struct mrc_ctl_ev *ev);
+
+/* ev expand (mrcctl_ev_expand.c). */
+int ev_do_expand(struct args *a);
+
+/* ---- the device (mrcctl_device.c) -------------------------------------- */
+
+const char *ctl_socket(void);
+/* The controller context, opened on first use. */
+int ctl_open(struct mrc_context **ctx);
+int ctl_query_device(struct mrc_ctl_device_attr *attr);
+/* Every port of the device: *ports is the caller's to free. */
+int ctl_port_list(struct mrc_context *ctx, struct mrcx_port_info **ports,
+		  int *n);
+void ctl_close(void);
+
+#endif /* MRCCTL_H */

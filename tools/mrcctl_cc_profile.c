@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrcctl cc-profile: congestion control profiles, their algorithm and UET
+ * 1.0 NSCC parameters (mrc_ctl_query_cc_profile, mrc_ctl_modify_cc_profile).
+ * 'set' with any NSCC key sends the whole parameter set: the keys given,
+ * the defaults below for the rest (mrcctl(8) lists them).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mrcctl.h"
+
+#define NSCC_NAME "uet-1.0-nscc"
+
+static const struct mrc_ctl_cc_nscc_cfg nscc_defaults = {
+	.disable_qa = 0,
+	.adjust_bytes_threshold = 16384,
+	.adjust_period_threshold = 10000,
+	.base_rtt = 10000,
+	.eta = 0.15f,
+	.fi = 1.0f,
+	.fi_scale = 1.0f,
+	.gamma = 0.8f,
+	.max_md_jump = 0.5f,
+	.max_cwnd = 1048576,
+	.qa_gate = 3,
+	.qa_threshold = 40000,
+	.target_delay = 20000,
+};
+
+struct cc_info {
+	uint32_t state;
+	const char *algorithm; /* the library's; NULL: none */
+	int have_cfg;
+	struct mrc_ctl_cc_nscc_cfg cfg;
+};
+
+static int cc_query(struct mrc_context *ctx, uint64_t id, struct cc_info *ci)
+{
+	struct mrc_ctl_cc_profile_attr attr;
+	int rc;
+
+	memset(ci, 0, sizeof(*ci));
+	memset(&attr, 0, sizeof(attr));
+	errno = 0;
+	rc = mrc_ctl_query_cc_profile(ctx, id, &attr,
+				      MRC_CTL_CC_PROFILE_CUR_STATE);
+	if (rc)
+		return err_api(api_errno(rc), "mrc_ctl_query_cc_profile",
+			       "cc-profile %" PRIu64, id);
+	ci->state = attr.cur_profile_state;
+	if (ci->state == MRC_CTL_PROFILE_INIT)
+		return 0;
+	errno = 0;
+	rc = mrc_ctl_query_cc_profile(ctx, id, &attr,
+				      MRC_CTL_CC_PROFILE_ALGORITHM |
+					      MRC_CTL_CC_PROFILE_CONFIG);
+	if (rc) {
+		/* OFFLINE before its CONFIG: ask for the algorithm alone. */
+		errno = 0;
+		rc = mrc_ctl_query_cc_profile(ctx, id, &attr,
+					      MRC_CTL_CC_PROFILE_ALGORITHM);
+		if (rc)
+			return err_api(api_errno(rc),
+				       "mrc_ctl_query_cc_profile",
+				       "cc-profile %" PRIu64, id);
+		attr.cc_config = NULL;
+	}
+	ci->algorithm = attr.algorithm;
+	if (attr.algorithm && !strcmp(attr.algorithm, NSCC_NAME) &&
+	    attr.cc_config) {
+		ci->cfg = *(const struct mrc_ctl_cc_nscc_cfg *)attr.cc_config;
+		ci->have_cfg = 1;
+	}
+	return 0;
+}
+
+static void put_f(struct tbl *t, const char *key, const char *head, float v,
+		  int have)
+{
+	if (have)
+		tbl_fixed(t, key, head, v, 3);
+	else
+		tbl_none(t, key, head);
+}
+
+static void put_u(struct tbl *t, const char *key, const char *head, uint32_t v,
+		  int have)
+{
+	if (have)
+		tbl_u64(t, key, head, v);
+	else
+		tbl_none(t, key, head);
+}
+
+static void cc_row(struct tbl *t, uint64_t id, const struct cc_info *ci)
+{
+	const struct mrc_ctl_cc_nscc_cfg *c = &ci->cfg;
+	int h = ci->have_cfg;
+
+	tbl_row(t);
+	tbl_u64(t, "id", "ID", id);
+	tbl_str(t, "state", "STATE", profile_state_name(ci->state));
+	if (ci->state == MRC_CTL_PROFILE_INIT)
+		tbl_none(t, "algorithm", "ALGORITHM");
+	else if (ci->algorithm)
+		tbl_str(t, "algorithm", "ALGORITHM", ci->algorithm);
+	else
+		tbl_put(t, "algorithm", "ALGORITHM", 0, xstrdup("none"),
+			jv_null());
+	put_u(t, "base_rtt_ns", "BASE_RTT(ns)", c->base_rtt, h);
+	put_u(t, "target_delay_ns", "TARGET_DELAY(ns)", c->target_delay, h);
+	put_u(t, "max_cwnd_bytes", "MAX_CWND(B)", c->max_cwnd, h);
+	put_f(t, "eta", "ETA", c->eta, h);
+	put_f(t, "fi", "FI", c->fi, h);
+	put_f(t, "fi_scale", "FI_SCALE", c->fi_scale, h);
+	put_f(t, "gamma", "GAMMA", c->gamma, h);
+	put_f(t, "max_md_jump", "MAX_MD_JUMP", c->max_md_jump, h);
+	put_u(t, "qa_gate", "QA_GATE", c->qa_gate, h);
+	put_u(t, "qa_threshold_ns", "QA_THRESHOLD(ns)", c->qa_threshold, h);
+	put_u(t, "adjust_bytes", "ADJUST(B)", c->adjust_bytes_threshold, h);
+	put_u(t, "adjust_period_ns", "ADJUST_PERIOD(ns)",
+	      c->adjust_period_threshold, h);
+	if (h)
+		tbl_put(t, "quick_adapt", "QA", 0,
+			xstrdup(c->disable_qa ? "off" : "on"),
+			jv_bool(!c->disable_qa));
+	else
+		tbl_none(t, "quick_adapt", "QA");
+}
+
+static int do_show(struct args *a)
+{
+	struct mrc_ctl_device_attr d;
+	struct mrc_context *ctx = NULL;
+	struct cc_info ci;
+	uint64_t id = 0, k, n;
+	int rc = 0, one = 0;
+	struct tbl *t;
+
+	if (args_left(a)) {
+		rc = arg_u64(a, "ID", 0, UINT64_MAX, &id);
+		one = 1;
+	}
+	if (!rc)
+		rc = arg_end(a);
+	if (!rc)
+		rc = ctl_open(&ctx);
+	if (!rc && !one)
+		rc = ctl_query_device(&d);
+	if (rc)
+		return rc;
+	n = one ? 1 : d.cc.cc_max_profiles;
+	t = tbl_new();
+	for (k = 0; !rc && k < n; k++) {
+		rc = cc_query(ctx, one ? id : k, &ci);
+		if (!rc && (one || ci.state != MRC_CTL_PROFILE_INIT))
+			cc_row(t, one ? id : k, &ci);
+	}
+	if (!rc && one)
+		tbl_print_one(t, out);
+	else if (!rc)
+		tbl_print_list(t, out);
+	tbl_free(t);
+	return rc;
+}
+
+enum {
+	C_ALGORITHM,
+	C_STATE,
+	C_BASE_RTT, /* the NSCC keys from here */
+	C_TARGET_DELAY,
+	C_MAX_CWND,
+	C_ETA,
+	C_FI,
+	C_FI_SCALE,
+	C_GAMMA,
+	C_MAX_MD_JUMP,
+	C_QA_GATE,
+	C_QA_THRESHOLD,
+	C_ADJUST_BYTES,
+	C_ADJUST_PERIOD,
+	C_DISABLE_QA,
+};
+static const char *const set_kws[] = {
+	"algorithm",	"state",	 "base-rtt",   "target-delay",
+	"max-cwnd",	"eta",		 "fi",	       "fi-scale",
+	"gamma",	"max-md-jump",	 "qa-gate",    "qa-threshold",
+	"adjust-bytes", "adjust-period", "disable-qa",
+};
+
+static int nscc_arg(struct args *a, int kw, struct mrc_ctl_cc_nscc_cfg *c)
+{
+	const char *k = set_kws[kw];
+	uint32_t v = 0;
+	int rc = 0;
+
+	switch (kw) {
+	case C_ETA:
+		return arg_float(a, k, &c->eta);
+	case C_FI:
+		return arg_float(a, k, &c->fi);
+	case C_FI_SCALE:
+		return arg_float(a, k, &c->fi_scale);
+	case C_GAMMA:
+		return arg_float(a, k, &c->gamma);
+	case C_MAX_MD_JUMP:
+		return arg_float(a, k, &c->max_md_jump);
+	case C_DISABLE_QA:
+		c->disable_qa = 1;
+		return 0;
+	case C_QA_GATE:
+		rc = arg_u32(a, k, 0, UINT8_MAX, &v);
+		c->qa_gate = (uint8_t)v;
+		return rc;
+	}
+	rc = arg_u32(a, k, 0, UINT32_MAX, &v);
+	if (kw == C_BASE_RTT)
+		c->base_rtt = v;
+	else if (kw == C_TARGET_DELAY)
+		c->target_delay = v;
+	else if (kw == C_MAX_CWND)
+		c->max_cwnd = v;
+	else if (kw == C_QA_THRESHOLD)
+		c->qa_threshold = v;
+	else if (kw == C_ADJUST_BYTES)
+		c->adjust_bytes_threshold = v;
+	else
+		c->adjust_period_threshold = v;
+	return rc;
+}
+
+static int do_set(struct args *a)
+{
+	static const char *const algos[] = { NSCC_NAME, "none" };
+	struct mrc_ctl_cc_nscc_cfg cfg = nscc_defaults;
+	struct mrc_ctl_cc_profile_attr attr = { 0 };
+	struct mrc_context *ctx = NULL;
+	unsigned int seen = 0;
+	int rc, kw, w = 0, mask = 0;
+	uint64_t id;
+
+	rc = arg_u64(a, "ID", 0, UINT64_MAX, &id);
+	while (!rc && args_left(a)) {
+		rc = arg_keyword(a, set_kws, ARRAY_SIZE(set_kws), &kw);
+		if (!rc)
+			rc = arg_once(&seen, kw, set_kws);
+		if (rc)
+			break;
+		if (kw == C_ALGORITHM) {
+			rc = arg_choice(a, "algorithm", algos,
+					ARRAY_SIZE(algos), &w);
+			attr.algorithm = w ? NULL : NSCC_NAME;
+			mask |= MRC_CTL_CC_PROFILE_ALGORITHM;
+		} else if (kw == C_STATE) {
+			rc = arg_choice(a, "state", profile_state_words,
+					ARRAY_SIZE(profile_state_words), &w);
+			attr.profile_state = (enum mrc_ctl_profile_state)w;
+			mask |= MRC_CTL_CC_PROFILE_STATE;
+		} else {
+			rc = nscc_arg(a, kw, &cfg);
+			mask |= MRC_CTL_CC_PROFILE_CONFIG;
+		}
+	}
+	if (!rc && !mask)
+		rc = err_usage("'%s' needs a keyword (see 'mrcctl cc-profile"
+			       " help')",
+			       a->cmd);
+	if (!rc)
+		rc = ctl_open(&ctx);
+	if (rc)
+		return rc;
+	attr.cc_config = mask & MRC_CTL_CC_PROFILE_CONFIG ? &cfg : NULL;
+	errno = 0;
+	rc = mrc_ctl_modify_cc_profile(ctx, id, &attr, mask);
+	if (rc)
+		return err_api(api_errno(rc), "mrc_ctl_modify_cc_profile",
+			       "cc-profile %" PRIu64, id);
+	print_null();
+	return 0;
+}
+
+static const struct cmd cmds[] = {
+	{ "show", do_show },
+	{ "set", do_set },
+};
+
+static const char *const usage[] = {
+	"show [ ID ]",
+	"set ID [ algorithm { " NSCC_NAME " | none } ] [ NSCC ]..."
+	" [ state STATE ]",
+	NULL,
+};
+
+static const char *const defs[] = {
+	"NSCC := { base-rtt NS | target-delay NS | max-cwnd BYTES | eta F |"
+	" fi F | fi-scale F |",
+	"          gamma F | max-md-jump F | qa-gate N | qa-threshold NS |"
+	" adjust-bytes BYTES |",
+	"          adjust-period NS | disable-qa }",
+	"  Any NSCC key sends all of them: those not given take their"
+	" defaults,",
+	"  base-rtt 10000 target-delay 20000 max-cwnd 1048576 eta 0.15 fi 1.0"
+	" fi-scale 1.0",
+	"  gamma 0.8 max-md-jump 0.5 qa-gate 3 qa-threshold 40000"
+	" adjust-bytes 16384",
+	"  adjust-period 10000 (NS in nanoseconds, F a decimal fraction).",
+	HELP_PROFILE_STATE,
+	HELP_NUMBER,
+	NULL,
+};
+
+const struct object obj_cc_profile = {
+	.name = "cc-profile",
+	.what = "congestion control profiles: algorithm, NSCC parameters",
+	.cmds = cmds,
+	.ncmds = ARRAY_SIZE(cmds),
+	.usage = usage,
+	.defs = defs,
+};

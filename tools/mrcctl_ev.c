@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrcctl ev: every EV of every QP with its state and counters
+ * (mrcx_ctl_ev_list), and denying or allowing an EV of a profile (EV op
+ * MODIFY_EV_STATE). 'ev expand' is in mrcctl_ev_expand.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "mrcctl.h"
+
+/* The EVs of QP qpn (UINT32_MAX: of all); *evs is the caller's. */
+static int ev_list(struct mrc_context *ctx, uint32_t qpn,
+		   struct mrcx_ev_info **evs, int *n)
+{
+	struct mrcx_ev_info *e = NULL;
+	int max = 256, tries, rc;
+
+	/* Ask again with room for what it said; QPs come and go. */
+	for (tries = 0; tries < 4; tries++) {
+		e = xrealloc(e, (size_t)max, sizeof(*e));
+		errno = 0;
+		rc = mrcx_ctl_ev_list(ctx, qpn, e, max, n);
+		if (rc) {
+			free(e);
+			if (qpn == UINT32_MAX)
+				return err_api(api_errno(rc),
+					       "mrcx_ctl_ev_list", "ev");
+			return err_api(api_errno(rc), "mrcx_ctl_ev_list",
+				       "qp %u", qpn);
+		}
+		if (*n >= 0 && *n <= max) {
+			*evs = e;
+			return 0;
+		}
+		max = *n;
+	}
+	free(e);
+	return err_runtime("mrcx_ctl_ev_list: the EV count keeps changing");
+}
+
+/* An RTT in ns as µs, or "-"/null before the first sample. */
+static void put_us(struct tbl *t, const char *key, const char *head,
+		   uint32_t ns)
+{
+	if (ns)
+		tbl_fixed(t, key, head, ns / 1e3, 3);
+	else
+		tbl_none(t, key, head);
+}
+
+static void ev_row(struct tbl *t, const struct mrcx_ev_info *e)
+{
+	tbl_row(t);
+	tbl_u64(t, "qpn", "QPN", e->qpn);
+	tbl_u64(t, "idx", "IDX", e->ev_idx);
+	tbl_u64(t, "profile_id", "PROFILE", e->profile_id);
+	tbl_hex(t, "ev", "EV", ev_val(&e->ev));
+	tbl_u64(t, "port", "PORT", e->ev.port);
+	tbl_str(t, "state", "STATE", ev_state_str(e->state));
+	tbl_bool(t, "in_use", "IN_USE", e->in_use);
+	tbl_u64(t, "sent_pkts", "SENT(pkts)", e->sent_pkts);
+	tbl_u64(t, "acked_pkts", "ACKED(pkts)", e->acked_pkts);
+	tbl_u64(t, "lost_pkts", "LOST(pkts)", e->lost_pkts);
+	tbl_u64(t, "retx_pkts", "RETX(pkts)", e->retx_pkts);
+	tbl_u64(t, "trimmed_pkts", "TRIMMED(pkts)", e->trimmed_pkts);
+	tbl_u64(t, "ecn_pkts", "ECN(pkts)", e->ecn_pkts);
+	put_us(t, "rtt_min_us", "RTT_MIN(us)", e->rtt_min_ns);
+	put_us(t, "rtt_avg_us", "RTT_AVG(us)", e->rtt_avg_ns);
+	put_us(t, "rtt_max_us", "RTT_MAX(us)", e->rtt_max_ns);
+	if (e->last_ack_age_ns)
+		tbl_fixed(t, "last_ack_age_ms", "LAST_ACK_AGE(ms)",
+			  (double)e->last_ack_age_ns / 1e6, 3);
+	else
+		tbl_none(t, "last_ack_age_ms", "LAST_ACK_AGE(ms)");
+}
+
+enum { S_PROFILE, S_QP, S_PORT, S_STATE };
+static const char *const show_kws[] = { "profile", "qp", "port", "state" };
+
+struct ev_filter {
+	unsigned int seen; /* S_* bits */
+	uint64_t profile;
+	uint32_t qpn;
+	uint8_t port;
+	uint32_t state;
+};
+
+static int filter_args(struct args *a, struct ev_filter *flt)
+{
+	int rc = 0, kw, w;
+
+	while (!rc && args_left(a)) {
+		rc = arg_keyword(a, show_kws, ARRAY_SIZE(show_kws), &kw);
+		if (!rc)
+			rc = arg_once(&flt->seen, kw, show_kws);
+		if (rc)
+			break;
+		switch (kw) {
+		case S_PROFILE:
+			rc = arg_u64(a, "profile", 0, UINT64_MAX,
+				     &flt->profile);
+			break;
+		case S_QP:
+			rc = arg_u32(a, "qp", 0, UINT32_MAX - 1, &flt->qpn);
+			break;
+		case S_PORT:
+			rc = arg_port(a, "port", &flt->port);
+			break;
+		case S_STATE:
+			rc = arg_choice(a, "state", ev_state_words,
+					ARRAY_SIZE(ev_state_words), &w);
+			flt->state = rc ? 0 : (uint32_t)ev_state_values[w];
+			break;
+		}
+	}
+	return rc;
+}
+
+static int wanted(const struct ev_filter *flt, const struct mrcx_ev_info *e)
+{
+	return (!(flt->seen & 1u << S_PROFILE) ||
+		e->profile_id == flt->profile) &&
+	       (!(flt->seen & 1u << S_PORT) || e->ev.port == flt->port) &&
+	       (!(flt->seen & 1u << S_STATE) || e->state == flt->state);
+}
+
+static int do_show(struct args *a)
+{
+	struct ev_filter flt = { 0 };
+	struct mrcx_ev_info *evs = NULL;
+	struct mrc_context *ctx = NULL;
+	struct tbl *t;
+	int rc, i, n = 0;
+
+	rc = filter_args(a, &flt);
+	if (!rc)
+		rc = ctl_open(&ctx);
+	if (!rc)
+		rc = ev_list(ctx, flt.seen & 1u << S_QP ? flt.qpn : UINT32_MAX,
+			     &evs, &n);
+	if (rc)
+		return rc;
+	t = tbl_new();
+	for (i = 0; i < n; i++)
+		if (wanted(&flt, &evs[i]))
+			ev_row(t, &evs[i]);
+	tbl_print_list(t, out);
+	tbl_free(t);
+	free(evs);
+	return 0;
+}
+
+/* deny and allow: profile N ev VAL port P */
+static int set_state(struct args *a, enum mrc_ctl_ev_state state)
+{
+	static const char *const kws[] = { "profile", "ev" };
+	struct mrc_ctl_ev_op_entry e = { .state = state };
+	struct mrc_context *ctx = NULL;
+	unsigned int seen = 0;
+	uint64_t profile = 0;
+	int rc = 0, kw;
+
+	while (!rc && args_left(a)) {
+		rc = arg_keyword(a, kws, ARRAY_SIZE(kws), &kw);
+		if (!rc)
+			rc = arg_once(&seen, kw, kws);
+		if (!rc && kw == 0)
+			rc = arg_u64(a, "profile", 0, UINT64_MAX, &profile);
+		else if (!rc)
+			rc = arg_ev(a, "ev", &e.ev);
+	}
+	if (!rc && !(seen & 1u << 0))
+		rc = arg_required(a, "profile N");
+	if (!rc && !(seen & 1u << 1))
+		rc = arg_required(a, "ev VAL port P");
+	if (!rc)
+		rc = ctl_open(&ctx);
+	if (!rc)
+		rc = evp_ev_modify(ctx, profile, MRC_CTL_EV_OP_MODIFY_EV_STATE,
+				   &e);
+	if (!rc)
+		print_null();
+	return rc;
+}
+
+static int do_deny(struct args *a)
+{
+	return set_state(a, MRC_CTL_EV_DENIED);
+}
+
+static int do_allow(struct args *a)
+{
+	return set_state(a, MRC_CTL_EV_GOOD);
+}
+
+static const struct cmd cmds[] = {
+	{ "show", do_show },
+	{ "expand", ev_do_expand },
+	{ "deny", do_deny },
+	{ "allow", do_allow },
+};
+
+static const char *const usage[] = {
+	"show [ profile N ] [ qp N ] [ port P ] [ state EVSTATE ]",
+	"expand profile N VAL...",
+	"deny profile N ev VAL port P",
+	"allow profile N ev VAL port P",
+	NULL,
+};
+
+static const char *const defs[] = {
+	"EVSTATE := { good | assumed-bad | denied }",
+	HELP_EV,
+	HELP_NUMBER,
+	NULL,
+};
+
+const struct object obj_ev = {
+	.name = "ev",
+	.what = "EVs of every QP: state, counters, RTT; expand, deny, allow",
+	.cmds = cmds,
+	.ncmds = ARRAY_SIZE(cmds),
+	.usage = usage,
+	.defs = defs,
+};
