@@ -541,12 +541,13 @@ static __always_inline void ev_delivered(struct mrc_qp_tx *qp,
 
 /* Under the send lock: a PSN in flight is delivered (cumulative ACK or
  * SACK bit). */
-static __always_inline void delivered(struct mrc_qp_tx *qp,
-				      struct mrc_tx_rec *rec)
+static __always_inline void
+delivered(struct mrc_qp_tx *qp, struct mrc_tx_rec *rec, struct mrc_scratch *s)
 {
 	if (!(rec->flags & MRC_REC_INFLIGHT))
 		return;
 	rec->flags &= ~MRC_REC_INFLIGHT;
+	s->acked_n[rec->ev_idx & 63]++; /* counted per EV after the lock */
 	ev_delivered(qp, rec);
 }
 
@@ -571,6 +572,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	s->ack_ev = MRC_QP_EVS; /* none */
 	s->ack_rtt_ns = 0;
 	s->nbad = 0;
+	__builtin_memset(s->acked_n, 0, sizeof(s->acked_n));
 	bpf_spin_lock(&qp->lock);
 	/* An ACK for PSNs never sent is forged or stale: ignore it. */
 	if (mrc_psn_diff(a->cum_psn, qp->next_psn) > 0 ||
@@ -588,7 +590,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	for (k = 0; k < MRC_RX_WINDOW_MAX + 1; k++) {
 		if (mrc_psn_diff(a->cum_psn, qp->una_psn) <= 0)
 			break;
-		delivered(qp, &qp->rec[qp->una_psn % MRC_TX_RING]);
+		delivered(qp, &qp->rec[qp->una_psn % MRC_TX_RING], s);
 		qp->una_psn = (qp->una_psn + 1) & MRC_BTH_PSN_MASK;
 	}
 	for (k = 0; k < MRC_SACK_BITS; k++) {
@@ -600,7 +602,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		if (mrc_psn_diff(psn, qp->next_psn) >= 0)
 			break;
 		if (sack_bit(a, k)) {
-			delivered(qp, &qp->rec[psn % MRC_TX_RING]);
+			delivered(qp, &qp->rec[psn % MRC_TX_RING], s);
 			s->sack_high = k + 1;
 		}
 	}
@@ -637,9 +639,10 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		 * on the EV: a dead plane fills the queue at once.
 		 */
 		if (qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
-			rec->flags |= MRC_REC_RETX_Q;
+			/* Counted lost when resent (tx.h), not now: a late
+			 * packet may still arrive before that. */
+			rec->flags |= MRC_REC_RETX_Q | MRC_REC_LOST;
 			qp->retx[qp->retx_tail++ % MRC_RETX_Q] = psn;
-			s->lost_ev[s->lost & 63] = rec->ev_idx;
 			s->lost++;
 		}
 		if (same_ev && s->nbad < 8 &&
@@ -724,13 +727,20 @@ static __always_inline void ev_account(__u32 qpn, const struct ackin *a,
 	struct mrc_ev_stats *ev;
 	__u32 k, rtt = s->ack_rtt_ns;
 
+	for (k = 0; k < 64; k++) {
+		if (!s->acked_n[k])
+			continue;
+		ev = mrc_ev_of(qpn, k);
+		if (ev) {
+			__sync_fetch_and_add(&ev->acked, s->acked_n[k]);
+			ev->last_ack_ns = s->now_ns;
+		}
+	}
 	if (s->ack_ev < MRC_QP_EVS && (ev = mrc_ev_of(qpn, s->ack_ev))) {
-		__sync_fetch_and_add(&ev->acked, 1);
 		if (a->flags & MRC_AF_ECN_CE)
 			__sync_fetch_and_add(&ev->ecn_ce, 1);
 		if ((a->flags & MRC_AF_NACK) && a->reason == MRC_NACK_TRIMMED)
 			__sync_fetch_and_add(&ev->trimmed, 1);
-		ev->last_ack_ns = s->now_ns;
 		if (rtt) {
 			if (!ev->rtt_min_ns || rtt < ev->rtt_min_ns)
 				ev->rtt_min_ns = rtt;
@@ -744,13 +754,6 @@ static __always_inline void ev_account(__u32 qpn, const struct ackin *a,
 							  rtt / 8 :
 						  rtt;
 		}
-	}
-	for (k = 0; k < 64; k++) {
-		if (k >= s->lost)
-			break;
-		ev = mrc_ev_of(qpn, s->lost_ev[k]);
-		if (ev)
-			__sync_fetch_and_add(&ev->lost, 1);
 	}
 }
 
@@ -879,8 +882,6 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 	mrc_count_tx(a.flags & MRC_AF_NACK ? MRC_TX_NACKS : MRC_TX_ACKS, 1);
 	s->now_ns = bpf_ktime_get_ns();
 	s->ncqe = take_ack(qp, sq, r, &a, s);
-	if (s->lost)
-		mrc_count_tx(MRC_TX_LOST, s->lost);
 	ev_account(r->qpn, &a, s);
 	for (k = 0; k < 8; k++) {
 		if (k >= s->nbad)

@@ -422,6 +422,7 @@ static void ev_info(struct mrcd *m, uint32_t qpn, uint32_t i,
 	if (q->ev_prof && q->ev_prof < PROF_MAX_EV)
 		v = m->prof.ev[q->ev_prof].ev[i].cval;
 	memcpy(e->ev.val, &v, sizeof(v));
+	e->wire_val = qt_buf.ev[i] | (uint32_t)qt_buf.ev_fl[i] << 16;
 	e->ev.port = (uint8_t)(qt_buf.ev_port[i] + 1);
 	e->state = qt_buf.ev_state[i];
 	e->in_use = (uint32_t)(qt_buf.ev_use >> i & 1);

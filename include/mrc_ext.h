@@ -71,13 +71,15 @@ struct mrcx_ev_info {
 	uint32_t qpn;
 	uint32_t ev_idx; /* index in the QP's EV array */
 	uint64_t profile_id; /* the EV profile the QP uses */
-	struct mrc_ctl_ev ev; /* expanded value (4 bytes) and port, 1-based */
+	/* the EV as the API shows it (compact: what the controller wrote;
+	 * for EV profile 0 the UDP source port) and its port, 1-based */
+	struct mrc_ctl_ev ev;
 	uint32_t state; /* enum mrc_ctl_ev_state */
 	uint32_t in_use; /* 1: carries traffic now */
 	uint64_t sent_pkts, acked_pkts, lost_pkts, retx_pkts;
 	uint64_t trimmed_pkts, ecn_pkts;
 	uint32_t rtt_min_ns, rtt_avg_ns, rtt_max_ns; /* 0: no sample yet */
-	uint32_t pad0;
+	uint32_t wire_val; /* on the wire: UDP source port | flow label << 16 */
 	uint64_t last_ack_age_ns; /* since the latest ACK; 0: none yet */
 };
 

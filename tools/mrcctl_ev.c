@@ -57,6 +57,7 @@ static void ev_row(struct tbl *t, const struct mrcx_ev_info *e)
 	tbl_u64(t, "idx", "IDX", e->ev_idx);
 	tbl_u64(t, "profile_id", "PROFILE", e->profile_id);
 	tbl_hex(t, "ev", "EV", ev_val(&e->ev));
+	tbl_hex(t, "wire_ev", "WIRE_EV", e->wire_val);
 	tbl_u64(t, "port", "PORT", e->ev.port);
 	tbl_str(t, "state", "STATE", ev_state_str(e->state));
 	tbl_bool(t, "in_use", "IN_USE", e->in_use);

@@ -166,10 +166,10 @@ struct mrc_scratch {
 	 * a verifier state of its own.
 	 */
 	__u32 sack_high;
-	__u32 lost;
-	__u8 lost_ev[64]; /* EV index of each loss found (first 64) */
+	__u32 lost; /* PSNs this ACK queued for resending as lost */
 	__u32 ack_ev; /* EV index of the acknowledged packet */
 	__u32 ack_rtt_ns; /* its RTT, 0 when ambiguous (retransmitted) */
+	__u16 acked_n[64]; /* packets of each EV this ACK delivered */
 	__u32 nbad; /* EVs this ACK moved to ASSUMED_BAD or kept (first 8) */
 	__u8 bad_ev[8];
 	__u8 bad_kept[8]; /* 1: kept in use by ev_min_active */

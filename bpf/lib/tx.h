@@ -62,6 +62,7 @@ struct tx_pick {
 	__u8 failed; /* retries exhausted: complete err_wr_id in error */
 	__u8 ev_idx;
 	__u8 timed_out; /* a timeout resend: lost_ev_idx lost it */
+	__u8 hole_lost; /* a resend of a SACK hole: lost_ev_idx lost it */
 	__u8 lost_ev_idx;
 	__u8 ev_bad; /* ...which made lost_ev_idx ASSUMED_BAD: an event */
 	__u8 ev_kept; /* ...or would have, but ev_min_active keeps it */
@@ -92,12 +93,16 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		psn = qp->retx[qp->retx_head % MRC_RETX_Q];
 		qp->retx_head++;
 		rec = &qp->rec[psn % MRC_TX_RING];
-		rec->flags &= ~MRC_REC_RETX_Q;
 		if (rec->flags & MRC_REC_INFLIGHT) {
 			found = 1;
 			p->retx = 1;
-			break;
+			/* A SACK hole's: lost on the EV it went out on. */
+			p->hole_lost = !!(rec->flags & MRC_REC_LOST);
+			p->lost_ev_idx = rec->ev_idx;
 		}
+		rec->flags &= ~(MRC_REC_RETX_Q | MRC_REC_LOST);
+		if (found)
+			break;
 	}
 	if (!found) {
 		__u32 tail = *(volatile __u32 *)&sq->tail, left;
@@ -493,7 +498,9 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 		if (p.retx)
 			__sync_fetch_and_add(&ev->retx, 1);
 	}
-	if (p.timed_out) {
+	if (p.hole_lost)
+		mrc_count_tx(MRC_TX_LOST, 1);
+	if (p.timed_out || p.hole_lost) {
 		ev = mrc_ev_of(qpn, p.lost_ev_idx);
 		if (ev)
 			__sync_fetch_and_add(&ev->lost, 1);

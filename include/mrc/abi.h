@@ -191,6 +191,7 @@ struct mrc_sq {
 #define MRC_REC_INFLIGHT 0x01 /* sent, not yet acknowledged */
 #define MRC_REC_LAST 0x02 /* last packet of its WQE */
 #define MRC_REC_RETX_Q 0x04 /* queued for retransmission */
+#define MRC_REC_LOST 0x08 /* ...because a SACK hole showed it lost */
 
 /* What the sender remembers of one PSN in flight. */
 struct mrc_tx_rec {
@@ -377,11 +378,16 @@ struct mrc_dp_cmd {
 struct mrc_ev_stats {
 	__u64 sent; /* packets, retransmissions included */
 	__u64 retx; /* retransmissions sent on this EV */
-	__u64 acked; /* packets acknowledged that went out on this EV */
-	__u64 lost; /* declared lost here: SACK hole or ACK timeout */
+	__u64 acked; /* packets sent on it and acknowledged (any ACK) */
+	__u64 lost; /* resent because lost here: SACK hole or ACK timeout */
 	__u64 ecn_ce; /* ACKs saying the packet arrived CE-marked */
-	__u64 last_ack_ns; /* bpf_ktime_get_ns() of the latest ACK */
-	__u32 rtt_min_ns; /* from first transmissions only (Karn) */
+	__u64 last_ack_ns; /* bpf_ktime_get_ns(): an ACK covered one of its packets */
+	/*
+	 * RTTs come from the packet an ACK answers, first transmissions only
+	 * (Karn). An EV whose packets are always covered first by the ACK
+	 * of another (its path is a little slower) has no sample: 0.
+	 */
+	__u32 rtt_min_ns;
 	__u32 rtt_srtt_ns; /* smoothed, gain 1/8 */
 	__u32 rtt_max_ns;
 	__u32 trimmed; /* NACKs saying a switch cut the packet (never blamed) */
