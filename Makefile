@@ -10,6 +10,8 @@
 #   make verify   load every BPF object, print verified instruction counts
 #   make lint     clang-format, shellcheck, cppcheck
 #   make demo     testbed up, traffic, a failure, the result, testbed down
+#   make install  mrcd, mrcctl, mrc-perf, libmrc, headers, unit, man pages
+#                 (PREFIX=/usr/local, DESTDIR); make uninstall reverses it
 #
 # V=1 shows full commands.
 
@@ -255,19 +257,8 @@ lint:
 		--library=tests/lint/libbpf.cfg -Iinclude -Ilib -Itests/lib \
 		-Itests/fabric $(LINT_USER_C)
 
-# What ships today is the test fabric, for people building MRC fabrics and
-# software without the hardware: $(PREFIX)/libexec/mrc/testbed and its tools.
-# mrcd, mrcctl, mrc-perf and libmrc join it with the data path.
-LIBEXEC := $(DESTDIR)$(PREFIX)/libexec/mrc
-install: all
-	$(call msg,INSTALL,$(LIBEXEC))
-	$(Q)install -d $(LIBEXEC)
-	$(Q)install -m 0755 tests/testbed/testbed $(TOOLS) $(LIBEXEC)/
-
-uninstall:
-	$(call msg,UNINSTALL,$(LIBEXEC))
-	$(Q)rm -f $(LIBEXEC)/testbed $(addprefix $(LIBEXEC)/,$(notdir $(TOOLS)))
-	$(Q)rmdir $(LIBEXEC) 2>/dev/null || true
+# make install / uninstall (PREFIX, DESTDIR): deploy/install.mk.
+include deploy/install.mk
 
 clean:
 	$(call msg,CLEAN,$(BUILD))
