@@ -742,6 +742,7 @@ static __always_inline void ev_account(__u32 qpn, const struct ackin *a,
 		if ((a->flags & MRC_AF_NACK) && a->reason == MRC_NACK_TRIMMED)
 			__sync_fetch_and_add(&ev->trimmed, 1);
 		if (rtt) {
+			__sync_fetch_and_add(&ev->rtt_samples, 1);
 			if (!ev->rtt_min_ns || rtt < ev->rtt_min_ns)
 				ev->rtt_min_ns = rtt;
 			if (rtt > ev->rtt_max_ns)

@@ -419,12 +419,12 @@ void health_gray(struct mrcd *m)
 			const struct mrc_ev_stats *st =
 				&m->ev_stats[qpn * MRC_QP_EVS + i];
 			struct ev_health *e = &q->ev[i];
-			uint64_t acked = st->acked;
+			uint64_t n = st->rtt_samples;
 
 			g[i].srtt_ns = st->rtt_srtt_ns;
-			g[i].samples = (uint32_t)(acked - e->prev_acked);
+			g[i].samples = (uint32_t)(n - e->prev_samples);
 			g[i].in_use = !e->state || e->state == MRC_EV_GOOD;
-			e->prev_acked = acked;
+			e->prev_samples = n;
 		}
 		gray = gray_find(g, q->nev, &med);
 		if (med)

@@ -48,7 +48,7 @@ struct ev_health {
 	uint64_t first_ok_ns; /* the first answer of the current run */
 	uint32_t gray_limit_ns; /* gray: answers slower than this fail */
 	uint32_t gray_looks; /* looks in a row that found it gray */
-	uint64_t prev_acked; /* ev_stats.acked at the last gray look */
+	uint64_t prev_samples; /* ev_stats.rtt_samples at the last gray look */
 };
 
 /* The newest events of one QP, for MRCD_QP_HEALTH. */

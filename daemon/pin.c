@@ -2,8 +2,8 @@
 /*
  * Pinning the device in bpffs:
  *
- *   DIR/abi1/maps/mrc_qp_tx, mrc_ev_stats, ...   every data-path map
- *   DIR/abi1/progs/mrc_xdp_rx, mrc_xdp_tx, mrc_xdp_ctl, mrc_tc_tx
+ *   DIR/abi2/maps/mrc_qp_tx, mrc_ev_stats, ...   every data-path map
+ *   DIR/abi2/progs/mrc_xdp_rx, mrc_xdp_tx, mrc_xdp_ctl, mrc_tc_tx
  *
  * The abi<N> level is MRC_ABI_VERSION: a daemon built for another map
  * layout looks elsewhere and never misreads what it finds. Inner maps of

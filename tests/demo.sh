@@ -19,6 +19,7 @@ export TB_PREFIX=mrcdemo
 [ "$(id -u)" = 0 ] || { echo "demo: run as root (network namespaces, XDP)" >&2; exit 1; }
 TMP=$(mktemp -d)
 PERF=$TOP/build/tools/mrc-perf
+MRCCTL=$TOP/build/tools/mrcctl
 stop_daemons() {
 	local f
 	for f in "$TMP"/*.pid; do [ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
@@ -112,16 +113,23 @@ failover() {
 	"$TB" exec h2 env MRC_SOCKET="$TMP/h2.sock" "$PERF" server --wait 60 >/dev/null 2>&1 &
 	server=$!
 	# nsenter: the fault commands need the host's bpffs.
+	# The EVs as the controller sees them (mrcctl), before the fault,
+	# during it and after the heal.
+	snap="$MRCCTL -s $TMP/h1.sock -j ev show >$TMP/$name"
 	nsenter --net="/run/netns/$TB_PREFIX-h1" env MRC_SOCKET="$TMP/h1.sock" \
 		"$PERF" client "$("$TB" addr h2 0)" --wait 10 --test bw --verify -s 64K -D 4 \
-		--timeline "$TMP/$name.csv" --at "1000:$fault" --at "2500:$heal" |
+		--timeline "$TMP/$name.csv" --at "1000:$fault" --at "2500:$heal" \
+		--at "700:$snap.before" --at "2000:$snap.during" --at "3800:$snap.after" |
 		sed 's/^/   /'
 	wait "$server"
-	awk -F, -v n="$name" 'NR > 1 {
-		if ($4 == "ASSUMED_BAD") { bad[$2] = 1; during = during " " $2 }
-		if ($4 == "GOOD") back++ }
-		END { printf "   EVs: before, all 64 GOOD; during, ASSUMED_BAD:%s; after, %d back to GOOD by probes\n", during, back }' \
-		"$TMP/$name.csv.events.csv"
+	for when in before during after; do
+		[ -s "$TMP/$name.$when" ] || continue
+		jq -r --arg w "$when" '"   EVs " + $w + " (mrcctl ev show): " +
+			([group_by(.state)[] | "\(length) \(.[0].state)" +
+			  (if .[0].state != "GOOD" then " (ports " +
+			   ([.[].port] | unique | map(tostring) | join(",")) + ")" else "" end)]
+			 | join(", "))' "$TMP/$name.$when"
+	done
 	[ -e "$TMP/$name.png" ] && cp "$TMP/$name.png" "$TOP/build/demo-$name.png" &&
 		echo "   plot: build/demo-$name.png"
 	return 0

@@ -2504,7 +2504,7 @@ static void usage(FILE *f)
 		"                           in use each ms, FILE.events.csv, and a PNG\n"
 		"                           (gnuplot); with --at, a failover summary\n"
 		"      --at MS:CMD          bw: run sh -c CMD MS ms into the run (up to\n"
-		"                           4; the first is the fault, the next its heal)\n"
+		"                           6; the first is the fault, the next its heal)\n"
 		"      --retry L,E          linear, exponential retries (default 7,7;\n"
 		"                           E=25: forever)\n"
 		"      --mtu BYTES          path MTU 256-4096 (default: the port's)\n"

@@ -43,7 +43,7 @@ static int do_show(struct args *a)
 	struct mrc_context *ctx = NULL;
 	uint8_t want = 0;
 	struct tbl *t;
-	int i, n, rc = 0;
+	int i, n = 0, rc = 0;
 
 	if (args_left(a))
 		rc = arg_port(a, "PORT", &want);

@@ -18,7 +18,7 @@
 struct mrc_qp;
 struct tl;
 
-#define TL_MAX_AT 4
+#define TL_MAX_AT 6
 
 /*
  * csv: the timeline's file (NULL: none, the summary only); at: "MS:CMD"

@@ -15,7 +15,7 @@ chmod 0755 "$TMP"
 mrcd_start h1
 log "mrcd up in h1: $(head -1 "$TMP/h1.mrcd.log")"
 
-pins=$(mrcd_pin_dir h1)/abi1
+pins=$(mrcd_pin_dir h1)/abi2
 for m in mrc_qp mrc_qp_tx mrc_sq mrc_mr mrc_cq mrc_ev_stats mrc_drop; do
 	bpftool -j map show pinned "$pins/maps/$m" | jq -e --arg m "$m" '.name == $m' >/dev/null ||
 		fail "map $m not pinned under $pins/maps"
@@ -30,7 +30,7 @@ if nsenter --net="/run/netns/$TB_PREFIX-h1" "$TOP/build/daemon/mrcd" $(mrcd_port
 	-a anc0 -s "$TMP/second.sock" -P "$(mrcd_pin_dir h1)" 2>"$TMP/second.err"; then
 	fail "a second mrcd started on the same pin directory"
 fi
-grep -q "abi1 exists: another mrcd" "$TMP/second.err" || fail "second mrcd: $(cat "$TMP/second.err")"
+grep -q "abi2 exists: another mrcd" "$TMP/second.err" || fail "second mrcd: $(cat "$TMP/second.err")"
 [ "$(tb exec h1 ip -j link show p0 | jq '.[0].xdp.prog.id')" = "$xdp_before" ] ||
 	fail "the second mrcd changed the first one's XDP program"
 tb exec h1 tc filter show dev lo egress | grep -q "mrc_tc_tx" ||
