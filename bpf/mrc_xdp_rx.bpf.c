@@ -571,6 +571,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	s->lost = 0;
 	s->ack_ev = MRC_QP_EVS; /* none */
 	s->ack_rtt_ns = 0;
+	s->una_moved = 0;
 	s->nbad = 0;
 	__builtin_memset(s->acked_n, 0, sizeof(s->acked_n));
 	bpf_spin_lock(&qp->lock);
@@ -592,6 +593,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			break;
 		delivered(qp, &qp->rec[qp->una_psn % MRC_TX_RING], s);
 		qp->una_psn = (qp->una_psn + 1) & MRC_BTH_PSN_MASK;
+		s->una_moved = 1;
 	}
 	for (k = 0; k < MRC_SACK_BITS; k++) {
 		if (!(k % 32) && !a->sack[(k / 32) & 7]) {
@@ -884,6 +886,16 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 	s->now_ns = bpf_ktime_get_ns();
 	s->ncqe = take_ack(qp, sq, r, &a, s);
 	ev_account(r->qpn, &a, s);
+	/* mrcd waits for room in the window: this ACK made some. */
+	if (s->una_moved && sq->wake &&
+	    __sync_val_compare_and_swap(&sq->wake, 1, 0) == 1) {
+		struct mrc_ev_event w = { .ts_ns = s->now_ns,
+					  .qpn = r->qpn,
+					  .type = MRC_EVT_WAKE };
+
+		if (bpf_ringbuf_output(&mrc_ev_events, &w, sizeof(w), 0))
+			mrc_count_tx(MRC_TX_EV_EVENTS_DROPPED, 1);
+	}
 	for (k = 0; k < 8; k++) {
 		if (k >= s->nbad)
 			break;

@@ -215,6 +215,9 @@ static int on_record(void *ctx, void *data, size_t len)
 		ctl_probe_answer(m, v);
 	} else if (v->type == MRC_EVT_PROBE) {
 		on_probe(m, v);
+	} else if (v->type == MRC_EVT_WAKE && v->qpn < MRC_MAX_QP &&
+		   m->qp[v->qpn].owner) {
+		pump_activate(m, v->qpn);
 	}
 	return 0;
 }

@@ -336,7 +336,20 @@ static int pump(struct mrcd *m, uint64_t *next_ns)
 			q->next_ns = 0;
 			continue;
 		}
-		/* Waiting for ACKs (window, WIMM) or for a timeout. */
+		/*
+		 * Waiting for ACKs (window, WIMM) or for a timeout. Ask the
+		 * receive program for a wakeup when an ACK moves the window,
+		 * then look once more: an ACK between the two is not missed.
+		 */
+		__atomic_store_n(&q->sq->wake, 1, __ATOMIC_SEQ_CST);
+		n = dev_tx_burst(&m->dev, qpn, 1);
+		m->tx_calls++;
+		if (n > 0) {
+			progress = 1;
+			q->poll_ns = POLL_MIN_NS;
+			q->next_ns = 0;
+			continue;
+		}
 		q->burst = 1;
 		q->next_ns = now + q->poll_ns;
 		poll_max = q->timeout_ns / 4;

@@ -167,6 +167,7 @@ struct mrc_scratch {
 	 */
 	__u32 sack_high;
 	__u32 lost; /* PSNs this ACK queued for resending as lost */
+	__u32 una_moved; /* the cumulative ACK advanced */
 	__u32 ack_ev; /* EV index of the acknowledged packet */
 	__u32 ack_rtt_ns; /* its RTT, 0 when ambiguous (retransmitted) */
 	__u16 acked_n[64]; /* packets of each EV this ACK delivered */

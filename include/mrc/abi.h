@@ -184,6 +184,14 @@ struct mrc_sq {
 	__u32 err_wqe; /* ...and the free-running index of the WQE that failed */
 	__u32 pumping; /* written by mrcd: it is sending; no doorbell needed */
 	__u32 sent; /* written by the data path: WQEs before it all sent */
+	/*
+	 * 1, written by mrcd: it found the QP unable to send (window or
+	 * WRITE_IMM limit) and wants a wakeup. The receive program clears it
+	 * on an ACK that moves the window and queues an MRC_EVT_WAKE event:
+	 * mrcd sends again at once instead of polling for the ACK.
+	 */
+	__u32 wake;
+	__u32 pad0;
 	struct mrc_wqe wqe[MRC_SQ_DEPTH];
 };
 
@@ -323,6 +331,7 @@ enum mrc_ev_reason {
 /* Record types in mrc_ev_events. */
 #define MRC_EVT_STATE 1 /* an EV changed state (or was kept in use) */
 #define MRC_EVT_PROBE 2 /* a probe answer arrived */
+#define MRC_EVT_WAKE 3 /* an ACK opened the window of a QP mrcd waits on */
 
 /*
  * One record of mrc_ev_events (a BPF ring buffer mrcd consumes). A record

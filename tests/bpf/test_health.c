@@ -536,6 +536,48 @@ static void loss_on_one_ev(void **state)
  * transmit side finds it silent for 2 x reorder_ns while packets sent
  * later on other EVs got through, and skips it from then on.
  */
+/*
+ * mrcd waits for room in the window (sq->wake): an ACK that moves the
+ * cumulative point wakes it once (MRC_EVT_WAKE) and disarms; one that
+ * only SACKs does not.
+ */
+static void wake_on_window(void **state)
+{
+	uint32_t sacked[1] = { 2 };
+	unsigned int i, port[4];
+	struct pkt a;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(set_qps(4, 1), 0);
+	post_empty(4);
+	for (i = 0; i < 4; i++)
+		port[i] = tx_once();
+	sq->wake = 1;
+	/* PSN 2 SACKed, the cumulative point still at 0: no wakeup. */
+	ack(&a, (uint16_t)port[2], 2, 0, sacked, 1);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
+				 (uint32_t)a.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(drain_events(), 0);
+	assert_int_equal(sq->wake, 1);
+	/* PSNs 0 and 1 in order: the window moved. One wakeup. */
+	ack(&a, (uint16_t)port[0], 0, 2, sacked, 0);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
+				 (uint32_t)a.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev[0].type, MRC_EVT_WAKE);
+	assert_int_equal(ev[0].qpn, S_QPN);
+	assert_int_equal(sq->wake, 0);
+	/* Disarmed: the next ACK wakes nobody. */
+	ack(&a, (uint16_t)port[3], 3, 4, sacked, 0);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
+				 (uint32_t)a.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(drain_events(), 0);
+}
+
 static void silent_ev(void **state)
 {
 	static const uint32_t sacked[] = { 1, 2, 3, 5, 6, 7 };
@@ -670,6 +712,7 @@ int main(void)
 		cmocka_unit_test(control_states),
 		cmocka_unit_test(spray_skips_unused),
 		cmocka_unit_test(loss_on_one_ev),
+		cmocka_unit_test(wake_on_window),
 		cmocka_unit_test(silent_ev),
 		cmocka_unit_test(event_ring_overflow),
 	};
