@@ -77,7 +77,8 @@ PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1 \
 	 $(BUILD)/tools/mrc-perf $(BUILD)/tools/mrcctl
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check \
-	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e
+	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e \
+	 $(BUILD)/tests/notify_listen
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
@@ -126,7 +127,8 @@ $(BUILD)/tools/mrcctl: $(MRCCTL_SRCS) $(wildcard tools/mrcctl*.h) \
 
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/dev_lowlat.c daemon/pin.c daemon/health.c daemon/links.c \
-	     daemon/gray.c daemon/ctl.c daemon/profiles.c lib/msg.c lib/csum.c \
+	     daemon/gray.c daemon/ctl.c daemon/profiles.c daemon/config.c \
+	     daemon/notify.c lib/msg.c lib/csum.c \
 	     lib/ev_fields.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h \
@@ -140,6 +142,11 @@ $(BUILD)/tests/mrc_api_check: tests/tools/mrc_api_check.c $(BUILD)/libmrc.a \
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_MRC) $(LIBS_CMOCKA)
+
+$(BUILD)/tests/notify_listen: tests/tools/notify_listen.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
 $(BUILD)/tests/ctl_e2e: tests/tools/ctl_e2e.c $(BUILD)/libmrc.a $(LIBMRC_HDRS)
 	$(call msg,CC,$@)

@@ -15,7 +15,7 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 uint64_t gray_find(const struct gray_ev *ev, unsigned int nev,
-		   uint32_t *median_ns)
+		   unsigned int factor, uint32_t *median_ns)
 {
 	uint32_t rtt[64], med;
 	unsigned int i, n = 0;
@@ -38,7 +38,7 @@ uint64_t gray_find(const struct gray_ev *ev, unsigned int nev,
 
 		if (!ev[i].in_use || ev[i].samples < GRAY_MIN_SAMPLES)
 			continue;
-		if (r > (uint64_t)med * GRAY_FACTOR &&
+		if (r > (uint64_t)med * factor &&
 		    r > (uint64_t)med + GRAY_MIN_NS)
 			gray |= 1ull << i;
 	}

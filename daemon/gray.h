@@ -15,7 +15,7 @@
  * two such looks in a row). Loose on purpose: on a busy 2-core test
  * machine some paths queue for a while; 4x and 200 us blamed good EVs.
  */
-#define GRAY_FACTOR 8
+#define GRAY_FACTOR 8 /* the default of mrcd.conf's gray-factor */
 #define GRAY_MIN_NS 1000000u
 #define GRAY_MIN_SAMPLES 4 /* RTT samples in the interval to judge an EV */
 #define GRAY_MIN_PEERS 8 /* judged EVs needed to have a median at all */
@@ -31,6 +31,6 @@ struct gray_ev {
  * the median used (0: too few EVs to judge, and nothing is gray).
  */
 uint64_t gray_find(const struct gray_ev *ev, unsigned int nev,
-		   uint32_t *median_ns);
+		   unsigned int factor, uint32_t *median_ns);
 
 #endif /* MRC_DAEMON_GRAY_H */

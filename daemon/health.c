@@ -42,6 +42,14 @@
 #include "mrc/wire.h"
 #include "mrc_xdp_rx.skel.h"
 
+/* The timers of mrcd.conf (in force: they change on SIGHUP), in ns. */
+#define MS_NS(x) ((uint64_t)(x)*1000000ull)
+#define BACKOFF_MIN_NS(m) MS_NS((m)->cfg.probe_backoff_min_ms)
+#define BACKOFF_MAX_NS(m) MS_NS((m)->cfg.probe_backoff_max_ms)
+#define HOLD_MIN_NS(m) MS_NS((m)->cfg.flap_hold_min_ms)
+#define HOLD_MAX_NS(m) MS_NS((m)->cfg.flap_hold_max_ms)
+#define PROBE_TIMEOUT_NS(m) MS_NS((m)->cfg.probe_timeout_ms)
+
 static struct ev_health *ev_of(struct mrcd *m, uint32_t qpn, uint32_t idx)
 {
 	struct qp_ent *q;
@@ -79,16 +87,15 @@ static void start_probing(struct mrcd *m, uint32_t qpn, uint32_t idx,
 			  struct ev_health *e, uint64_t now)
 {
 	if (e->good_ns && now - e->good_ns < HEALTH_FLAP_NS) {
-		e->backoff_ns = e->backoff_ns * 2 > HEALTH_BACKOFF_MAX_NS ?
-					HEALTH_BACKOFF_MAX_NS :
+		e->backoff_ns = e->backoff_ns * 2 > BACKOFF_MAX_NS(m) ?
+					BACKOFF_MAX_NS(m) :
 					e->backoff_ns * 2;
-		e->hold_ns = !e->hold_ns ? HEALTH_HOLD_MIN_NS :
-			     e->hold_ns * 2 > HEALTH_HOLD_MAX_NS ?
-					   HEALTH_HOLD_MAX_NS :
-					   e->hold_ns * 2;
+		e->hold_ns = !e->hold_ns		     ? HOLD_MIN_NS(m) :
+			     e->hold_ns * 2 > HOLD_MAX_NS(m) ? HOLD_MAX_NS(m) :
+							       e->hold_ns * 2;
 		m->flaps++;
 	} else {
-		e->backoff_ns = HEALTH_BACKOFF_MIN_NS;
+		e->backoff_ns = BACKOFF_MIN_NS(m);
 		e->hold_ns = 0;
 	}
 	e->ok = 0;
@@ -139,7 +146,8 @@ static void on_state(struct mrcd *m, const struct mrc_ev_event *v)
 		uint32_t med = m->qp[v->qpn].rtt_median_ns;
 
 		if (!e->gray_limit_ns && med)
-			e->gray_limit_ns = GRAY_FACTOR * med + GRAY_MIN_NS;
+			e->gray_limit_ns =
+				m->cfg.gray_factor * med + GRAY_MIN_NS;
 		start_probing(m, v->qpn, v->ev_idx, e, now);
 	} else if (v->state == MRC_EV_GOOD) {
 		e->good_ns = now;
@@ -166,24 +174,24 @@ static void on_probe(struct mrcd *m, const struct mrc_ev_event *v)
 	if (v->port < MRC_MAX_PORTS && !links_port_live(m, v->port)) {
 		/* Answers, but its port is disabled: it stays out. */
 		e->ok = 0;
-		e->due_ns = now + jittered(HEALTH_BACKOFF_MAX_NS);
+		e->due_ns = now + jittered(BACKOFF_MAX_NS(m));
 		return;
 	}
 	if (e->gray_limit_ns && v->rtt_ns > e->gray_limit_ns) {
 		/* Answered, but still far slower than its siblings. */
 		e->ok = 0;
-		e->backoff_ns = e->backoff_ns * 2 > HEALTH_BACKOFF_MAX_NS ?
-					HEALTH_BACKOFF_MAX_NS :
+		e->backoff_ns = e->backoff_ns * 2 > BACKOFF_MAX_NS(m) ?
+					BACKOFF_MAX_NS(m) :
 					e->backoff_ns * 2;
 		e->due_ns = now + jittered(e->backoff_ns);
 		return;
 	}
 	if (!e->ok++)
 		e->first_ok_ns = now;
-	if (e->ok < HEALTH_PROBE_OK) {
+	if (e->ok < m->cfg.probe_answers) {
 		/* The next one at once: a path that answers is back fast. */
 		e->seq = ++m->probe_seq ? m->probe_seq : ++m->probe_seq;
-		e->deadline_ns = now + HEALTH_PROBE_TIMEOUT_NS;
+		e->deadline_ns = now + PROBE_TIMEOUT_NS(m);
 		if (probe_send(m, v->qpn, v->ev_idx, e->seq))
 			e->seq = 0;
 		return;
@@ -386,16 +394,15 @@ void health_tick(struct mrcd *m)
 			/* Lost: start over, later. */
 			e->seq = 0;
 			e->ok = 0;
-			e->backoff_ns = e->backoff_ns * 2 >
-							HEALTH_BACKOFF_MAX_NS ?
-						HEALTH_BACKOFF_MAX_NS :
+			e->backoff_ns = e->backoff_ns * 2 > BACKOFF_MAX_NS(m) ?
+						BACKOFF_MAX_NS(m) :
 						e->backoff_ns * 2;
 			e->due_ns = now + jittered(e->backoff_ns);
 			m->probes_lost++;
 		}
 		if (!e->seq && now >= e->due_ns) {
 			e->seq = ++m->probe_seq ? m->probe_seq : ++m->probe_seq;
-			e->deadline_ns = now + HEALTH_PROBE_TIMEOUT_NS;
+			e->deadline_ns = now + PROBE_TIMEOUT_NS(m);
 			if (probe_send(m, qpn, idx, e->seq)) {
 				e->seq = 0;
 				e->due_ns = now + jittered(e->backoff_ns);
@@ -429,7 +436,7 @@ void health_gray(struct mrcd *m)
 			g[i].in_use = !e->state || e->state == MRC_EV_GOOD;
 			e->prev_samples = n;
 		}
-		gray = gray_find(g, q->nev, &med);
+		gray = gray_find(g, q->nev, m->cfg.gray_factor, &med);
 		if (med)
 			q->rtt_median_ns = med;
 		for (i = 0; i < q->nev && i < MRC_QP_EVS; i++) {

@@ -54,7 +54,9 @@ static void port_live_changed(struct mrcd *m, int p, int up)
 				   q->ev[i].state == MRC_EV_ASSUMED_BAD) {
 				/* Back: probe now, not after the backoff the
 				 * dead port ran up. */
-				q->ev[i].backoff_ns = HEALTH_BACKOFF_MIN_NS;
+				q->ev[i].backoff_ns =
+					(uint64_t)m->cfg.probe_backoff_min_ms *
+					1000000ull;
 				q->ev[i].due_ns = now;
 				q->ev[i].deadline_ns = now;
 				n++;

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -30,6 +32,7 @@
 #include "dev_lowlat.h"
 #include "mrcd.h"
 #include "links.h"
+#include "notify.h"
 #include "pin.h"
 #include "mrc/msg.h"
 
@@ -38,12 +41,21 @@
 #define POLL_MAX_NS 1000000ull
 #define SCAN_NS 1000000ull /* sweep for work nobody rang mrcd about */
 
-static volatile sig_atomic_t stop;
+static int stop;
 
-static void on_signal(int sig)
+static void reload(struct mrcd *m, const struct cli *o);
+
+/* SIGTERM and SIGINT stop mrcd; SIGHUP reloads its configuration. */
+static void signal_event(struct mrcd *m)
 {
-	(void)sig;
-	stop = 1;
+	struct signalfd_siginfo si;
+
+	while (read(m->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP)
+			reload(m, m->cli);
+		else
+			stop = 1;
+	}
 }
 
 uint64_t mrcd_now_ns(void)
@@ -58,7 +70,8 @@ void mrcd_log(struct mrcd *m, int level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (level > m->verbose)
+	if (level > m->verbose ||
+	    (level == 0 && m->cfg.log_level == CONFIG_LOG_ERROR))
 		return;
 	va_start(ap, fmt);
 	fputs("mrcd: ", stderr);
@@ -69,7 +82,8 @@ void mrcd_log(struct mrcd *m, int level, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: mrcd [OPTIONS] -p PORT [-p PORT ...]\n"
+		"Usage: mrcd [OPTIONS] -p PORT [-p PORT ...] -a IF\n"
+		"       mrcd [OPTIONS] -c FILE\n"
 		"  -p, --port IF[,mac=MAC][,plane=PREFIX/LEN]\n"
 		"                      a port, one per plane, in plane order; mac= is the\n"
 		"                      next hop on that plane; plane= the plane's prefix\n"
@@ -80,7 +94,9 @@ static void usage(FILE *f)
 		"                      bpffs; removed on a clean stop)\n"
 		"      --no-pin        pin nothing\n"
 		"  -6, --ipv6          the planes are IPv6\n"
-		"  -v, --verbose       more log lines (repeat for more)\n"
+		"  -c, --config FILE   read FILE (mrcd.conf(5)); options given here win;\n"
+		"                      SIGHUP reads it again\n"
+		"  -v, --verbose       more log lines (log-level debug)\n"
 		"  -h, --help\n",
 		MRCD_SOCKET_ENV, MRCD_SOCKET_DEFAULT, MRC_ABI_VERSION,
 		MRCD_PIN_DIR_DEFAULT);
@@ -213,9 +229,9 @@ static void accept_client(struct mrcd *m)
 	fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
-	for (i = 0; i < MRCD_MAX_CLIENTS && m->client[i].fd >= 0; i++)
+	for (i = 0; i < (int)m->cfg.max_clients && m->client[i].fd >= 0; i++)
 		;
-	if (i == MRCD_MAX_CLIENTS || epoll_add(m, fd, TAG_CLIENT, i)) {
+	if (i == (int)m->cfg.max_clients || epoll_add(m, fd, TAG_CLIENT, i)) {
 		mrcd_log(m, 0, "refusing a connection: too many clients\n");
 		close(fd);
 		return;
@@ -381,7 +397,7 @@ static void scan(struct mrcd *m)
 	health_tick(m);
 	ctl_tick(m);
 	m->gray_ticks += ticks;
-	if (m->gray_ticks * SCAN_NS >= GRAY_INTERVAL_NS) {
+	if (m->gray_ticks * SCAN_NS >= m->cfg.gray_interval_ms * 1000000ull) {
 		m->gray_ticks = 0;
 		health_gray(m);
 	}
@@ -438,6 +454,8 @@ static int run(struct mrcd *m)
 				health_events(m);
 			else if (tag == TAG_LINK)
 				links_event(m);
+			else if (tag == TAG_SIGNAL)
+				signal_event(m);
 		}
 		progress = m->nactive ? pump(m, &next_ns) : 0;
 	}
@@ -515,66 +533,193 @@ static int setup(struct mrcd *m, const char *anchor)
 	return 0;
 }
 
+/* What the command line said, applied over the configuration file. */
+struct cli {
+	struct port_spec port[MRC_MAX_PORTS];
+	int nports;
+	const char *anchor, *socket, *pin_dir;
+	int no_pin, v6, verbose;
+};
+
+static void apply_cli(struct mrcd_config *c, const struct cli *o)
+{
+	int i;
+
+	if (o->nports) {
+		for (i = 0; i < o->nports; i++)
+			c->port[i] = o->port[i];
+		c->nports = o->nports;
+	}
+	if (o->anchor)
+		snprintf(c->anchor, sizeof(c->anchor), "%s", o->anchor);
+	if (o->socket)
+		snprintf(c->socket, sizeof(c->socket), "%s", o->socket);
+	else if (!c->line[CONFIG_SOCKET] && getenv(MRCD_SOCKET_ENV))
+		snprintf(c->socket, sizeof(c->socket), "%s",
+			 getenv(MRCD_SOCKET_ENV));
+	if (o->pin_dir)
+		snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", o->pin_dir);
+	if (o->no_pin)
+		c->pin_dir[0] = 0; /* whatever the order of -P and --no-pin */
+	if (o->v6)
+		c->ipv6 = 1;
+	if (o->verbose)
+		c->log_level = CONFIG_LOG_DEBUG;
+}
+
+/* The configuration's values that mrcd keeps outside m->cfg. */
+static void adopt_cfg(struct mrcd *m)
+{
+	int i;
+
+	for (i = 0; i < m->cfg.nports; i++)
+		m->port[i] = m->cfg.port[i];
+	m->nports = m->cfg.nports;
+	m->v6 = m->cfg.ipv6;
+	m->sock_path = m->cfg.socket;
+	m->pin_dir = m->cfg.pin_dir[0] ? m->cfg.pin_dir : NULL;
+	m->verbose = m->cfg.log_level >= CONFIG_LOG_DEBUG ? 1 : 0;
+}
+
+/*
+ * SIGHUP: the file again, the command line over it. What may change at
+ * run time changes; anything else, or a bad file, keeps the running
+ * configuration and says why.
+ */
+static void reload(struct mrcd *m, const struct cli *o)
+{
+	static struct mrcd_config next;
+	char err[512];
+
+	notify_reloading();
+	if (!m->config_path) {
+		mrcd_log(
+			m, 0,
+			"SIGHUP: no configuration file (-c): nothing to reload\n");
+		notify_send("READY=1\nSTATUS=running (nothing to reload)");
+		return;
+	}
+	config_defaults(&next);
+	if (config_load(m->config_path, &next, err, sizeof(err))) {
+		mrcd_log(m, 0, "reload refused, configuration kept: %s\n", err);
+		notify_send(
+			"READY=1\nSTATUS=running; the last reload was refused");
+		return;
+	}
+	apply_cli(&next, o);
+	if (config_reload_check(&m->cfg, &next, err, sizeof(err))) {
+		mrcd_log(m, 0, "reload refused, configuration kept: %s\n", err);
+		notify_send(
+			"READY=1\nSTATUS=running; the last reload was refused");
+		return;
+	}
+	if (next.log_level != m->cfg.log_level)
+		mrcd_log(m, 0, "log-level %s -> %s\n",
+			 config_log_level_name(m->cfg.log_level),
+			 config_log_level_name(next.log_level));
+	m->cfg = next;
+	adopt_cfg(m);
+	mrcd_log(
+		m, 0,
+		"reloaded %s: probe-answers %u, probe-backoff %u-%u ms, gray-factor %u, reorder %u us\n",
+		m->config_path, m->cfg.probe_answers,
+		m->cfg.probe_backoff_min_ms, m->cfg.probe_backoff_max_ms,
+		m->cfg.gray_factor, m->cfg.reorder_us);
+	notify_send("READY=1\nSTATUS=running");
+}
+
+/*
+ * One mrcd per socket: an exclusive lock on SOCKET.lock, held until mrcd
+ * exits (the kernel drops it however mrcd ends).
+ */
+static int take_lock(struct mrcd *m)
+{
+	char path[sizeof(m->cfg.socket) + 8];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.lock", m->sock_path);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "mrcd: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		char pid[32] = "";
+		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+
+		if (n > 0)
+			pid[strcspn(pid, "\n")] = 0;
+		fprintf(stderr,
+			"mrcd: another mrcd%s%s serves %s (it holds %s)\n",
+			pid[0] ? ", pid " : "", pid, m->sock_path, path);
+		close(fd);
+		return -1;
+	}
+	if (ftruncate(fd, 0) == 0)
+		dprintf(fd, "%d\n", (int)getpid());
+	m->lock_fd = fd;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = { { "port", 1, 0, 'p' },
-					      { "anchor", 1, 0, 'a' },
-					      { "socket", 1, 0, 's' },
-					      { "ipv6", 0, 0, '6' },
-					      { "verbose", 0, 0, 'v' },
-					      { "pin-dir", 1, 0, 'P' },
-					      { "no-pin", 0, 0, 'N' },
-					      { "help", 0, 0, 'h' },
-					      {} };
+	static const struct option opts[] = {
+		{ "port", 1, 0, 'p' },	  { "anchor", 1, 0, 'a' },
+		{ "socket", 1, 0, 's' },  { "ipv6", 0, 0, '6' },
+		{ "verbose", 0, 0, 'v' }, { "pin-dir", 1, 0, 'P' },
+		{ "no-pin", 0, 0, 'N' },  { "config", 1, 0, 'c' },
+		{ "help", 0, 0, 'h' },	  {}
+	};
 	static struct mrcd m;
-	const char *anchor = NULL;
-	struct sigaction sa = { .sa_handler = on_signal };
-	char err[256];
-	int c, i, rc, no_pin = 0;
+	static struct cli o;
+	char err[512];
+	sigset_t sigs;
+	int c, i, rc;
 
-	m.sock_path = getenv(MRCD_SOCKET_ENV) ? getenv(MRCD_SOCKET_ENV) :
-						MRCD_SOCKET_DEFAULT;
-	m.listen_fd = m.epfd = m.scan_fd = -1;
-	m.pin_dir = MRCD_PIN_DIR_DEFAULT;
+	m.listen_fd = m.epfd = m.scan_fd = m.sig_fd = m.lock_fd = -1;
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
 		m.client[i].fd = -1;
-	while ((c = getopt_long(argc, argv, "p:a:s:P:6vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:a:s:P:c:6vh", opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'p':
-			if (m.nports == MRC_MAX_PORTS) {
+			if (o.nports == MRC_MAX_PORTS) {
 				fprintf(stderr, "mrcd: at most %d ports\n",
 					MRC_MAX_PORTS);
 				return 2;
 			}
-			if (port_spec_parse(optarg, &m.port[m.nports], err,
+			if (port_spec_parse(optarg, &o.port[o.nports], err,
 					    sizeof(err))) {
-				fprintf(stderr, "mrcd: %s\n", err);
+				fprintf(stderr, "mrcd: -p %s: %s\n", optarg,
+					err);
 				return 2;
 			}
-			m.nports++;
+			o.nports++;
 			break;
 		case 'a':
-			anchor = optarg;
+			o.anchor = optarg;
 			break;
 		case 's':
-			m.sock_path = optarg;
+			o.socket = optarg;
 			break;
 		case '6':
-			m.v6 = 1;
+			o.v6 = 1;
 			break;
 		case 'P':
 			if (!*optarg) {
 				fprintf(stderr, "mrcd: -P needs a directory\n");
 				return 2;
 			}
-			m.pin_dir = optarg;
+			o.pin_dir = optarg;
 			break;
 		case 'N':
-			m.pin_dir = NULL;
-			no_pin = 1;
+			o.no_pin = 1;
+			break;
+		case 'c':
+			m.config_path = optarg;
 			break;
 		case 'v':
-			m.verbose++;
+			o.verbose++;
 			break;
 		case 'h':
 			usage(stdout);
@@ -584,22 +729,48 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (no_pin)
-		m.pin_dir = NULL; /* whatever the order of -P and --no-pin */
-	if (optind < argc || !m.nports || !anchor) {
-		fprintf(stderr, "mrcd: %s\n",
-			optind < argc ? "unexpected argument" :
-			!m.nports     ? "no port given (-p)" :
-					"no anchor interface given (-a)");
+	if (optind < argc) {
+		fprintf(stderr, "mrcd: unexpected argument '%s'\n",
+			argv[optind]);
 		usage(stderr);
 		return 2;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	config_defaults(&m.cfg);
+	snprintf(m.cfg.socket, sizeof(m.cfg.socket), "%s", MRCD_SOCKET_DEFAULT);
+	snprintf(m.cfg.pin_dir, sizeof(m.cfg.pin_dir), "%s",
+		 MRCD_PIN_DIR_DEFAULT);
+	if (m.config_path &&
+	    config_load(m.config_path, &m.cfg, err, sizeof(err))) {
+		fprintf(stderr, "mrcd: %s\n", err);
+		return 2;
+	}
+	apply_cli(&m.cfg, &o);
+	if (!m.cfg.nports || !m.cfg.anchor[0]) {
+		fprintf(stderr, "mrcd: %s\n",
+			!m.cfg.nports ?
+				"no port given (-p, or port in -c FILE)" :
+				"no anchor interface given (-a, or anchor in -c FILE)");
+		usage(stderr);
+		return 2;
+	}
+	if (m.config_path && config_finish(&m.cfg, err, sizeof(err))) {
+		fprintf(stderr, "mrcd: %s\n", err);
+		return 2;
+	}
+	adopt_cfg(&m);
+	/* Signals arrive on a signalfd in the event loop. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	m.sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	signal(SIGPIPE, SIG_IGN);
 	for (i = 0; i < MRC_MAX_PORTS; i++)
 		m.probe_fd[i] = -1;
-	if (setup(&m, anchor)) {
+	if (m.sig_fd < 0 || take_lock(&m))
+		return 1;
+	if (setup(&m, m.cfg.anchor) || epoll_add(&m, m.sig_fd, TAG_SIGNAL, 0)) {
 		links_close(&m);
 		health_close(&m);
 		if (m.pinned)
@@ -609,8 +780,13 @@ int main(int argc, char **argv)
 		dev_close(&m.dev);
 		return 1;
 	}
-	mrcd_log(&m, 0, "ready: %d ports, socket %s\n", m.nports, m.sock_path);
+	mrcd_log(&m, 0, "ready: %d ports, socket %s%s%s\n", m.nports,
+		 m.sock_path, m.config_path ? ", configuration " : "",
+		 m.config_path ? m.config_path : "");
+	notify_send("READY=1\nSTATUS=running");
+	m.cli = &o;
 	rc = run(&m);
+	notify_send("STOPPING=1");
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
 		if (m.client[i].fd >= 0) {
 			serve_drop_client(&m, &m.client[i]);

@@ -11,6 +11,7 @@
 
 struct mnl_socket;
 
+#include "config.h"
 #include "ctl.h"
 #include "dev.h"
 #include "health.h"
@@ -18,7 +19,7 @@ struct mnl_socket;
 #include "profiles.h"
 #include "mrc/mrcd_proto.h"
 
-#define MRCD_MAX_CLIENTS 256
+#define MRCD_MAX_CLIENTS 1024 /* max-clients: at most this */
 #define MRCD_MAX_PD 1024
 
 /* epoll tags: the kind in the high 32 bits, an index in the low. */
@@ -29,6 +30,7 @@ enum mrcd_tag {
 	TAG_SCAN,
 	TAG_EVENTS,
 	TAG_LINK,
+	TAG_SIGNAL,
 };
 
 struct client {
@@ -60,8 +62,14 @@ struct qp_ent {
 	uint8_t peer_gid[16];
 };
 
+struct cli;
+
 struct mrcd {
 	struct dev dev;
+	struct mrcd_config cfg; /* in force: the file, the command line over it */
+	const char *config_path; /* -c; NULL: none */
+	const struct cli *cli; /* the command line, for reloads */
+	int sig_fd, lock_fd;
 	struct port_spec port[MRC_MAX_PORTS];
 	int nports, v6, verbose;
 	const char *sock_path;

@@ -21,9 +21,6 @@
 #include "mrc/msg.h"
 #include "mrc_xdp_rx.skel.h"
 
-#define MRCD_EV_BASE 49152 /* default EV profile: UDP source ports from */
-#define MRCD_EVS_PER_PORT 16
-
 static int reply(struct client *c, struct mrcd_rep *rep, const int *fds,
 		 int nfds)
 {
@@ -297,9 +294,14 @@ static int qp_attr(struct mrcd *m, const struct qp_ent *q,
 	a->first_psn = r->sq_psn & MRC_BTH_PSN_MASK;
 	a->peer_first_psn = r->rq_psn & MRC_BTH_PSN_MASK;
 	a->v6 = m->v6;
-	a->ev_base =
-		MRCD_EV_BASE + (r->qpn * MRC_QP_EVS) % (65536 - MRCD_EV_BASE);
-	a->nev = MRCD_EVS_PER_PORT * m->nports;
+	/* EV profile 0: a block of MRC_QP_EVS source ports per QP from
+	 * auto-ev-base, wrapping before 65536. */
+	a->ev_base = (uint16_t)(m->cfg.auto_ev_base +
+				(r->qpn %
+				 ((65536 - m->cfg.auto_ev_base) / MRC_QP_EVS)) *
+					MRC_QP_EVS);
+	a->nev = m->cfg.auto_evs_per_port * (uint32_t)m->nports;
+	a->reorder_ns = m->cfg.reorder_us * 1000u;
 	if (a->nev > MRC_QP_EVS)
 		a->nev = MRC_QP_EVS;
 	a->db_token = q->db_token;

@@ -29,7 +29,7 @@ static void none_among_peers(void **state)
 
 	(void)state;
 	healthy(ev);
-	assert_int_equal(gray_find(ev, 16, &med), 0);
+	assert_int_equal(gray_find(ev, 16, GRAY_FACTOR, &med), 0);
 	assert_int_equal(med, 58000); /* rtt[8] of 50..65 us */
 }
 
@@ -42,7 +42,7 @@ static void one_slow_path(void **state)
 	healthy(ev);
 	ev[5].srtt_ns = 1500000; /* 26x the median, 1.4 ms above */
 	ev[9].srtt_ns = 400000; /* 6.9x: congested, not gray */
-	assert_int_equal(gray_find(ev, 16, &med), 1ull << 5);
+	assert_int_equal(gray_find(ev, 16, GRAY_FACTOR, &med), 1ull << 5);
 }
 
 static void factor_and_floor_both_needed(void **state)
@@ -58,10 +58,10 @@ static void factor_and_floor_both_needed(void **state)
 					  .samples = 10,
 					  .in_use = 1 };
 	ev[3].srtt_ns = 200000;
-	assert_int_equal(gray_find(ev, 16, &med), 0);
+	assert_int_equal(gray_find(ev, 16, GRAY_FACTOR, &med), 0);
 	/* 1.09 ms above, and over 8x: gray. */
 	ev[3].srtt_ns = 1100000;
-	assert_int_equal(gray_find(ev, 16, &med), 1ull << 3);
+	assert_int_equal(gray_find(ev, 16, GRAY_FACTOR, &med), 1ull << 3);
 }
 
 static void too_little_to_judge(void **state)
@@ -75,13 +75,13 @@ static void too_little_to_judge(void **state)
 	ev[5].srtt_ns = 5000000;
 	/* The slow one itself has too few samples: not judged. */
 	ev[5].samples = GRAY_MIN_SAMPLES - 1;
-	assert_int_equal(gray_find(ev, 16, &med), 0);
+	assert_int_equal(gray_find(ev, 16, GRAY_FACTOR, &med), 0);
 	/* Fewer than GRAY_MIN_PEERS EVs with samples: no median at all. */
 	ev[5].samples = 10;
 	for (i = 0; i < 16; i++)
 		if (i != 5 && i > GRAY_MIN_PEERS - 3)
 			ev[i].samples = 0;
-	assert_int_equal(gray_find(ev, 16, &med), 0);
+	assert_int_equal(gray_find(ev, 16, GRAY_FACTOR, &med), 0);
 	assert_int_equal(med, 0);
 }
 
@@ -99,10 +99,10 @@ static void only_evs_in_use(void **state)
 		ev[i] = (struct gray_ev){ .srtt_ns = 5000000,
 					  .samples = 10,
 					  .in_use = 0 };
-	assert_int_equal(gray_find(ev, 64, &med), 0);
+	assert_int_equal(gray_find(ev, 64, GRAY_FACTOR, &med), 0);
 	assert_int_equal(med, 58000);
 	ev[63].in_use = 1;
-	assert_int_equal(gray_find(ev, 64, &med), 1ull << 63);
+	assert_int_equal(gray_find(ev, 64, GRAY_FACTOR, &med), 1ull << 63);
 }
 
 int main(void)
