@@ -10,6 +10,7 @@
 #   make verify   load every BPF object, print verified instruction counts
 #   make lint     clang-format, shellcheck, cppcheck
 #   make demo     testbed up, traffic, a failure, the result, testbed down
+#   make soak     mrcd 10 minutes under a mixed load: no growth, measured
 #   make install  mrcd, mrcctl, mrc-perf, libmrc, headers, unit, man pages
 #                 (PREFIX=/usr/local, DESTDIR); make uninstall reverses it
 #
@@ -47,7 +48,7 @@ endif
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test check bench verify lint demo install uninstall clean \
+.PHONY: all deps test check bench verify lint demo soak install uninstall clean \
 	unit-tests bpf-tests system-tests
 
 # --- BPF objects and skeletons ------------------------------------------------
@@ -246,6 +247,10 @@ verify: $(BPF_OBJS)
 
 demo: deps all
 	$(Q)tests/demo.sh
+
+# mrcd for 10 minutes under a mixed load: no growth (tests/soak.sh).
+soak: deps all
+	$(Q)tests/soak.sh 600
 
 deps:
 	$(Q)deploy/deps.sh
