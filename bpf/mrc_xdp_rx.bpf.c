@@ -824,6 +824,17 @@ static __always_inline int take_probe_answer(struct xdp_md *ctx, struct rx *r)
 	}
 	if (!px || px->ev_idx >= MRC_QP_EVS)
 		return XDP_DROP;
+	if (r->qpn == MRC_PROBE_QPN) {
+		/* Only answers to probes mrcd sent and still waits for. */
+		__u32 zero = 0, seq = bpf_ntohl(px->seq);
+		struct mrc_probe_arm *arm =
+			bpf_map_lookup_elem(&mrc_probe_arm, &zero);
+
+		if (!arm || seq - arm->seq_lo >= arm->seq_hi - arm->seq_lo) {
+			mrc_count_drop(MRC_DROP_STRAY_PROBE_ANSWER);
+			return XDP_DROP;
+		}
+	}
 	sent = (__u64)bpf_ntohl(px->tx_ts_hi) << 32 | bpf_ntohl(px->tx_ts_lo);
 	svc = bpf_ntohl(px->svc_ns);
 	e.ts_ns = now;
@@ -855,7 +866,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 			   sizeof(struct mrc_aeth),
 		   sizeof(*ax));
 	struct emit_ctx e = { .s = s };
-	__u32 k, zero = 0;
+	__u32 k, zero = 0, *wake;
 	struct mrc_qp_tx *qp;
 	struct ackin a = {};
 	struct mrc_sq *sq;
@@ -887,8 +898,8 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 	s->ncqe = take_ack(qp, sq, r, &a, s);
 	ev_account(r->qpn, &a, s);
 	/* mrcd waits for room in the window: this ACK made some. */
-	if (s->una_moved && sq->wake &&
-	    __sync_val_compare_and_swap(&sq->wake, 1, 0) == 1) {
+	wake = s->una_moved ? bpf_map_lookup_elem(&mrc_wake, &r->qpn) : NULL;
+	if (wake && *wake && __sync_val_compare_and_swap(wake, 1, 0) == 1) {
 		struct mrc_ev_event w = { .ts_ns = s->now_ns,
 					  .qpn = r->qpn,
 					  .type = MRC_EVT_WAKE };

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,7 +505,8 @@ static int do_events(struct mrcd *m, struct client *c,
 			s = &m->sub[i];
 	if (!s)
 		return ENOMEM;
-	fd = memfd_create("mrc-ev-events", MFD_CLOEXEC);
+	/* Sealed: the controller can neither shrink nor grow it under us. */
+	fd = memfd_create("mrc-ev-events", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return errno;
 	s->map_len = sizeof(*s->q) + (size_t)size * sizeof(s->q->rec[0]);
@@ -526,7 +528,16 @@ static int do_events(struct mrcd *m, struct client *c,
 		sub_free(s);
 		return err;
 	}
-	s->q->size = size;
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		int err = errno;
+
+		close(fd);
+		sub_free(s);
+		return err;
+	}
+	s->q->size = size; /* for the controller; mrcd keeps s->size */
+	s->size = size;
+	s->prod = 0;
 	s->owner = c;
 	fds[0] = fd; /* closed by the caller once sent */
 	fds[1] = dup(s->efd);
@@ -555,15 +566,18 @@ static void publish(struct mrcd *m, struct mrcx_ev_event *rec, int mask)
 			continue;
 		if (!(rec->base.state & (uint32_t)mask))
 			continue;
-		prod = s->q->prod;
+		/* cons is the controller's to write: trusted for nothing but
+		 * room (a bogus one only makes the queue look full). */
+		prod = s->prod;
 		cons = __atomic_load_n(&s->q->cons, __ATOMIC_ACQUIRE);
-		if (prod - cons >= s->q->size) {
+		if (prod - cons >= s->size) {
 			s->pending_drops++; /* no overruns: counted instead */
 			continue;
 		}
 		rec->base.drop_count = s->pending_drops;
-		s->q->rec[prod & (s->q->size - 1)] = *rec;
-		__atomic_store_n(&s->q->prod, prod + 1, __ATOMIC_RELEASE);
+		s->q->rec[prod & (s->size - 1)] = *rec;
+		s->prod = prod + 1;
+		__atomic_store_n(&s->q->prod, s->prod, __ATOMIC_RELEASE);
 		s->pending_drops = 0;
 		if (write(s->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 			mrcd_log(m, 1, "event queue wakeup: %s\n",
@@ -642,6 +656,11 @@ static void probe_reply(struct mrcd *m, int err)
 		free(rep);
 	}
 	w->owner = NULL;
+	if (m->probe_arm)
+		__atomic_store_n(&m->probe_arm->seq_hi,
+				 __atomic_load_n(&m->probe_arm->seq_lo,
+						 __ATOMIC_SEQ_CST),
+				 __ATOMIC_SEQ_CST);
 }
 
 static int do_probe(struct mrcd *m, struct client *c,
@@ -678,6 +697,13 @@ static int do_probe(struct mrcd *m, struct client *c,
 	w->nreq = r->nreq;
 	w->first_seq = m->probe_seq + 1;
 	m->probe_seq += r->nreq;
+	/* The receive program takes answers to these alone. */
+	if (m->probe_arm) {
+		__atomic_store_n(&m->probe_arm->seq_lo, w->first_seq,
+				 __ATOMIC_SEQ_CST);
+		__atomic_store_n(&m->probe_arm->seq_hi, w->first_seq + r->nreq,
+				 __ATOMIC_SEQ_CST);
+	}
 	for (i = 0; i < r->nreq; i++) {
 		const struct mrc_ctl_ep_req *q = &r->req[i];
 		uint32_t v;
@@ -776,8 +802,11 @@ void ctl_drop_client(struct mrcd *m, struct client *c)
 	for (i = 0; i < CTL_MAX_SUBS; i++)
 		if (m->sub[i].owner == c)
 			sub_free(&m->sub[i]);
-	if (m->probe_wait.owner == c)
+	if (m->probe_wait.owner == c) {
 		m->probe_wait.owner = NULL;
+		if (m->probe_arm) /* nothing to take answers for */
+			m->probe_arm->seq_hi = m->probe_arm->seq_lo;
+	}
 }
 
 void ctl_close(struct mrcd *m)

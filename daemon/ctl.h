@@ -21,8 +21,10 @@ struct dev_qp_attr;
 
 struct ctl_sub {
 	struct client *owner; /* NULL: free */
-	struct mrcd_evq *q; /* shared with the controller */
+	struct mrcd_evq *q; /* shared with the controller: only cons is read */
 	size_t map_len;
+	uint32_t size; /* records; mrcd's own copy, never read back */
+	uint64_t prod; /* ...and its producer index */
 	int efd; /* eventfd: written after adding records */
 	uint32_t pending_drops; /* events lost since the last one queued */
 };

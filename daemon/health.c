@@ -230,11 +230,11 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-/* Events the data path could not queue (mrc_tx_stats, per CPU), ever. */
+/* State changes the data path could not queue (mrc_tx_stats), ever. */
 static uint64_t events_dropped(struct mrcd *m)
 {
 	int n = libbpf_num_possible_cpus(), i;
-	uint32_t key = MRC_TX_EV_EVENTS_DROPPED;
+	uint32_t key = MRC_TX_EV_STATE_DROPPED;
 	uint64_t v[n > 0 ? n : 1], sum = 0;
 
 	if (n <= 0 ||
@@ -252,7 +252,13 @@ void health_events(struct mrcd *m)
 
 	if (!m->ev_ring)
 		return;
-	/* Drops first: they happened before what is still in the ring. */
+	/*
+	 * The ring first: what it holds was queued before any drop (a drop
+	 * needs a full ring). The count then goes with the next state
+	 * change handed on: exact in number; in position, it may come a
+	 * few events late (those queued while this read ran).
+	 */
+	ring_buffer__consume(m->ev_ring);
 	dropped = events_dropped(m);
 	if (dropped > m->ev_dropped_seen) {
 		mrcd_log(m, 0,
@@ -262,7 +268,6 @@ void health_events(struct mrcd *m)
 		ctl_ev_dropped(m, dropped - m->ev_dropped_seen);
 		m->ev_dropped_seen = dropped;
 	}
-	ring_buffer__consume(m->ev_ring);
 }
 
 /*
@@ -537,6 +542,19 @@ int health_init(struct mrcd *m)
 			   bpf_map__fd(m->dev.rx->maps.mrc_ev_stats), 0);
 	if (m->ev_stats == MAP_FAILED)
 		m->ev_stats = NULL; /* counters read as 0 */
+	/* mrcd's own maps (never handed out): wakeups and probe arming. */
+	m->wake = mmap(NULL, MRC_MAX_QP * sizeof(uint32_t),
+		       PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(m->dev.rx->maps.mrc_wake), 0);
+	m->probe_arm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    bpf_map__fd(m->dev.rx->maps.mrc_probe_arm), 0);
+	if (m->wake == MAP_FAILED || m->probe_arm == MAP_FAILED) {
+		fprintf(stderr, "mrcd: mapping mrc_wake, mrc_probe_arm: %s\n",
+			strerror(errno));
+		m->wake = m->wake == MAP_FAILED ? NULL : m->wake;
+		m->probe_arm = m->probe_arm == MAP_FAILED ? NULL : m->probe_arm;
+		return -EIO;
+	}
 	m->ev_ring = ring_buffer__new(
 		bpf_map__fd(m->dev.rx->maps.mrc_ev_events), on_record, m, NULL);
 	if (!m->ev_ring)
@@ -569,4 +587,10 @@ void health_close(struct mrcd *m)
 		munmap(m->ev_stats, (size_t)MRC_MAX_QP * MRC_QP_EVS *
 					    sizeof(struct mrc_ev_stats));
 	m->ev_stats = NULL;
+	if (m->wake)
+		munmap(m->wake, MRC_MAX_QP * sizeof(uint32_t));
+	if (m->probe_arm)
+		munmap(m->probe_arm, 4096);
+	m->wake = NULL;
+	m->probe_arm = NULL;
 }

@@ -8,11 +8,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <linux/capability.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,7 +25,6 @@
 #include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
@@ -191,42 +192,65 @@ static int epoll_add(struct mrcd *m, int fd, enum mrcd_tag tag, uint32_t idx)
 #endif
 
 /*
- * Whether the process at the other end of fd has CAP_NET_ADMIN (in its
- * effective set) as it connects: the controller API is for it alone. The
- * pidfd pins the process, so a pid reused between the read of its status
- * and the check is caught: the old process is gone, the pidfd says so.
+ * Whether the process at the other end of fd may be the controller: it
+ * holds CAP_NET_ADMIN in its effective set, in mrcd's own user namespace
+ * (a capability in a namespace of its own is no capability over this
+ * device), with the effective uid it connected with (an exec of a setuid
+ * program after connecting does not count). The pidfd pins the process:
+ * a pid reused between reading its status and the check is caught, since
+ * the pidfd then refers to a dead process. Decided once, at accept.
  */
-static int peer_net_admin(int fd, pid_t pid)
+static int peer_net_admin(struct mrcd *m, int fd, const struct ucred *cr)
 {
 	char path[64], line[256];
 	unsigned long long eff = 0;
+	unsigned int ruid, euid = ~0u;
 	socklen_t len = sizeof(int);
 	int pidfd = -1, found = 0;
+	struct stat ns_peer, ns_self;
+	struct pollfd pfd;
 	FILE *f;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len))
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len)) {
+		mrcd_log(
+			m, 0,
+			"no SO_PEERPIDFD (%s): the controller API is refused to everyone\n",
+			strerror(errno));
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)cr->pid);
+	if (stat(path, &ns_peer) || stat("/proc/self/ns/user", &ns_self) ||
+	    ns_peer.st_ino != ns_self.st_ino ||
+	    ns_peer.st_dev != ns_self.st_dev)
+		goto out;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)cr->pid);
 	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
+	while (f && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			found = 1;
+			found |= 1;
+		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2)
+			found |= 2;
+	}
 	if (f)
 		fclose(f);
-	/* Still the same process (signal 0 only checks it exists)? */
-	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0))
+	/* Still the same process? A dead one's pidfd polls readable. */
+	pfd = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	if (poll(&pfd, 1, 0) != 0)
 		found = 0;
+out:
 	close(pidfd);
-	return found && (eff >> CAP_NET_ADMIN & 1);
+	return found == 3 && euid == cr->uid && (eff >> CAP_NET_ADMIN & 1);
 }
 
 static void accept_client(struct mrcd *m)
 {
-	struct ucred cr;
+	struct ucred cr = { .pid = 0, .uid = ~0u };
 	socklen_t len = sizeof(cr);
 	int fd, i;
 
-	fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	/* Non-blocking: a client that does not read its replies is dropped
+	 * (EAGAIN on a reply), never waited for. */
+	fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
 	for (i = 0; i < (int)m->cfg.max_clients && m->client[i].fd >= 0; i++)
@@ -237,11 +261,11 @@ static void accept_client(struct mrcd *m)
 		return;
 	}
 	m->client[i].fd = fd;
-	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len)) {
-		m->client[i].uid = cr.uid;
-		m->client[i].pid = cr.pid;
-	}
-	m->client[i].net_admin = peer_net_admin(fd, cr.pid);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len))
+		cr = (struct ucred){ .pid = 0, .uid = ~0u };
+	m->client[i].uid = cr.uid;
+	m->client[i].pid = (uint32_t)cr.pid;
+	m->client[i].net_admin = cr.pid > 0 && peer_net_admin(m, fd, &cr);
 	mrcd_log(m, 1, "client pid %u uid %u connected%s\n", m->client[i].pid,
 		 m->client[i].uid,
 		 m->client[i].net_admin ? " (CAP_NET_ADMIN: controller)" : "");
@@ -357,7 +381,8 @@ static int pump(struct mrcd *m, uint64_t *next_ns)
 		 * receive program for a wakeup when an ACK moves the window,
 		 * then look once more: an ACK between the two is not missed.
 		 */
-		__atomic_store_n(&q->sq->wake, 1, __ATOMIC_SEQ_CST);
+		if (m->wake)
+			__atomic_store_n(&m->wake[qpn], 1, __ATOMIC_SEQ_CST);
 		n = dev_tx_burst(&m->dev, qpn, 1);
 		m->tx_calls++;
 		if (n > 0) {
@@ -617,8 +642,11 @@ static void reload(struct mrcd *m, const struct cli *o)
 		mrcd_log(m, 0, "log-level %s -> %s\n",
 			 config_log_level_name(m->cfg.log_level),
 			 config_log_level_name(next.log_level));
+	/* Only run-time keys differ (checked above): ports, socket and pins
+	 * stay as setup() resolved them (a plane prefix taken from the
+	 * interface is in m->port, not in the file). */
 	m->cfg = next;
-	adopt_cfg(m);
+	m->verbose = m->cfg.log_level >= CONFIG_LOG_DEBUG ? 1 : 0;
 	mrcd_log(
 		m, 0,
 		"reloaded %s: probe-answers %u, probe-backoff %u-%u ms, gray-factor %u, reorder %u us\n",
@@ -638,10 +666,22 @@ static int take_lock(struct mrcd *m)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s.lock", m->sock_path);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "mrcd: %s: %s\n", path, strerror(errno));
 		return -1;
+	}
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid()) {
+			fprintf(stderr,
+				"mrcd: %s: not a regular file of ours; refusing it\n",
+				path);
+			close(fd);
+			return -1;
+		}
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		char pid[32] = "";

@@ -100,6 +100,8 @@ struct mrcd {
 	uint64_t ev_dropped_seen; /* the data path's drop count, last read */
 	uint64_t ev_dropped_unreported; /* for the next event logged */
 	struct mrc_ev_stats *ev_stats; /* the data path's, mmapped */
+	uint32_t *wake; /* mrc_wake, mmapped: [qpn] = 1 asks for a wakeup */
+	struct mrc_probe_arm *probe_arm; /* mrc_probe_arm[0], mmapped */
 	/* Link watch (links.c). */
 	struct mnl_socket *nl;
 	int port_up[MRC_MAX_PORTS]; /* carrier */

@@ -631,6 +631,11 @@ int prof_ev_modify(struct profiles *p, uint64_t id,
 		if (op == MRC_CTL_EV_OP_REPLACE_EV &&
 		    c.mode != MRC_CTL_EV_MODE_EXP)
 			return -EINVAL;
+		/* QPs spray over the array as they took it at RTS: a value
+		 * replaced under them would name another path. */
+		if (op == MRC_CTL_EV_OP_REPLACE_EV &&
+		    cur->state == MRC_CTL_PROFILE_ONLINE && cur->users)
+			return -EBUSY;
 		for (i = 0, err = 0; i < attr->ev_op.entry_count; i++) {
 			if (op == MRC_CTL_EV_OP_REPLACE_EV)
 				err = ev_replace(p, &c, &ent[i]);

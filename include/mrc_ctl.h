@@ -288,8 +288,9 @@ struct mrc_ctl_ev_op_entry {
  * every entry must be replaced before ONLINE; to ONLINE also needs
  * MIN_ACTIVE and EVENT_MASK, and an ONLINE format profile. OFFLINE allows
  * everything; ONLINE allows STATE (to OFFLINE, EBUSY while QPs use it),
- * MODIFY_EV_STATE (DENIED and back: GOOD means "allowed again") and the
- * queries. EV_OP and EV_FIELDS_OP together: EINVAL. An EV_OP runs entry
+ * EVENT_MASK, REPLACE_EV (EBUSY while QPs use it), MODIFY_EV_STATE
+ * (DENIED and back: GOOD means "allowed again") and the queries. An
+ * EV_OP takes at most ev_op_max_entries entries (E2BIG). EV_OP and EV_FIELDS_OP together: EINVAL. An EV_OP runs entry
  * by entry and stops at the first that fails (ENOENT: no such EV).
  * Errors: E2BIG (arrays longer than the device allows; a query array too
  * short, with the needed length written back), EINVAL, ENOENT, EBUSY,

@@ -234,8 +234,8 @@ int mrc_ctl_query_ev_fmt_profile(struct mrc_context *mrc_ctx,
 
 struct evp_io {
 	struct mrc_ctl_ev_profile_attr *a;
-	int base; /* the first array entry this request covered */
 	int op_mask, fields_mask;
+	int sent; /* entries sent in the request */
 };
 
 static int evp_out(void *arg, struct call *c)
@@ -261,11 +261,15 @@ static int evp_out(void *arg, struct call *c)
 			       (size_t)n * sizeof(o->fields[0]));
 		a->ev_fields_op.field_count = n;
 	}
-	if (io->op_mask && !err) {
-		int n = c->req.ctl_evp.attr.ev_op.entry_count;
+	if (io->op_mask) {
+		/* What mrcd used, or on E2BIG the length it needs. */
+		int n = o->attr.ev_op.entry_count;
 
-		memcpy(a->ev_op.entries + io->base, o->entries,
-		       (size_t)n * sizeof(o->entries[0]));
+		if (!err && n > 0 && n <= io->sent)
+			memcpy(a->ev_op.entries, o->entries,
+			       (size_t)n * sizeof(o->entries[0]));
+		if (!err || err == E2BIG)
+			a->ev_op.entry_count = n;
 	}
 	return 0;
 }
@@ -273,78 +277,59 @@ static int evp_out(void *arg, struct call *c)
 static int evp_call(struct mrc_context *ctx, uint64_t id, int modify,
 		    struct mrc_ctl_ev_profile_attr *attr, int mask)
 {
-	int total, base = 0, err = 0;
+	struct evp_io io = { .a = attr };
+	int n = 0, nf = 0;
+	struct call *c;
 
 	if (!ctx || !attr)
 		return ctl_fail(EINVAL);
-	total = attr->ev_op.entry_count;
-	if (((mask & MRC_CTL_EV_PROFILE_EV_OP) &&
-	     (total < 0 || (total && !attr->ev_op.entries))) ||
-	    ((mask & MRC_CTL_EV_PROFILE_EV_FIELDS_OP) &&
-	     (attr->ev_fields_op.field_count < 0 ||
-	      (attr->ev_fields_op.field_count && !attr->ev_fields_op.fields))))
-		return ctl_fail(EINVAL);
-	if (!(mask & MRC_CTL_EV_PROFILE_EV_OP))
-		total = 0;
-	/* An EV_OP over more entries than one request holds runs in parts,
-	 * entry by entry as the API says; an array query asks mrcd for the
-	 * whole array at once (it is at most MRCD_CTL_OP_MAX long). */
-	do {
-		struct evp_io io = { .a = attr, .base = base };
-		struct call *c = call_new(MRCD_CTL_EV_PROFILE);
-		int n = total - base;
-
-		if (n > MRCD_CTL_OP_MAX)
+	io.op_mask = mask & MRC_CTL_EV_PROFILE_EV_OP;
+	io.fields_mask = mask & MRC_CTL_EV_PROFILE_EV_FIELDS_OP;
+	if (io.op_mask) {
+		n = attr->ev_op.entry_count;
+		if (n < 0 || (n && !attr->ev_op.entries))
+			return ctl_fail(EINVAL);
+		/* One call, one request: at most ev_op_max_entries entries
+		 * to change (a query array may be longer; it gets what
+		 * there is). */
+		if (n > MRCD_CTL_OP_MAX) {
+			if (modify ||
+			    attr->ev_op.op != MRC_CTL_EV_OP_QUERY_EV_ARRAY)
+				return ctl_fail(E2BIG);
 			n = MRCD_CTL_OP_MAX;
-		if (c) {
-			struct mrcd_ctl_evp *r = &c->req.ctl_evp;
-			int nf = attr->ev_fields_op.field_count;
-
-			r->h.id = id;
-			r->h.modify = (uint32_t)modify;
-			r->h.mask = mask;
-			r->attr = *attr;
-			r->attr.ev_op.entries = NULL;
-			r->attr.ev_fields_op.fields = NULL;
-			io.op_mask = mask & MRC_CTL_EV_PROFILE_EV_OP;
-			io.fields_mask = mask & MRC_CTL_EV_PROFILE_EV_FIELDS_OP;
-			if (io.op_mask) {
-				r->attr.ev_op.entry_count =
-					attr->ev_op.op ==
-							MRC_CTL_EV_OP_QUERY_EV_ARRAY ?
-						(total > MRCD_CTL_OP_MAX ?
-							 MRCD_CTL_OP_MAX :
-							 total) :
-						n;
-				memcpy(r->entries, attr->ev_op.entries + base,
-				       (size_t)r->attr.ev_op.entry_count *
-					       sizeof(r->entries[0]));
-			}
-			if (io.fields_mask && nf > 0) {
-				if (nf > MRC_EV_MAX_FIELDS && modify) {
-					free(c);
-					return ctl_fail(E2BIG);
-				}
-				memcpy(r->fields, attr->ev_fields_op.fields,
-				       (size_t)(nf > MRC_EV_MAX_FIELDS ?
-							MRC_EV_MAX_FIELDS :
-							nf) *
-					       sizeof(r->fields[0]));
-			}
 		}
-		err = call_run(sc_of(ctx), c, evp_out, &io);
-		if (err || attr->ev_op.op == MRC_CTL_EV_OP_QUERY_EV_ARRAY)
-			break;
-		base += n;
-	} while (base < total);
-	if (!err && (mask & MRC_CTL_EV_PROFILE_EV_OP))
-		attr->ev_op.entry_count = total;
-	/* A short query array: the needed length came back in ev_count. */
-	if (err && errno == E2BIG && !modify &&
-	    (mask & MRC_CTL_EV_PROFILE_EV_OP) &&
-	    attr->ev_op.op == MRC_CTL_EV_OP_QUERY_EV_ARRAY)
-		attr->ev_op.entry_count = (int)attr->ev_count;
-	return err;
+	}
+	if (io.fields_mask) {
+		nf = attr->ev_fields_op.field_count;
+		if (nf < 0 || (nf && !attr->ev_fields_op.fields))
+			return ctl_fail(EINVAL);
+		if (nf > MRC_EV_MAX_FIELDS) {
+			if (modify)
+				return ctl_fail(E2BIG);
+			nf = MRC_EV_MAX_FIELDS;
+		}
+	}
+	c = call_new(MRCD_CTL_EV_PROFILE);
+	if (c) {
+		struct mrcd_ctl_evp *r = &c->req.ctl_evp;
+
+		r->h.id = id;
+		r->h.modify = (uint32_t)modify;
+		r->h.mask = mask;
+		r->attr = *attr;
+		r->attr.ev_op.entries = NULL;
+		r->attr.ev_fields_op.fields = NULL;
+		r->attr.ev_op.entry_count = n;
+		r->attr.ev_fields_op.field_count = nf;
+		if (n)
+			memcpy(r->entries, attr->ev_op.entries,
+			       (size_t)n * sizeof(r->entries[0]));
+		if (nf)
+			memcpy(r->fields, attr->ev_fields_op.fields,
+			       (size_t)nf * sizeof(r->fields[0]));
+		io.sent = n;
+	}
+	return call_run(sc_of(ctx), c, evp_out, &io);
 }
 
 int mrc_ctl_modify_ev_profile(struct mrc_context *mrc_ctx,

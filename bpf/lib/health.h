@@ -113,8 +113,12 @@ static __always_inline void health_event(__u32 qpn, struct mrc_qp_tx *qp,
 
 	e.ev = qp->ev[i & 63];
 	e.port = qp->ev_port[i & 63];
-	if (bpf_ringbuf_output(&mrc_ev_events, &e, sizeof(e), 0))
+	if (bpf_ringbuf_output(&mrc_ev_events, &e, sizeof(e), 0)) {
 		mrc_count_tx(MRC_TX_EV_EVENTS_DROPPED, 1);
+		/* What mrcd reports as drop counts: state changes only. */
+		if (type == MRC_EVT_STATE)
+			mrc_count_tx(MRC_TX_EV_STATE_DROPPED, 1);
+	}
 }
 
 #endif /* MRC_BPF_HEALTH_H */

@@ -156,6 +156,24 @@ struct {
 	__uint(max_entries, MRC_EV_RING_BYTES);
 } mrc_ev_events SEC(".maps");
 
+/* mrcd's wakeup requests, one per QP (abi.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, MRC_MAX_QP);
+	__type(key, __u32);
+	__type(value, __u32);
+} mrc_wake SEC(".maps");
+
+/* The device probes mrcd waits for (abi.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mrc_probe_arm);
+} mrc_probe_arm SEC(".maps");
+
 /* Per-CPU scratch space, larger than the 512-byte BPF stack. */
 struct mrc_scratch {
 	__u8 buf[516]; /* a checksum chunk and its zero pad */

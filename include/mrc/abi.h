@@ -184,14 +184,6 @@ struct mrc_sq {
 	__u32 err_wqe; /* ...and the free-running index of the WQE that failed */
 	__u32 pumping; /* written by mrcd: it is sending; no doorbell needed */
 	__u32 sent; /* written by the data path: WQEs before it all sent */
-	/*
-	 * 1, written by mrcd: it found the QP unable to send (window or
-	 * WRITE_IMM limit) and wants a wakeup. The receive program clears it
-	 * on an ACK that moves the window and queues an MRC_EVT_WAKE event:
-	 * mrcd sends again at once instead of polling for the ACK.
-	 */
-	__u32 wake;
-	__u32 pad0;
 	struct mrc_wqe wqe[MRC_SQ_DEPTH];
 };
 
@@ -334,6 +326,18 @@ enum mrc_ev_reason {
 #define MRC_EVT_WAKE 3 /* an ACK opened the window of a QP mrcd waits on */
 
 /*
+ * mrcd's own, never handed to applications (both mmapable arrays):
+ * mrc_wake[qpn] is 1 when mrcd found the QP unable to send (window or
+ * WRITE_IMM limit) and wants a wakeup; the receive program clears it on
+ * an ACK that moves the window and queues an MRC_EVT_WAKE event.
+ * mrc_probe_arm[0] is the sequence numbers of the device probes mrcd
+ * waits for: answers outside it are dropped (stray_probe_answer).
+ */
+struct mrc_probe_arm {
+	__u32 seq_lo, seq_hi; /* [seq_lo, seq_hi) */
+};
+
+/*
  * One record of mrc_ev_events (a BPF ring buffer mrcd consumes). A record
  * that finds the ring full is counted in mrc_tx_stats as ev_events_dropped,
  * so every loss is known exactly.
@@ -431,18 +435,19 @@ struct mrc_port {
 };
 
 /* Send counters (mrc_tx_stats, per-CPU array indexed by counter). */
-#define MRC_TX_COUNTERS(X)                 \
-	X(PACKETS, "tx_packets")           \
-	X(BYTES, "tx_payload_bytes")       \
-	X(RETX, "retransmits")             \
-	X(IDLE, "tx_idle")                 \
-	X(BUILD_FAILED, "tx_build_failed") \
-	X(ACKS, "acks_received")           \
-	X(NACKS, "nacks_received")         \
-	X(COMPLETIONS, "send_completions") \
-	X(LOST, "sack_losses")             \
-	X(EV_BAD, "ev_assumed_bad")        \
-	X(EV_EVENTS_DROPPED, "ev_events_dropped")
+#define MRC_TX_COUNTERS(X)                        \
+	X(PACKETS, "tx_packets")                  \
+	X(BYTES, "tx_payload_bytes")              \
+	X(RETX, "retransmits")                    \
+	X(IDLE, "tx_idle")                        \
+	X(BUILD_FAILED, "tx_build_failed")        \
+	X(ACKS, "acks_received")                  \
+	X(NACKS, "nacks_received")                \
+	X(COMPLETIONS, "send_completions")        \
+	X(LOST, "sack_losses")                    \
+	X(EV_BAD, "ev_assumed_bad")               \
+	X(EV_EVENTS_DROPPED, "ev_events_dropped") \
+	X(EV_STATE_DROPPED, "ev_state_events_dropped")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
 enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };

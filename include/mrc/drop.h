@@ -30,7 +30,8 @@
 	X(DB_LENGTH, "doorbell_length", MRC_NACK_NONE)         \
 	X(DB_MAGIC, "doorbell_magic", MRC_NACK_NONE)           \
 	X(DB_UNKNOWN_QP, "doorbell_unknown_qp", MRC_NACK_NONE) \
-	X(DB_TOKEN, "doorbell_token", MRC_NACK_NONE)
+	X(DB_TOKEN, "doorbell_token", MRC_NACK_NONE)           \
+	X(STRAY_PROBE_ANSWER, "stray_probe_answer", MRC_NACK_NONE)
 
 #define MRC_X_DROP_ENUM(name, str, nack) MRC_DROP_##name,
 enum mrc_drop_reason {

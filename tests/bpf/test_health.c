@@ -335,8 +335,23 @@ static void device_probe(void **state)
 	assert_int_equal(ntohl(bth->dqpn), MRC_PROBE_QPN);
 	assert_int_equal(percpu(rx->maps.mrc_rx_stats, MRC_RX_PROBES_ANSWERED),
 			 1);
-	/* Its answer, at the prober. */
+	/* Its answer, at the prober: dropped unless mrcd waits for it. */
 	probe(&in, MRC_OP_PROBE_ANSWER, MRC_PROBE_QPN, 9, sent, 300);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
+				 (uint32_t)in.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(drain_events(), 0);
+	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_STRAY_PROBE_ANSWER),
+			 1);
+	{
+		struct mrc_probe_arm arm = { .seq_lo = SEQ, .seq_hi = SEQ + 1 };
+		uint32_t zero = 0;
+
+		assert_int_equal(
+			bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_probe_arm),
+					    &zero, &arm, BPF_ANY),
+			0);
+	}
 	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
 				 (uint32_t)in.len, NULL),
 			 XDP_DROP);
@@ -537,10 +552,29 @@ static void loss_on_one_ev(void **state)
  * later on other EVs got through, and skips it from then on.
  */
 /*
- * mrcd waits for room in the window (sq->wake): an ACK that moves the
+ * mrcd waits for room in the window (mrc_wake): an ACK that moves the
  * cumulative point wakes it once (MRC_EVT_WAKE) and disarms; one that
  * only SACKs does not.
  */
+static void set_wake(uint32_t v)
+{
+	uint32_t qpn = S_QPN;
+
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_wake),
+					     &qpn, &v, BPF_ANY),
+			 0);
+}
+
+static uint32_t get_wake(void)
+{
+	uint32_t qpn = S_QPN, v = 99;
+
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(rx->maps.mrc_wake),
+					     &qpn, &v),
+			 0);
+	return v;
+}
+
 static void wake_on_window(void **state)
 {
 	uint32_t sacked[1] = { 2 };
@@ -553,14 +587,14 @@ static void wake_on_window(void **state)
 	post_empty(4);
 	for (i = 0; i < 4; i++)
 		port[i] = tx_once();
-	sq->wake = 1;
+	set_wake(1);
 	/* PSN 2 SACKed, the cumulative point still at 0: no wakeup. */
 	ack(&a, (uint16_t)port[2], 2, 0, sacked, 1);
 	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
 				 (uint32_t)a.len, NULL),
 			 XDP_DROP);
 	assert_int_equal(drain_events(), 0);
-	assert_int_equal(sq->wake, 1);
+	assert_int_equal(get_wake(), 1);
 	/* PSNs 0 and 1 in order: the window moved. One wakeup. */
 	ack(&a, (uint16_t)port[0], 0, 2, sacked, 0);
 	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
@@ -569,7 +603,7 @@ static void wake_on_window(void **state)
 	assert_int_equal(drain_events(), 1);
 	assert_int_equal(ev[0].type, MRC_EVT_WAKE);
 	assert_int_equal(ev[0].qpn, S_QPN);
-	assert_int_equal(sq->wake, 0);
+	assert_int_equal(get_wake(), 0);
 	/* Disarmed: the next ACK wakes nobody. */
 	ack(&a, (uint16_t)port[3], 3, 4, sacked, 0);
 	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
@@ -658,6 +692,9 @@ static void event_ring_overflow(void **state)
 	ring_buffer__free(rb);
 	assert_true(dropped > 0);
 	assert_int_equal(got[0] + dropped, total);
+	/* All of them state changes: mrcd's count of those says the same. */
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_STATE_DROPPED),
+			 dropped);
 	assert_int_equal(got[2], 0);
 }
 

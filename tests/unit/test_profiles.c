@@ -1010,6 +1010,19 @@ static void ev_op_stops_at_first_failure(void **state)
 	assert_false(P.ev[1].have & PROF_HAVE_EVENT_MASK);
 }
 
+/* ONLINE, REPLACE_EV is allowed until a QP holds the profile: EBUSY. */
+static void replace_busy_under_qps(void **state)
+{
+	(void)state;
+	formats_online();
+	exp_online(1, 2);
+	assert_int_equal(replace(1, 1, 1, 0x40, 1, 0), 0); /* nobody uses it */
+	assert_int_equal(prof_qp_use(&P, 1, 0), 0);
+	assert_int_equal(replace(1, 0x40, 1, 0x41, 1, 0), -EBUSY);
+	prof_qp_release(&P, 1, 0);
+	assert_int_equal(replace(1, 0x40, 1, 0x41, 1, 0), 0);
+}
+
 static void replace_one_vs_all(void **state)
 {
 	struct mrc_ctl_ev_op_entry e[PROF_EV_MAX_COUNT];
@@ -1449,6 +1462,7 @@ int main(void)
 		cmocka_unit_test_setup(gen_two_ports, setup),
 		cmocka_unit_test_setup(ev_op_errors, setup),
 		cmocka_unit_test_setup(ev_op_stops_at_first_failure, setup),
+		cmocka_unit_test_setup(replace_busy_under_qps, setup),
 		cmocka_unit_test_setup(replace_one_vs_all, setup),
 		cmocka_unit_test_setup(deny_then_good, setup),
 		cmocka_unit_test_setup(ev_query, setup),
