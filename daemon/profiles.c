@@ -79,6 +79,21 @@ static int vendor_cfg_zero(const uint8_t *cfg)
  * The checks every modify and query starts with: no unknown mask bit, the
  * vendor configuration (which we have none of) zero when given.
  */
+/*
+ * Whether a profile that has the attributes in have (PROF_HAVE_*) may
+ * enter state to: OFFLINE needs to_offline, ONLINE needs to_online, INIT
+ * needs nothing (it clears the profile).
+ */
+static int has_needs(uint32_t have, uint32_t to, uint32_t to_offline,
+		     uint32_t to_online)
+{
+	uint32_t need = to == MRC_CTL_PROFILE_OFFLINE ? to_offline :
+			to == MRC_CTL_PROFILE_ONLINE  ? to_online :
+							0;
+
+	return (have & need) == need;
+}
+
 static int mask_check(uint32_t mask, uint32_t known, uint32_t vendor_bit,
 		      const uint8_t *vendor_cfg)
 {
@@ -205,21 +220,11 @@ int prof_fmt_modify(struct profiles *p, uint64_t id,
 		c.have |= PROF_HAVE_FIELDS;
 	}
 
-	if (to != cur->state) {
-		switch (to) {
-		case MRC_CTL_PROFILE_INIT:
-			memset(&c, 0, sizeof(c));
-			break;
-		case MRC_CTL_PROFILE_OFFLINE:
-			if (!(c.have & PROF_HAVE_MODE))
-				return -EINVAL;
-			break;
-		case MRC_CTL_PROFILE_ONLINE:
-			if (!(c.have & PROF_HAVE_FIELDS))
-				return -EINVAL;
-			break;
-		}
-	}
+	if (to != cur->state &&
+	    !has_needs(c.have, to, PROF_HAVE_MODE, PROF_HAVE_FIELDS))
+		return -EINVAL;
+	if (to != cur->state && to == MRC_CTL_PROFILE_INIT)
+		memset(&c, 0, sizeof(c));
 	c.state = to;
 	*cur = c;
 	return 0;
@@ -860,21 +865,11 @@ int prof_cc_modify(struct profiles *p, uint64_t id,
 		c.have |= PROF_HAVE_CONFIG;
 	}
 
-	if (to != cur->state) {
-		switch (to) {
-		case MRC_CTL_PROFILE_INIT:
-			memset(&c, 0, sizeof(c));
-			break;
-		case MRC_CTL_PROFILE_OFFLINE:
-			if (!(c.have & PROF_HAVE_ALGORITHM))
-				return -EINVAL;
-			break;
-		case MRC_CTL_PROFILE_ONLINE:
-			if (!(c.have & PROF_HAVE_CONFIG))
-				return -EINVAL;
-			break;
-		}
-	}
+	if (to != cur->state &&
+	    !has_needs(c.have, to, PROF_HAVE_ALGORITHM, PROF_HAVE_CONFIG))
+		return -EINVAL;
+	if (to != cur->state && to == MRC_CTL_PROFILE_INIT)
+		memset(&c, 0, sizeof(c));
 	c.state = to;
 	*cur = c;
 	return 0;
