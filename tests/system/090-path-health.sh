@@ -194,10 +194,11 @@ slower() {
 from=$(wc -l <"$TMP/h1.mrcd.log")
 verified slow 5 slower
 read -r mine tot <"$TMP/slow.share"
-# Half its share at most: a slow path that is not broken oscillates (out
+# Under 60 % of its share: a slow path that is not broken oscillates (out
 # of use its queue drains, probes answer fast, it comes back; flap damping
-# bounds it): 10..15 % of the plane here against a fair share of 44 %.
-awk -v m="$mine" -v t="$tot" -v n="$n_evs" 'BEGIN { exit !(t > 0 && m / t < n / 16 / 2) }' ||
+# bounds it): 10..15 % of the plane here against a fair share of 44 %, up
+# to 24 % when the machine is busy and the other spines carry less.
+awk -v m="$mine" -v t="$tot" -v n="$n_evs" 'BEGIN { exit !(t > 0 && m / t < n / 16 * 0.6) }' ||
 	fail "slow: the shaped spine still carried $mine of $tot packets ($n_evs of 16 EVs hash to it)"
 reasons=$(tail -n +$((from + 1)) "$TMP/h1.mrcd.log" | grep -e "-> ASSUMED_BAD" |
 	sed 's/^.*(\(.*\))$/\1/' | sort | uniq -c | awk '{ $1 = $1 "x"; print }' | paste -sd, -)
