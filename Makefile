@@ -78,8 +78,9 @@ PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1 \
 	 $(BUILD)/tools/mrc-perf $(BUILD)/tools/mrcctl
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check \
-	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e \
-	 $(BUILD)/tests/notify_listen
+	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e
+# Built for the tests, never installed: the service manager's stand-in.
+TEST_TOOLS := $(BUILD)/tests/notify_listen
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
@@ -178,7 +179,7 @@ $(BUILD)/tests/flowgen: tests/tools/flowgen.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
-all: $(BPF_OBJS) $(TOOLS) $(PROGS)
+all: $(BPF_OBJS) $(TOOLS) $(TEST_TOOLS) $(PROGS)
 
 # --- unit tests (cmocka, no root) ---------------------------------------------
 # One binary per tests/unit/test_X.c; UNIT_SRCS_X lists what it links.
