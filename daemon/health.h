@@ -16,8 +16,8 @@
 
 struct mrcd;
 
-/* Probe timing; the defaults mrcd runs with (the configuration file of
- * issue 6 will set them). */
+/* Probe timing: the defaults of mrcd.conf's probe-* and flap-hold-* keys
+ * (daemon/config.c); mrcd runs with m->cfg's values. */
 #define HEALTH_PROBE_OK 3 /* consecutive answers: GOOD again */
 #define HEALTH_PROBE_TIMEOUT_NS 2000000ull /* a probe unanswered: failed */
 #define HEALTH_BACKOFF_MIN_NS 1000000ull /* first wait, and after a fail */
