@@ -548,6 +548,7 @@ delivered(struct mrc_qp_tx *qp, struct mrc_tx_rec *rec, struct mrc_scratch *s)
 		return;
 	rec->flags &= ~MRC_REC_INFLIGHT;
 	s->acked_n[rec->ev_idx & 63]++; /* counted per EV after the lock */
+	s->acked_evs |= 1ull << (rec->ev_idx & 63);
 	ev_delivered(qp, rec);
 }
 
@@ -573,7 +574,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	s->ack_rtt_ns = 0;
 	s->una_moved = 0;
 	s->nbad = 0;
-	__builtin_memset(s->acked_n, 0, sizeof(s->acked_n));
+	s->acked_evs = 0; /* acked_n[] is all zero between ACKs */
 	bpf_spin_lock(&qp->lock);
 	/* An ACK for PSNs never sent is forged or stale: ignore it. */
 	if (mrc_psn_diff(a->cum_psn, qp->next_psn) > 0 ||
@@ -730,13 +731,16 @@ static __always_inline void ev_account(__u32 qpn, const struct ackin *a,
 	__u32 k, rtt = s->ack_rtt_ns;
 
 	for (k = 0; k < 64; k++) {
-		if (!s->acked_n[k])
+		if (!(s->acked_evs >> k))
+			break;
+		if (!(s->acked_evs >> k & 1))
 			continue;
 		ev = mrc_ev_of(qpn, k);
 		if (ev) {
 			__sync_fetch_and_add(&ev->acked, s->acked_n[k]);
 			ev->last_ack_ns = s->now_ns;
 		}
+		s->acked_n[k] = 0;
 	}
 	if (s->ack_ev < MRC_QP_EVS && (ev = mrc_ev_of(qpn, s->ack_ev))) {
 		if (a->flags & MRC_AF_ECN_CE)

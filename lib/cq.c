@@ -106,25 +106,9 @@ struct mrc_cq *mrc_create_cq(struct mrc_context *ctx, int cqe, void *cq_context,
 		err = errno;
 		goto fail_dev;
 	}
-	if (channel) {
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT,
-					  .data.ptr = cq };
-
-		/* Added disarmed: EPOLLONESHOT with no events until armed. */
-		ev.events = EPOLLONESHOT;
-		if (epoll_ctl(channel->epfd, EPOLL_CTL_ADD, cq->fd, &ev)) {
-			err = errno;
-			goto fail_dev;
-		}
-		channel->ncq++;
-	}
-	cq->ctx = ctx;
-	cq->ch = channel;
-	cq->cq_context = cq_context;
-	pthread_mutex_init(&cq->lock, NULL);
-	pthread_mutex_lock(&ctx->lock);
-	ctx->nobj++;
-	pthread_mutex_unlock(&ctx->lock);
+	err = cq_attach(ctx, cq, channel, cq_context);
+	if (err)
+		goto fail_dev;
 	return cq;
 fail_dev : {
 	struct mrcd_req d = { .op = MRCD_CQ_DESTROY, .obj.idx = cq->idx };
@@ -143,6 +127,39 @@ fail:
 	return NULL;
 }
 
+int cq_attach(struct mrc_context *ctx, struct mrc_cq *cq,
+	      struct mrc_comp_channel *channel, void *cq_context)
+{
+	if (channel) {
+		/* Added disarmed: EPOLLONESHOT with no events until armed. */
+		struct epoll_event ev = { .events = EPOLLONESHOT,
+					  .data.ptr = cq };
+
+		if (epoll_ctl(channel->epfd, EPOLL_CTL_ADD, cq->fd, &ev))
+			return errno;
+		channel->ncq++;
+	}
+	cq->ctx = ctx;
+	cq->ch = channel;
+	cq->cq_context = cq_context;
+	pthread_mutex_init(&cq->lock, NULL);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->nobj++;
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+void cq_detach(struct mrc_cq *cq)
+{
+	if (cq->ch) {
+		epoll_ctl(cq->ch->epfd, EPOLL_CTL_DEL, cq->fd, NULL);
+		cq->ch->ncq--;
+	}
+	pthread_mutex_lock(&cq->ctx->lock);
+	cq->ctx->nobj--;
+	pthread_mutex_unlock(&cq->ctx->lock);
+}
+
 int mrc_destroy_cq(struct mrc_cq *cq)
 {
 	struct mrcd_req req = { .op = MRCD_CQ_DESTROY };
@@ -159,16 +176,10 @@ int mrc_destroy_cq(struct mrc_cq *cq)
 	err = soft_call(cq->ctx->sc, &req, &rep, NULL, 0);
 	if (err)
 		return fail_errno(err); /* EBUSY while a QP uses it */
-	if (cq->ch) {
-		epoll_ctl(cq->ch->epfd, EPOLL_CTL_DEL, cq->fd, NULL);
-		cq->ch->ncq--;
-	}
+	cq_detach(cq);
 	munmap(cq->cons_page, PAGE);
 	munmap(cq->prod_page, PAGE + 2 * (size_t)MRC_CQ_RING_BYTES);
 	close(cq->fd);
-	pthread_mutex_lock(&cq->ctx->lock);
-	cq->ctx->nobj--;
-	pthread_mutex_unlock(&cq->ctx->lock);
 	free(cq);
 	return 0;
 }

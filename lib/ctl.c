@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -498,23 +497,9 @@ struct mrc_cq *mrc_ctl_create_ev_event_cq(struct mrc_context *mrc_ctx, int cqe,
 	}
 	close(fds[0]);
 	fds[0] = -1;
-	if (channel) {
-		struct epoll_event ev = { .events = EPOLLONESHOT,
-					  .data.ptr = cq };
-
-		if (epoll_ctl(channel->epfd, EPOLL_CTL_ADD, cq->fd, &ev)) {
-			err = errno;
-			goto fail_dev;
-		}
-		channel->ncq++;
-	}
-	cq->ctx = mrc_ctx;
-	cq->ch = channel;
-	cq->cq_context = cq_context;
-	pthread_mutex_init(&cq->lock, NULL);
-	pthread_mutex_lock(&mrc_ctx->lock);
-	mrc_ctx->nobj++;
-	pthread_mutex_unlock(&mrc_ctx->lock);
+	err = cq_attach(mrc_ctx, cq, channel, cq_context);
+	if (err)
+		goto fail_dev;
 	free(rep);
 	return cq;
 fail_dev:
@@ -548,15 +533,9 @@ int ctl_evq_destroy(struct mrc_cq *cq)
 	free(rep);
 	if (err && err != ECONNRESET)
 		return ctl_fail(err);
-	if (cq->ch) {
-		epoll_ctl(cq->ch->epfd, EPOLL_CTL_DEL, cq->fd, NULL);
-		cq->ch->ncq--;
-	}
+	cq_detach(cq);
 	munmap(cq->evq, cq->evq_len);
 	close(cq->fd);
-	pthread_mutex_lock(&cq->ctx->lock);
-	cq->ctx->nobj--;
-	pthread_mutex_unlock(&cq->ctx->lock);
 	free(cq);
 	return 0;
 }

@@ -115,6 +115,14 @@ int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
 int soft_is_ours(struct ibv_context *ctx);
 struct soft_mr *soft_mr_by_key(struct soft_ctx *sc, uint32_t lkey);
 
+/*
+ * A CQ's (or EV event queue's) fd joins channel (disarmed) and the
+ * context counts it: 0 or an errno. cq_detach undoes both.
+ */
+int cq_attach(struct mrc_context *ctx, struct mrc_cq *cq,
+	      struct mrc_comp_channel *channel, void *cq_context);
+void cq_detach(struct mrc_cq *cq);
+
 /* mrc_destroy_cq of an EV event queue (ctl.c). */
 int ctl_evq_destroy(struct mrc_cq *cq);
 

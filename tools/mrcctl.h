@@ -243,6 +243,15 @@ const char *ctl_socket(void);
 /* The controller context, opened on first use. */
 int ctl_open(struct mrc_context **ctx);
 int ctl_query_device(struct mrc_ctl_device_attr *attr);
+/*
+ * `OBJECT show [ID]` for a profile kind: one profile, or every id below
+ * max(device) that is not INIT. row() queries profile id and, when all
+ * is 0 or the profile is not INIT, adds its row to t; 0 or an exit code.
+ */
+int profile_show(struct args *a,
+		 uint32_t (*max)(const struct mrc_ctl_device_attr *d),
+		 int (*row)(struct mrc_context *ctx, uint64_t id, int all,
+			    struct tbl *t));
 /* Every port of the device: *ports is the caller's to free. */
 int ctl_port_list(struct mrc_context *ctx, struct mrcx_port_info **ports,
 		  int *n);

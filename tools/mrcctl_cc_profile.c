@@ -131,40 +131,25 @@ static void cc_row(struct tbl *t, uint64_t id, const struct cc_info *ci)
 		tbl_none(t, "quick_adapt", "QA");
 }
 
+static uint32_t cc_max(const struct mrc_ctl_device_attr *d)
+{
+	return d->cc.cc_max_profiles;
+}
+
+static int cc_show_one(struct mrc_context *ctx, uint64_t id, int all,
+		       struct tbl *t)
+{
+	struct cc_info ci;
+	int rc = cc_query(ctx, id, &ci);
+
+	if (!rc && (!all || ci.state != MRC_CTL_PROFILE_INIT))
+		cc_row(t, id, &ci);
+	return rc;
+}
+
 static int do_show(struct args *a)
 {
-	struct mrc_ctl_device_attr d;
-	struct mrc_context *ctx = NULL;
-	struct cc_info ci;
-	uint64_t id = 0, k, n;
-	int rc = 0, one = 0;
-	struct tbl *t;
-
-	if (args_left(a)) {
-		rc = arg_u64(a, "ID", 0, UINT64_MAX, &id);
-		one = 1;
-	}
-	if (!rc)
-		rc = arg_end(a);
-	if (!rc)
-		rc = ctl_open(&ctx);
-	if (!rc && !one)
-		rc = ctl_query_device(&d);
-	if (rc)
-		return rc;
-	n = one ? 1 : d.cc.cc_max_profiles;
-	t = tbl_new();
-	for (k = 0; !rc && k < n; k++) {
-		rc = cc_query(ctx, one ? id : k, &ci);
-		if (!rc && (one || ci.state != MRC_CTL_PROFILE_INIT))
-			cc_row(t, one ? id : k, &ci);
-	}
-	if (!rc && one)
-		tbl_print_one(t, out);
-	else if (!rc)
-		tbl_print_list(t, out);
-	tbl_free(t);
-	return rc;
+	return profile_show(a, cc_max, cc_show_one);
 }
 
 enum {

@@ -89,44 +89,29 @@ static void fmt_row(struct tbl *t, uint64_t id,
 	tbl_put(t, "field_widths_bits", "FIELDS(bits)", 0, s, arr);
 }
 
-static int do_show(struct args *a)
+static uint32_t fmt_max(const struct mrc_ctl_device_attr *d)
+{
+	return d->ev.ev_max_fmt_profiles;
+}
+
+static int fmt_show_one(struct mrc_context *ctx, uint64_t id, int all,
+			struct tbl *t)
 {
 	struct mrc_ctl_ev_fmt_profile_attr attr;
-	struct mrc_ctl_device_attr d;
 	struct mrc_ctl_ev_fmt_field *ff;
-	struct mrc_context *ctx = NULL;
-	uint64_t id = 0, k, n;
-	int rc = 0, one = 0, nff;
-	struct tbl *t;
+	int nff, rc = fmt_query(ctx, id, &attr, &ff, &nff);
 
-	if (args_left(a)) {
-		rc = arg_u64(a, "ID", 0, UINT64_MAX, &id);
-		one = 1;
-	}
-	if (!rc)
-		rc = arg_end(a);
-	if (!rc)
-		rc = ctl_open(&ctx);
-	if (!rc && !one)
-		rc = ctl_query_device(&d);
 	if (rc)
 		return rc;
-	n = one ? 1 : d.ev.ev_max_fmt_profiles;
-	t = tbl_new();
-	for (k = 0; !rc && k < n; k++) {
-		rc = fmt_query(ctx, one ? id : k, &attr, &ff, &nff);
-		if (!rc &&
-		    (one || attr.cur_profile_state != MRC_CTL_PROFILE_INIT))
-			fmt_row(t, one ? id : k, &attr, ff, nff);
-		if (!rc)
-			free(ff);
-	}
-	if (!rc && one)
-		tbl_print_one(t, out);
-	else if (!rc)
-		tbl_print_list(t, out);
-	tbl_free(t);
-	return rc;
+	if (!all || attr.cur_profile_state != MRC_CTL_PROFILE_INIT)
+		fmt_row(t, id, &attr, ff, nff);
+	free(ff);
+	return 0;
+}
+
+static int do_show(struct args *a)
+{
+	return profile_show(a, fmt_max, fmt_show_one);
 }
 
 /* "8,8,16": the widths of a format's fields. */

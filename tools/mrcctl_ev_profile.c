@@ -177,44 +177,29 @@ static void evp_row(struct tbl *t, uint64_t id,
 	put_fields(t, f, nf);
 }
 
-static int do_show(struct args *a)
+static uint32_t evp_max(const struct mrc_ctl_device_attr *d)
+{
+	return d->ev.ev_max_profiles;
+}
+
+static int evp_show_one(struct mrc_context *ctx, uint64_t id, int all,
+			struct tbl *t)
 {
 	struct mrc_ctl_ev_profile_attr attr;
-	struct mrc_ctl_device_attr d;
 	struct mrc_ctl_ev_field *f;
-	struct mrc_context *ctx = NULL;
-	uint64_t id = 0, k, n;
-	int rc = 0, one = 0, nf;
-	struct tbl *t;
+	int nf, rc = evp_query(ctx, id, &attr, &f, &nf);
 
-	if (args_left(a)) {
-		rc = arg_u64(a, "ID", 0, UINT64_MAX, &id);
-		one = 1;
-	}
-	if (!rc)
-		rc = arg_end(a);
-	if (!rc)
-		rc = ctl_open(&ctx);
-	if (!rc && !one)
-		rc = ctl_query_device(&d);
 	if (rc)
 		return rc;
-	n = one ? 1 : d.ev.ev_max_profiles;
-	t = tbl_new();
-	for (k = 0; !rc && k < n; k++) {
-		rc = evp_query(ctx, one ? id : k, &attr, &f, &nf);
-		if (!rc &&
-		    (one || attr.cur_profile_state != MRC_CTL_PROFILE_INIT))
-			evp_row(t, one ? id : k, &attr, f, nf);
-		if (!rc)
-			free(f);
-	}
-	if (!rc && one)
-		tbl_print_one(t, out);
-	else if (!rc)
-		tbl_print_list(t, out);
-	tbl_free(t);
-	return rc;
+	if (!all || attr.cur_profile_state != MRC_CTL_PROFILE_INIT)
+		evp_row(t, id, &attr, f, nf);
+	free(f);
+	return 0;
+}
+
+static int do_show(struct args *a)
+{
+	return profile_show(a, evp_max, evp_show_one);
 }
 
 /* The EV array of profile id with states; *ents is the caller's. */

@@ -188,7 +188,13 @@ struct mrc_scratch {
 	__u32 una_moved; /* the cumulative ACK advanced */
 	__u32 ack_ev; /* EV index of the acknowledged packet */
 	__u32 ack_rtt_ns; /* its RTT, 0 when ambiguous (retransmitted) */
-	__u16 acked_n[64]; /* packets of each EV this ACK delivered */
+	/*
+	 * Packets of each EV this ACK delivered, and which EVs those are:
+	 * only those are read and zeroed again after the lock, so an ACK
+	 * costs its EVs, not 64.
+	 */
+	__u16 acked_n[64];
+	__u64 acked_evs;
 	__u32 nbad; /* EVs this ACK moved to ASSUMED_BAD or kept (first 8) */
 	__u8 bad_ev[8];
 	__u8 bad_kept[8]; /* 1: kept in use by ev_min_active */
