@@ -84,7 +84,7 @@ TEST_TOOLS := $(BUILD)/tests/notify_listen
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
-$(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/dev.h \
+$(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/pin.c daemon/dev.h \
 		$(DEV_SKELS) $(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
@@ -130,7 +130,7 @@ $(BUILD)/tools/mrcctl: $(MRCCTL_SRCS) $(wildcard tools/mrcctl*.h) \
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/dev_lowlat.c daemon/pin.c daemon/health.c daemon/links.c \
 	     daemon/gray.c daemon/ctl.c daemon/profiles.c daemon/config.c \
-	     daemon/notify.c lib/msg.c lib/csum.c \
+	     daemon/notify.c daemon/books.c lib/msg.c lib/csum.c \
 	     lib/ev_fields.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h \

@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 
 #include "dev.h"
+#include "pin.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
 #include "mrc_xdp_ctl.skel.h"
@@ -63,14 +64,79 @@ static int share_maps(struct dev *d, struct bpf_object *obj)
 	return 0;
 }
 
-int dev_open(struct dev *d)
+/*
+ * The receive program's maps become the ones pinned in dir (a running
+ * device's), each checked against this build's definition first: a map
+ * of another layout is refused by name, never misread. (The kernel adds
+ * BPF_F_RDONLY_PROG to device maps itself: not a difference.)
+ */
+static int reuse_pinned(struct dev *d, const char *dir)
+{
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+	struct bpf_map *m;
+	const char *name;
+	int fd, err;
+
+	bpf_object__for_each_map(m, d->rx->obj)
+	{
+		if (bpf_map__is_internal(m))
+			continue;
+		name = bpf_map__name(m);
+		fd = dev_pin_get(dir, "maps", name);
+		if (fd < 0) {
+			fprintf(stderr,
+				"mrc: the running device has no map %s (%s): another mrcd build made it\n",
+				name, strerror(-fd));
+			return -EPROTO;
+		}
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+		if (err) {
+			close(fd);
+			return err_msg(err, "reading the pinned map", name);
+		}
+		if (info.type != bpf_map__type(m) ||
+		    info.key_size != bpf_map__key_size(m) ||
+		    info.value_size != bpf_map__value_size(m) ||
+		    info.max_entries != bpf_map__max_entries(m) ||
+		    (info.map_flags & ~BPF_F_RDONLY_PROG) !=
+			    (bpf_map__map_flags(m) & ~BPF_F_RDONLY_PROG)) {
+			fprintf(stderr,
+				"mrc: the running device's map %s has another layout (type %u, key %u B, value %u B, %u entries, flags %#x; this mrcd: %u, %u B, %u B, %u, %#x): another mrcd build made it\n",
+				name, info.type, info.key_size, info.value_size,
+				info.max_entries, info.map_flags,
+				bpf_map__type(m), bpf_map__key_size(m),
+				bpf_map__value_size(m), bpf_map__max_entries(m),
+				bpf_map__map_flags(m));
+			close(fd);
+			return -EPROTO;
+		}
+		err = bpf_map__reuse_fd(m, fd);
+		close(fd);
+		if (err)
+			return err_msg(err, "reusing the pinned map", name);
+	}
+	return 0;
+}
+
+static int dev_load(struct dev *d, const char *adopt_dir)
 {
 	int err;
 
 	memset(d, 0, sizeof(*d));
-	d->rx = mrc_xdp_rx__open_and_load();
+	d->rx = mrc_xdp_rx__open();
 	if (!d->rx)
-		return err_msg(-errno, "loading", "mrc_xdp_rx");
+		return err_msg(-errno, "opening", "mrc_xdp_rx");
+	if (adopt_dir) {
+		err = reuse_pinned(d, adopt_dir);
+		if (err)
+			return err;
+	}
+	err = mrc_xdp_rx__load(d->rx);
+	if (err)
+		return err_msg(err, "loading", "mrc_xdp_rx");
 	d->tx = mrc_xdp_tx__open();
 	if (!d->tx)
 		return err_msg(-errno, "opening", "mrc_xdp_tx");
@@ -92,6 +158,16 @@ int dev_open(struct dev *d)
 	if (getrandom(&d->next_rkey_rand, sizeof(d->next_rkey_rand), 0) < 0)
 		return err_msg(-errno, "getrandom", NULL);
 	return 0;
+}
+
+int dev_open(struct dev *d)
+{
+	return dev_load(d, NULL);
+}
+
+int dev_open_pinned(struct dev *d, const char *dir)
+{
+	return dev_load(d, dir);
 }
 
 static int if_mac(const char *ifname, uint8_t mac[6])
@@ -228,6 +304,11 @@ void dev_close(struct dev *d)
 				       NULL);
 	if (d->anchor_ifindex)
 		bpf_xdp_detach(d->anchor_ifindex, XDP_FLAGS_DRV_MODE, NULL);
+	dev_release(d);
+}
+
+void dev_release(struct dev *d)
+{
 	mrc_xdp_ctl__destroy(d->ctl);
 	mrc_xdp_tx__destroy(d->tx);
 	mrc_xdp_rx__destroy(d->rx);

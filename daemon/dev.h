@@ -59,6 +59,12 @@ struct dev_cq {
 };
 
 int dev_open(struct dev *d);
+/*
+ * dev_open over the maps a running device pinned in dir (pin.h): its
+ * state is kept, the programs are this build's. A map missing or of
+ * another layout is refused (-EPROTO, said on stderr by name).
+ */
+int dev_open_pinned(struct dev *d, const char *dir);
 /* Attach the receive program to ifname as port index port; dmac is the
  * next hop's MAC on that plane, v6 chooses the address family. */
 int dev_add_port(struct dev *d, int port, const char *ifname,
@@ -66,6 +72,9 @@ int dev_add_port(struct dev *d, int port, const char *ifname,
 /* An idle interface the transmit program is attached to (DESIGN.md). */
 int dev_set_anchor(struct dev *d, const char *ifname);
 void dev_close(struct dev *d);
+/* Closes this process's handles only: programs stay attached and maps
+ * alive (pinned) for the next mrcd. */
+void dev_release(struct dev *d);
 /*
  * Runs one command of the control program (bpf/mrc_xdp_ctl.bpf.c) on EV
  * ev_idx of QP qpn: op is enum mrc_dp_op, reason goes into the EV event.

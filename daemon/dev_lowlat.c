@@ -127,3 +127,20 @@ void dev_lowlat_detach(struct dev *d)
 	mrc_tc_tx__destroy(ll.skel);
 	memset(&ll, 0, sizeof(ll));
 }
+
+int dev_lowlat_made_qdisc(void)
+{
+	return ll.made_qdisc;
+}
+
+void dev_lowlat_adopt_qdisc(int made)
+{
+	ll.made_qdisc |= made;
+}
+
+void dev_lowlat_release(void)
+{
+	if (ll.skel)
+		mrc_tc_tx__destroy(ll.skel);
+	memset(&ll, 0, sizeof(ll));
+}

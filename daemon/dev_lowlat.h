@@ -20,5 +20,13 @@ int dev_lowlat_attach(struct dev *d);
 void dev_lowlat_detach(struct dev *d);
 /* The tc program's fd while attached, else -1. */
 int dev_lowlat_prog_fd(void);
+/*
+ * Across restarts: whether the clsact qdisc on lo is ours to remove (a
+ * predecessor made it: dev_lowlat_adopt_qdisc(1) after attaching), and
+ * closing this process's handles with the filter left attached.
+ */
+int dev_lowlat_made_qdisc(void);
+void dev_lowlat_adopt_qdisc(int made);
+void dev_lowlat_release(void);
 
 #endif /* MRC_DAEMON_DEV_LOWLAT_H */

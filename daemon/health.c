@@ -463,6 +463,27 @@ void health_gray(struct mrcd *m)
 	}
 }
 
+void health_adopt_qp(struct mrcd *m, uint32_t qpn)
+{
+	static struct mrc_qp_tx qt; /* 21 KB: not on the stack */
+	uint64_t now = mrcd_now_ns();
+	struct ev_health *e;
+	uint32_t i;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_qp_tx), &qpn,
+				&qt))
+		return;
+	for (i = 0; i < qt.nev && i < MRC_QP_EVS; i++) {
+		if (qt.ev_state[i] != MRC_EV_ASSUMED_BAD)
+			continue;
+		e = ev_of(m, qpn, i);
+		if (!e)
+			return;
+		e->state = MRC_EV_ASSUMED_BAD;
+		start_probing(m, qpn, i, e, now);
+	}
+}
+
 void health_forget(struct mrcd *m, uint32_t qpn)
 {
 	int i;

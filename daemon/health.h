@@ -76,5 +76,8 @@ void health_tick(struct mrcd *m);
 void health_gray(struct mrcd *m);
 /* QP qpn is gone: forget its EVs. */
 void health_forget(struct mrcd *m, uint32_t qpn);
+/* A QP taken over from a predecessor: its EVs the data path holds
+ * ASSUMED_BAD are probed again (the predecessor's probes died with it). */
+void health_adopt_qp(struct mrcd *m, uint32_t qpn);
 
 #endif /* MRC_DAEMON_HEALTH_H */

@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -29,13 +31,18 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
+#include "books.h"
 #include "dev_lowlat.h"
+#include "health.h"
 #include "mrcd.h"
 #include "links.h"
 #include "notify.h"
 #include "pin.h"
 #include "mrc/msg.h"
+#include "mrc_xdp_rx.skel.h"
 
 #define BURST_MAX 256 /* frames per transmit call while data flows */
 #define POLL_MIN_NS 20000ull /* first re-poll of a QP waiting for ACKs */
@@ -253,7 +260,9 @@ static void accept_client(struct mrcd *m)
 	fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
-	for (i = 0; i < (int)m->cfg.max_clients && m->client[i].fd >= 0; i++)
+	for (i = 0; i < (int)m->cfg.max_clients &&
+		    (m->client[i].fd >= 0 || m->client[i].orphan);
+	     i++)
 		;
 	if (i == (int)m->cfg.max_clients || epoll_add(m, fd, TAG_CLIENT, i)) {
 		mrcd_log(m, 0, "refusing a connection: too many clients\n");
@@ -266,6 +275,11 @@ static void accept_client(struct mrcd *m)
 	m->client[i].uid = cr.uid;
 	m->client[i].pid = (uint32_t)cr.pid;
 	m->client[i].net_admin = cr.pid > 0 && peer_net_admin(m, fd, &cr);
+	m->client[i].start_ticks = books_proc_start(m->client[i].pid);
+	if (getrandom(&m->client[i].session, sizeof(m->client[i].session), 0) !=
+	    sizeof(m->client[i].session))
+		m->client[i].session = mrcd_now_ns() * 0x9e3779b97f4a7c15ull;
+	m->client[i].session |= 1; /* never 0: 0 is a free slot */
 	mrcd_log(m, 1, "client pid %u uid %u connected%s\n", m->client[i].pid,
 		 m->client[i].uid,
 		 m->client[i].net_admin ? " (CAP_NET_ADMIN: controller)" : "");
@@ -286,11 +300,65 @@ static void client_event(struct mrcd *m, struct client *c)
 		return;
 	if (n < 0 && n == -EAGAIN)
 		return;
+	if (c->fd < 0)
+		return; /* resumed into an orphan's slot, which replied */
 	mrcd_log(m, 1, "client pid %u gone\n", c->pid);
 	serve_drop_client(m, c);
 	epoll_ctl(m->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
+}
+
+struct client *mrcd_resume(struct mrcd *m, struct client *c, uint64_t session)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct client *o;
+	int i;
+
+	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
+		o = &m->client[i];
+		if (o->orphan && o->session == session && o->pid == c->pid &&
+		    o->uid == c->uid && o->start_ticks == c->start_ticks)
+			break;
+	}
+	if (i == MRCD_MAX_CLIENTS)
+		return NULL;
+	ev.data.u64 = (uint64_t)TAG_CLIENT << 32 | (uint32_t)i;
+	if (epoll_ctl(m->epfd, EPOLL_CTL_MOD, c->fd, &ev))
+		return NULL;
+	epoll_ctl(m->epfd, EPOLL_CTL_DEL, o->pidfd, NULL);
+	close(o->pidfd);
+	o->pidfd = -1;
+	o->orphan = 0;
+	o->fd = c->fd;
+	o->net_admin = c->net_admin;
+	c->fd = -1;
+	c->session = 0;
+	m->norphans--;
+	mrcd_log(m, 0,
+		 "client pid %u resumed its session (%u still to resume)\n",
+		 o->pid, m->norphans);
+	return o;
+}
+
+/* An orphan's process ended without resuming: its objects go. */
+static void orphan_gone(struct mrcd *m, uint32_t idx)
+{
+	struct client *c = &m->client[idx];
+
+	if (idx >= MRCD_MAX_CLIENTS || !c->orphan)
+		return;
+	mrcd_log(m, 0,
+		 "client pid %u ended before resuming: its objects are freed\n",
+		 c->pid);
+	if (c->pidfd >= 0) {
+		epoll_ctl(m->epfd, EPOLL_CTL_DEL, c->pidfd, NULL);
+		close(c->pidfd);
+	}
+	c->pidfd = -1;
+	c->orphan = 0;
+	m->norphans--;
+	serve_drop_client(m, c);
 }
 
 void pump_activate(struct mrcd *m, uint32_t qpn)
@@ -481,24 +549,127 @@ static int run(struct mrcd *m)
 				links_event(m);
 			else if (tag == TAG_SIGNAL)
 				signal_event(m);
+			else if (tag == TAG_ORPHAN)
+				orphan_gone(m, idx);
 		}
 		progress = m->nactive ? pump(m, &next_ns) : 0;
 	}
 	return 0;
 }
 
+/* Leftovers in the data path that no booked owner has (a SIGKILL between
+ * changing the data path and writing the books). */
+static void adopt_sweep(struct mrcd *m)
+{
+	uint32_t i, id;
+	char name[16];
+
+	for (i = 0; i < MRC_MAX_QP; i++)
+		if (!m->qp[i].owner &&
+		    !bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_sq),
+					 &i, &id)) {
+			dev_qp_destroy(&m->dev, i, NULL);
+			snprintf(name, sizeof(name), "%u", i);
+			dev_pin_del(m->pin_dir, "sq", name);
+		}
+	for (i = 0; i < MRC_MAX_MR; i++)
+		if (!m->mr_owner[i] &&
+		    !bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_mr),
+					 &i, &id))
+			dev_mr_remove(&m->dev, i);
+	for (i = 0; i < MRC_MAX_CQ; i++)
+		if (!m->cq_owner[i] &&
+		    !bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_cq),
+					 &i, &id))
+			dev_cq_remove(&m->dev, i);
+}
+
+/*
+ * The device a stopped or killed mrcd left running: its books, every QP's
+ * send queue, and its clients as orphans until their processes resume
+ * (or end). The data path never stopped; this mrcd's sweep sends what was
+ * posted meanwhile.
+ */
+static int adopt(struct mrcd *m)
+{
+	uint32_t i, nqp = 0, nmr = 0, ncq = 0;
+	int err = books_adopt(m);
+
+	if (err)
+		return err;
+	dev_lowlat_adopt_qdisc((int)m->books->lowlat_made_qdisc);
+	for (i = 0; i < MRC_MAX_QP; i++)
+		if (m->qp[i].owner && !serve_adopt_qp(m, i))
+			nqp++;
+	for (i = 0; i < MRC_MAX_MR; i++)
+		nmr += m->mr_owner[i] != NULL;
+	for (i = 0; i < MRC_MAX_CQ; i++)
+		ncq += m->cq_owner[i] != NULL;
+	adopt_sweep(m);
+	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
+		if (m->client[i].orphan)
+			m->norphans++;
+	mrcd_log(
+		m, 0,
+		"took over the running device (mrcd number %llu on it): %u QPs, %u memory regions, %u completion queues of %u processes\n",
+		(unsigned long long)m->books->generation, nqp, nmr, ncq,
+		m->norphans);
+	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
+		struct client *c = &m->client[i];
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		if (!c->orphan)
+			continue;
+		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+		ev.data.u64 = (uint64_t)TAG_ORPHAN << 32 | i;
+		/* The start time tells a reused pid from the process. */
+		if (c->pidfd < 0 ||
+		    books_proc_start(c->pid) != c->start_ticks ||
+		    epoll_ctl(m->epfd, EPOLL_CTL_ADD, c->pidfd, &ev))
+			orphan_gone(m, i);
+	}
+	books_save(m);
+	return 0;
+}
+
 static int setup(struct mrcd *m, const char *anchor)
 {
-	int i, err;
+	int i, err, running = 0;
 
 	/* First: a second mrcd for the same device stops here. */
 	if (m->pin_dir) {
-		err = dev_pin_claim(m->pin_dir);
-		if (err)
-			return err;
+		running = dev_pin_present(m->pin_dir);
+		if (running) {
+			int fd = dev_pin_get(m->pin_dir, "maps", "mrcd_books");
+
+			if (fd >= 0) {
+				close(fd);
+			} else {
+				fd = dev_pin_lock(m->pin_dir);
+				if (fd < 0)
+					return fd;
+				mrcd_log(
+					m, 0,
+					"%s holds a device without mrcd's books (an mrcd ended while starting): removing it\n",
+					m->pin_dir);
+				dev_unpin(m->pin_dir);
+				close(fd);
+				running = 0;
+			}
+		}
+		if (!running) {
+			err = dev_pin_claim(m->pin_dir);
+			if (err)
+				return err;
+		}
+		m->pin_lock_fd = dev_pin_lock(m->pin_dir);
+		if (m->pin_lock_fd < 0)
+			return m->pin_lock_fd;
 		m->pinned = 1;
+		m->adopted = running;
 	}
-	err = dev_open(&m->dev);
+	err = running ? dev_open_pinned(&m->dev, m->pin_dir) :
+			dev_open(&m->dev);
 	if (err)
 		return err;
 	for (i = 0; i < m->nports; i++) {
@@ -544,8 +715,13 @@ static int setup(struct mrcd *m, const char *anchor)
 	err = health_init(m);
 	if (!err)
 		err = links_init(m);
+	if (!err && m->pin_dir)
+		err = running ? adopt(m) : books_create(m);
 	if (err)
 		return err;
+	if (m->books)
+		m->books->lowlat_made_qdisc |=
+			(uint32_t)dev_lowlat_made_qdisc();
 	{
 		struct itimerspec it = {
 			.it_interval.tv_nsec = SCAN_NS,
@@ -714,11 +890,12 @@ int main(int argc, char **argv)
 	static struct cli o;
 	char err[512];
 	sigset_t sigs;
-	int c, i, rc;
+	int c, i, rc, handover;
 
 	m.listen_fd = m.epfd = m.scan_fd = m.sig_fd = m.lock_fd = -1;
+	m.pin_lock_fd = m.books_fd = -1;
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
-		m.client[i].fd = -1;
+		m.client[i].fd = m.client[i].pidfd = -1;
 	while ((c = getopt_long(argc, argv, "p:a:s:P:c:6vh", opts, NULL)) !=
 	       -1) {
 		switch (c) {
@@ -813,6 +990,16 @@ int main(int argc, char **argv)
 	if (setup(&m, m.cfg.anchor) || epoll_add(&m, m.sig_fd, TAG_SIGNAL, 0)) {
 		links_close(&m);
 		health_close(&m);
+		books_close(&m);
+		if (m.adopted) {
+			/* A running device stays as it was found. */
+			fprintf(stderr,
+				"mrcd: the running device in %s is left as it is\n",
+				m.pin_dir);
+			dev_lowlat_release();
+			dev_release(&m.dev);
+			return 1;
+		}
 		if (m.pinned)
 			dev_unpin(m.pin_dir);
 		if (m.lowlat)
@@ -827,12 +1014,39 @@ int main(int argc, char **argv)
 	m.cli = &o;
 	rc = run(&m);
 	notify_send("STOPPING=1");
-	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
-		if (m.client[i].fd >= 0) {
+	/*
+	 * Applications with objects keep them: the data path stays attached
+	 * and pinned with the books for the next mrcd (a restart), and their
+	 * connections close. With none, the device goes.
+	 */
+	handover = m.pinned && serve_objects_alive(&m);
+	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
+		if (m.client[i].fd >= 0 && !handover)
 			serve_drop_client(&m, &m.client[i]);
+		if (m.client[i].fd >= 0)
 			close(m.client[i].fd);
-		}
+		if (m.client[i].pidfd >= 0)
+			close(m.client[i].pidfd);
+	}
 	unlink(m.sock_path);
+	if (handover) {
+		uint32_t nqp = 0;
+
+		for (i = 0; i < MRC_MAX_QP; i++)
+			nqp += m.qp[i].owner != NULL;
+		books_save(&m);
+		mrcd_log(
+			&m, 0,
+			"handing the device over: %u QPs and their applications' objects stay in the data path (pinned in %s) for the next mrcd\n",
+			nqp, m.pin_dir);
+		links_close(&m);
+		ctl_close(&m);
+		health_close(&m);
+		books_close(&m);
+		dev_lowlat_release();
+		dev_release(&m.dev);
+		return rc;
+	}
 	mrcd_log(
 		&m, 0,
 		"path health: %llu EV state changes (%llu flaps), %llu probes sent, %llu answered, %llu lost\n",
@@ -843,6 +1057,7 @@ int main(int argc, char **argv)
 	links_close(&m);
 	ctl_close(&m);
 	health_close(&m);
+	books_close(&m);
 	if (m.pinned)
 		dev_unpin(m.pin_dir);
 	if (m.lowlat)

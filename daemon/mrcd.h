@@ -31,13 +31,23 @@ enum mrcd_tag {
 	TAG_EVENTS,
 	TAG_LINK,
 	TAG_SIGNAL,
+	TAG_ORPHAN, /* an orphan's pidfd: its process ended */
 };
 
 struct client {
-	int fd; /* -1: slot free */
+	int fd; /* -1: no connection (slot free, unless an orphan) */
 	uint32_t uid;
 	uint32_t pid;
 	int net_admin; /* held CAP_NET_ADMIN when it connected */
+	uint64_t session; /* MRCD_RESUME takes a slot back with it */
+	uint64_t start_ticks; /* the process's start (books_proc_start) */
+	/*
+	 * An orphan: a predecessor's client whose objects this mrcd adopted
+	 * and whose process has not resumed yet. pidfd tells when the
+	 * process ends (its objects are freed then).
+	 */
+	int orphan;
+	int pidfd;
 };
 
 struct qp_ent {
@@ -63,13 +73,14 @@ struct qp_ent {
 };
 
 struct cli;
+struct books;
 
 struct mrcd {
 	struct dev dev;
 	struct mrcd_config cfg; /* in force: the file, the command line over it */
 	const char *config_path; /* -c; NULL: none */
 	const struct cli *cli; /* the command line, for reloads */
-	int sig_fd, lock_fd;
+	int sig_fd, lock_fd, pin_lock_fd;
 	struct port_spec port[MRC_MAX_PORTS];
 	int nports, v6, verbose;
 	const char *sock_path;
@@ -110,6 +121,11 @@ struct mrcd {
 	struct profiles prof;
 	struct ctl_sub sub[CTL_MAX_SUBS];
 	struct ctl_probe_wait probe_wait;
+	/* Restarts (books.c). */
+	struct books *books; /* the pinned books, mmapped */
+	int books_fd;
+	int adopted; /* this mrcd takes over a running device */
+	uint32_t norphans;
 };
 
 /* Handles one request of client c; the reply and its fds go back on c->fd. */
@@ -117,8 +133,23 @@ int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 		  size_t len);
 /* Frees everything c owns. */
 void serve_drop_client(struct mrcd *m, struct client *c);
+/*
+ * A QP the books gave this mrcd: its send queue mapped again (the pin),
+ * a new doorbell, pumping if work is pending, its ASSUMED_BAD EVs probed.
+ * 0 or an errno value (the QP is then freed).
+ */
+int serve_adopt_qp(struct mrcd *m, uint32_t qpn);
+/* Whether any connection or orphan owns a device object. */
+int serve_objects_alive(const struct mrcd *m);
 /* Puts qpn in the pump list (a doorbell rang or work is pending). */
 void pump_activate(struct mrcd *m, uint32_t qpn);
+
+/*
+ * MRCD_RESUME on connection c: the orphan of session whose process c is
+ * (same pid and uid) takes c's connection; c's slot is free again.
+ * Returns the orphan, or NULL (no such session of this process).
+ */
+struct client *mrcd_resume(struct mrcd *m, struct client *c, uint64_t session);
 
 uint64_t mrcd_now_ns(void);
 void mrcd_log(struct mrcd *m, int level, const char *fmt, ...)

@@ -3,17 +3,22 @@
  * Pinning the device in bpffs:
  *
  *   DIR/abi2/maps/mrc_qp_tx, mrc_ev_stats, ...   every data-path map
+ *   DIR/abi2/maps/mrcd_books                     mrcd's books (books.h)
  *   DIR/abi2/progs/mrc_xdp_rx, mrc_xdp_tx, mrc_xdp_ctl, mrc_tc_tx
+ *   DIR/abi2/sq/QPN                              each QP's send queue
  *
  * The abi<N> level is MRC_ABI_VERSION: a daemon built for another map
  * layout looks elsewhere and never misreads what it finds. Inner maps of
  * map-in-map arrays (memory regions, send queues, completion rings) are
- * reached through their outer map.
+ * reached through their outer map, except send queues: a restarted mrcd
+ * maps them again, and taking an fd from a map id needs CAP_SYS_ADMIN.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -65,16 +70,70 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
-static int pin_fd(int fd, const char *dir, const char *sub, const char *name)
+int dev_pin_obj(int fd, const char *dir, const char *sub, const char *name)
 {
 	char path[PIN_PATH_MAX];
 	int err = path_of(path, dir, sub, name);
 
 	if (err)
 		return pin_err(err, "pin path for", name);
+	unlink(path); /* a predecessor's, when adopting: ours replaces it */
 	if (bpf_obj_pin(fd, path))
 		return pin_err(-errno, "pinning", path);
 	return 0;
+}
+
+int dev_pin_get(const char *dir, const char *sub, const char *name)
+{
+	char path[PIN_PATH_MAX];
+	int fd;
+
+	if (path_of(path, dir, sub, name))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+void dev_pin_del(const char *dir, const char *sub, const char *name)
+{
+	char path[PIN_PATH_MAX];
+
+	if (!path_of(path, dir, sub, name))
+		unlink(path);
+}
+
+int dev_pin_lock(const char *dir)
+{
+	char path[PIN_PATH_MAX];
+	int fd, err;
+
+	err = path_of(path, dir, NULL, NULL);
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return pin_err(-errno, "opening", path);
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		if (err == -EBUSY)
+			fprintf(stderr,
+				"mrcd: another mrcd runs the device pinned in %s\n",
+				path);
+		else
+			pin_err(err, "locking", path);
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int dev_pin_present(const char *dir)
+{
+	char path[PIN_PATH_MAX];
+	struct stat st;
+
+	return !path_of(path, dir, NULL, NULL) && !stat(path, &st) &&
+	       S_ISDIR(st.st_mode);
 }
 
 int dev_pin_claim(const char *dir)
@@ -112,7 +171,8 @@ int dev_pin_claim(const char *dir)
 					 pin_err(-errno, "creating", path);
 	}
 	if (path_of(path, dir, "maps", NULL) || mkdir(path, 0700) ||
-	    path_of(path, dir, "progs", NULL) || mkdir(path, 0700)) {
+	    path_of(path, dir, "progs", NULL) || mkdir(path, 0700) ||
+	    path_of(path, dir, "sq", NULL) || mkdir(path, 0700)) {
 		err = pin_err(-errno, "creating", path);
 		dev_unpin(dir);
 		return err;
@@ -129,20 +189,21 @@ int dev_pin(struct dev *d, const char *dir, int lowlat_fd)
 	{
 		if (bpf_map__is_internal(m))
 			continue; /* .rodata, .bss: the program's own */
-		err = pin_fd(bpf_map__fd(m), dir, "maps", bpf_map__name(m));
+		err = dev_pin_obj(bpf_map__fd(m), dir, "maps",
+				  bpf_map__name(m));
 		if (err)
 			return err;
 	}
-	err = pin_fd(bpf_program__fd(d->rx->progs.mrc_xdp_rx), dir, "progs",
-		     "mrc_xdp_rx");
+	err = dev_pin_obj(bpf_program__fd(d->rx->progs.mrc_xdp_rx), dir,
+			  "progs", "mrc_xdp_rx");
 	if (!err)
-		err = pin_fd(bpf_program__fd(d->tx->progs.mrc_xdp_tx), dir,
-			     "progs", "mrc_xdp_tx");
+		err = dev_pin_obj(bpf_program__fd(d->tx->progs.mrc_xdp_tx), dir,
+				  "progs", "mrc_xdp_tx");
 	if (!err)
-		err = pin_fd(bpf_program__fd(d->ctl->progs.mrc_xdp_ctl), dir,
-			     "progs", "mrc_xdp_ctl");
+		err = dev_pin_obj(bpf_program__fd(d->ctl->progs.mrc_xdp_ctl),
+				  dir, "progs", "mrc_xdp_ctl");
 	if (!err && lowlat_fd >= 0)
-		err = pin_fd(lowlat_fd, dir, "progs", "mrc_tc_tx");
+		err = dev_pin_obj(lowlat_fd, dir, "progs", "mrc_tc_tx");
 	return err;
 }
 
@@ -174,6 +235,7 @@ void dev_unpin(const char *dir)
 
 	unpin_sub(dir, "maps");
 	unpin_sub(dir, "progs");
+	unpin_sub(dir, "sq");
 	if (!path_of(path, dir, NULL, NULL))
 		rmdir(path);
 	rmdir(dir); /* only if empty: it may hold other things */

@@ -26,5 +26,17 @@ int dev_pin_claim(const char *dir);
 int dev_pin(struct dev *d, const char *dir, int lowlat_fd);
 /* Removes what dev_pin_claim and dev_pin made (nothing else). */
 void dev_unpin(const char *dir);
+/*
+ * Holds dir/abi<N> for this mrcd (flock, released however it ends): an
+ * fd to keep open, or -EBUSY when another running mrcd has it.
+ */
+int dev_pin_lock(const char *dir);
+/* Whether dir/abi<N> is there: a device a stopped mrcd left running. */
+int dev_pin_present(const char *dir);
+/* Pins fd as dir/abi<N>/sub/name, replacing what is there. 0 or -errno. */
+int dev_pin_obj(int fd, const char *dir, const char *sub, const char *name);
+/* The object pinned as dir/abi<N>/sub/name: an fd, or -errno. */
+int dev_pin_get(const char *dir, const char *sub, const char *name);
+void dev_pin_del(const char *dir, const char *sub, const char *name);
 
 #endif /* MRC_DAEMON_PIN_H */

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -16,8 +17,11 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "books.h"
+#include "health.h"
 #include "links.h"
 #include "mrcd.h"
+#include "pin.h"
 #include "mrc/msg.h"
 #include "mrc_xdp_rx.skel.h"
 
@@ -82,11 +86,13 @@ static uint32_t max_payload(const struct mrcd *m)
 	return max;
 }
 
-static int do_hello(struct mrcd *m, struct mrcd_rep *rep)
+static int do_hello(struct mrcd *m, const struct client *c,
+		    struct mrcd_rep *rep)
 {
 	struct mrcd_dev_info *h = &rep->hello;
 	uint32_t i;
 
+	h->session = c->session;
 	h->nports = m->nports;
 	h->max_qp = MRC_MAX_QP - 2;
 	h->max_mr = MRC_MAX_MR;
@@ -242,6 +248,20 @@ static int do_qp_create(struct mrcd *m, struct client *c,
 		health_forget(m, qpn);
 		return err;
 	}
+	if (m->pin_dir) {
+		/* A restarted mrcd maps the queue again from the pin. */
+		char name[16];
+
+		snprintf(name, sizeof(name), "%u", qpn);
+		err = -dev_pin_obj(fds[0], m->pin_dir, "sq", name);
+		if (err) {
+			epoll_ctl(m->epfd, EPOLL_CTL_DEL, q->db_fd, NULL);
+			close(fds[0]);
+			close(q->db_fd);
+			dev_qp_destroy(&m->dev, qpn, q->sq);
+			return err;
+		}
+	}
 	fds[1] = q->db_fd;
 	q->owner = c;
 	q->pd = r->pd;
@@ -257,9 +277,18 @@ static void qp_free(struct mrcd *m, uint32_t qpn)
 {
 	struct qp_ent *q = &m->qp[qpn];
 
-	epoll_ctl(m->epfd, EPOLL_CTL_DEL, q->db_fd, NULL);
-	close(q->db_fd);
+	if (q->db_fd >= 0) {
+		epoll_ctl(m->epfd, EPOLL_CTL_DEL, q->db_fd, NULL);
+		close(q->db_fd);
+	}
+	q->db_fd = -1;
 	dev_qp_destroy(&m->dev, qpn, q->sq);
+	if (m->pin_dir) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%u", qpn);
+		dev_pin_del(m->pin_dir, "sq", name);
+	}
 	health_forget(m, qpn);
 	ctl_qp_release(m, qpn);
 	q->owner = NULL;
@@ -399,6 +428,26 @@ static int do_qp_query(struct mrcd *m, struct client *c, uint32_t qpn,
 	return 0;
 }
 
+/* Requests that change what the books hold. */
+static int changes_books(uint32_t op)
+{
+	switch (op) {
+	case MRCD_HELLO:
+	case MRCD_QP_QUERY:
+	case MRCD_QP_HEALTH:
+	case MRCD_QP_DOORBELL:
+	case MRCD_CTL_DEVICE:
+	case MRCD_CTL_PROBE:
+	case MRCD_CTL_PORT_LIST:
+	case MRCD_CTL_QP_LIST:
+	case MRCD_CTL_EV_LIST:
+	case MRCD_CTL_EVENTS:
+	case MRCD_CTL_EVENTS_CLOSE:
+		return 0;
+	}
+	return 1;
+}
+
 int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 		  size_t len)
 {
@@ -412,7 +461,26 @@ int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 	}
 	switch (req->op) {
 	case MRCD_HELLO:
-		err = do_hello(m, &rep);
+		err = do_hello(m, c, &rep);
+		break;
+	case MRCD_RESUME: {
+		struct client *o = mrcd_resume(m, c, req->resume.session);
+
+		err = o ? 0 : ENOENT;
+		if (o) {
+			c = o; /* the connection is o's now */
+			err = do_hello(m, c, &rep);
+		}
+		break;
+	}
+	case MRCD_QP_DOORBELL:
+		err = qp_owned(m, req->obj.idx, c);
+		if (!err) {
+			fds[0] = fcntl(m->qp[req->obj.idx].db_fd,
+				       F_DUPFD_CLOEXEC, 0);
+			err = fds[0] < 0 ? errno : 0;
+		}
+		nfds = err ? 0 : 1;
 		break;
 	case MRCD_PD_ALLOC:
 		idx = free_slot(m->pd_owner, 1, MRCD_MAX_PD);
@@ -472,6 +540,8 @@ int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 			return 0; /* the reply goes out later */
 	}
 	rep.err = err;
+	if (changes_books(req->op))
+		books_save(m); /* before the reply: what it says is kept */
 	err = reply(c, &rep, fds, nfds);
 	/* The application has its copies now (the doorbell stays ours). */
 	if (nfds)
@@ -502,4 +572,70 @@ void serve_drop_client(struct mrcd *m, struct client *c)
 	for (i = 0; i < MRCD_MAX_PD; i++)
 		if (m->pd_owner[i] == c)
 			m->pd_owner[i] = NULL;
+	c->session = 0;
+	books_save(m);
+}
+
+int serve_objects_alive(const struct mrcd *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < MRC_MAX_QP; i++)
+		if (m->qp[i].owner)
+			return 1;
+	for (i = 0; i < MRC_MAX_MR; i++)
+		if (m->mr_owner[i])
+			return 1;
+	for (i = 0; i < MRC_MAX_CQ; i++)
+		if (m->cq_owner[i])
+			return 1;
+	for (i = 0; i < MRCD_MAX_PD; i++)
+		if (m->pd_owner[i])
+			return 1;
+	return 0;
+}
+
+int serve_adopt_qp(struct mrcd *m, uint32_t qpn)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct qp_ent *q = &m->qp[qpn];
+	char name[16];
+	int fd, err = 0;
+	void *p;
+
+	snprintf(name, sizeof(name), "%u", qpn);
+	fd = dev_pin_get(m->pin_dir, "sq", name);
+	if (fd < 0) {
+		err = -fd;
+		goto drop;
+	}
+	p = mmap(NULL, sizeof(struct mrc_sq), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	err = p == MAP_FAILED ? errno : 0;
+	close(fd);
+	if (err)
+		goto drop;
+	q->sq = p;
+	/* The application keeps ringing its old doorbell until it resumes
+	 * (MRCD_QP_DOORBELL hands it this one); the sweep serves it. */
+	q->db_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ev.data.u64 = (uint64_t)TAG_DOORBELL << 32 | qpn;
+	if (q->db_fd < 0 || epoll_ctl(m->epfd, EPOLL_CTL_ADD, q->db_fd, &ev)) {
+		err = errno;
+		goto drop;
+	}
+	/* The predecessor may have died pumping: posters would skip the
+	 * doorbell for good. */
+	__atomic_store_n(&q->sq->pumping, 0, __ATOMIC_SEQ_CST);
+	if (q->state == MRC_QPS_RTS) {
+		health_adopt_qp(m, qpn);
+		if (q->sq->tail != q->sq->done)
+			pump_activate(m, qpn);
+	}
+	return 0;
+drop:
+	mrcd_log(m, 0, "QP %u: cannot take it over (send queue %s): freed\n",
+		 qpn, strerror(err));
+	qp_free(m, qpn);
+	return err;
 }

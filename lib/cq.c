@@ -374,6 +374,9 @@ int mrc_poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc)
 		return -1;
 	}
 	ctx = cq->ctx;
+	/* Applications poll all the time: the cheapest place to notice that
+	 * mrcd restarted and resume (a clock read, a poll() each 100 ms). */
+	soft_check_link(ctx->sc);
 	pthread_mutex_lock(&cq->lock);
 	got = from_stash(cq, num_entries, wc);
 	got += from_ring(cq, num_entries - got, wc + got);

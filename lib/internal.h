@@ -20,10 +20,19 @@ struct soft_ctx {
 	struct ibv_context ibv; /* first: the handle applications hold */
 	int sock; /* to mrcd */
 	pthread_mutex_t lock; /* one request at a time on sock */
-	struct mrcd_dev_info info;
+	struct mrcd_dev_info info; /* info.session: for MRCD_RESUME */
 	int db_sock; /* low-latency doorbells (-1: none yet, -2: none) */
 	pthread_mutex_t mr_lock;
 	struct soft_mr *mr[MRC_MAX_MR]; /* by index (the low key bits) */
+	/*
+	 * After mrcd restarts, a new connection resumes the session and
+	 * the QPs' doorbells are replaced under the fd numbers posters use.
+	 */
+	long reconnect_ms; /* how long to try (MRC_RECONNECT_MS); 0: never */
+	int lost; /* the session is gone: every call fails (ECONNRESET) */
+	uint64_t next_check_ns; /* soft_check_link's, MONOTONIC_COARSE */
+	pthread_mutex_t db_lock; /* taken after lock, never before */
+	int *db[MRC_MAX_QP]; /* by QP number: &qp->db_fd, NULL: none */
 };
 
 struct soft_mr {
@@ -113,6 +122,15 @@ struct mrc_context {
 int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
 	      int *fds, int nfds_max);
 int soft_is_ours(struct ibv_context *ctx);
+/* A QP's doorbell fd, which a reconnect replaces in place (dup3). */
+void soft_db_add(struct soft_ctx *sc, uint32_t qpn, int *fd);
+void soft_db_del(struct soft_ctx *sc, uint32_t qpn);
+/*
+ * After a doorbell write and on CQ polls: has mrcd gone away? Then
+ * resume at once if it is back and the lock is free. Never blocks; looks
+ * at most every 100 ms.
+ */
+void soft_check_link(struct soft_ctx *sc);
 struct soft_mr *soft_mr_by_key(struct soft_ctx *sc, uint32_t lkey);
 
 /*

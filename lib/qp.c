@@ -105,6 +105,8 @@ struct mrc_qp *mrc_create_qp(struct mrc_context *ctx,
 	qp->state = IBV_QPS_RESET;
 	qp->m.qpn = qp->qpn;
 	pthread_mutex_init(&qp->lock, NULL);
+	/* A restarted mrcd's doorbell replaces this one under its number. */
+	soft_db_add(ctx->sc, qp->qpn, &qp->db_fd);
 	pthread_mutex_lock(&ctx->lock);
 	ctx->qp[qp->qpn] = qp;
 	ctx->nobj++;
@@ -134,6 +136,7 @@ int mrc_destroy_qp(struct mrc_qp *qp)
 	if (qp->mattr.qp_hint)
 		qp->mattr.qp_hint->users--;
 	munmap(qp->sq, sizeof(*qp->sq));
+	soft_db_del(ctx->sc, qp->qpn);
 	close(qp->db_fd);
 	free(qp->rq);
 	free(qp);
@@ -596,9 +599,13 @@ int mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr,
 	if (posted && __atomic_load_n(&qp->sq->pumping, __ATOMIC_SEQ_CST))
 		posted = 0;
 	pthread_mutex_unlock(&qp->lock);
-	if (posted && write(qp->db_fd, &one, sizeof(one)) < 0 &&
-	    errno != EAGAIN && !err)
-		err = errno;
+	if (posted) {
+		if (write(qp->db_fd, &one, sizeof(one)) < 0 &&
+		    errno != EAGAIN && !err)
+			err = errno;
+		/* mrcd may have restarted: we would not know until a call. */
+		soft_check_link(qp->ctx->sc);
+	}
 	if (err && bad_wr)
 		*bad_wr = wr;
 	return err ? fail_errno(err) : 0;

@@ -13,12 +13,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -30,6 +34,16 @@
 #undef ibv_reg_mr_iova
 
 #define PAGE 4096ul
+
+/*
+ * When mrcd restarts, the connection breaks: calls reconnect for this long
+ * (MRC_RECONNECT_MS overrides; 0: never), trying every step, and posts look
+ * for a broken connection at most every CHECK_EVERY_NS.
+ */
+#define RECONNECT_ENV "MRC_RECONNECT_MS"
+#define RECONNECT_MS 10000
+#define RECONNECT_STEP_MS 20
+#define CHECK_EVERY_NS 100000000ull
 
 static struct ibv_device soft_device = {
 	.node_type = IBV_NODE_CA,
@@ -85,19 +99,222 @@ int soft_is_ours(struct ibv_context *ctx)
 	return ctx && ctx->device == &soft_device;
 }
 
+/* The fds of a reply no one takes. */
+static void close_fds(int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/*
+ * One request on fd, sc->lock held: the reply's length or -errno
+ * (-ECONNRESET when mrcd closed), its fds in got[].
+ */
+static ssize_t call_fd(int fd, struct mrcd_req *req, struct mrcd_rep *rep,
+		       int *got, int *ngot)
+{
+	ssize_t n;
+
+	*ngot = 0;
+	req->version = MRCD_PROTO_VERSION;
+	n = mrc_msg_send(fd, req, sizeof(*req), NULL, 0);
+	if (!n)
+		n = mrc_msg_recv(fd, rep, sizeof(*rep), got, ngot);
+	if (n == 0) {
+		close_fds(got, *ngot);
+		*ngot = 0;
+		n = -ECONNRESET; /* mrcd went away */
+	}
+	return n;
+}
+
+/* Did the connection break (mrcd exited), rather than the request fail? */
+static bool broken(ssize_t n)
+{
+	return n == -EPIPE || n == -ECONNRESET || n == -ENOTCONN;
+}
+
+static uint64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* How long a broken connection is retried, in ms (0: not at all). */
+static long reconnect_ms(void)
+{
+	const char *p = getenv(RECONNECT_ENV);
+	char *end;
+	long ms;
+
+	if (!p || !*p)
+		return RECONNECT_MS;
+	errno = 0;
+	ms = strtol(p, &end, 10);
+	if (errno || *end || ms < 0)
+		return RECONNECT_MS;
+	return ms > INT32_MAX ? INT32_MAX : ms;
+}
+
+void soft_db_add(struct soft_ctx *sc, uint32_t qpn, int *fd)
+{
+	if (qpn >= MRC_MAX_QP)
+		return;
+	pthread_mutex_lock(&sc->db_lock);
+	sc->db[qpn] = fd;
+	pthread_mutex_unlock(&sc->db_lock);
+}
+
+void soft_db_del(struct soft_ctx *sc, uint32_t qpn)
+{
+	if (qpn >= MRC_MAX_QP)
+		return;
+	/* Once out, no reconnect writes over the fd its owner closes. */
+	pthread_mutex_lock(&sc->db_lock);
+	sc->db[qpn] = NULL;
+	pthread_mutex_unlock(&sc->db_lock);
+}
+
+/*
+ * The new mrcd made new doorbell eventfds: each goes over the old fd's
+ * number, atomically for posters writing to it meanwhile. A QP whose
+ * request fails keeps its old fd: mrcd's sweep still finds its posts.
+ */
+static void refresh_doorbells(struct soft_ctx *sc, struct mrcd_req *req,
+			      struct mrcd_rep *rep)
+{
+	int got[MRC_MSG_MAX_FDS], ngot;
+	uint32_t qpn;
+	ssize_t n;
+
+	pthread_mutex_lock(&sc->db_lock);
+	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+		if (!sc->db[qpn])
+			continue;
+		memset(req, 0, sizeof(*req));
+		req->op = MRCD_QP_DOORBELL;
+		req->obj.idx = qpn;
+		n = call_fd(sc->sock, req, rep, got, &ngot);
+		if (n == (ssize_t)sizeof(*rep) && !rep->err && ngot > 0)
+			dup3(got[0], *sc->db[qpn], O_CLOEXEC);
+		close_fds(got, ngot);
+		if (broken(n))
+			break; /* gone again: the next call reconnects anew */
+	}
+	pthread_mutex_unlock(&sc->db_lock);
+}
+
+/*
+ * One attempt to resume sc's session on a new connection: 0, ENOENT (the
+ * session is gone) or EAGAIN (mrcd is not back yet, or failed us).
+ */
+static int resume_once(struct soft_ctx *sc, struct mrcd_req *req,
+		       struct mrcd_rep *rep)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int got[MRC_MSG_MAX_FDS], ngot, fd, err = EAGAIN;
+	uint64_t session = sc->info.session;
+	ssize_t n;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path());
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return EAGAIN;
+	/* ENOENT, ECONNREFUSED: the new mrcd does not listen yet. */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto out;
+	memset(req, 0, sizeof(*req));
+	req->op = MRCD_RESUME;
+	req->resume.session = session;
+	n = call_fd(fd, req, rep, got, &ngot);
+	close_fds(got, ngot);
+	if (n != (ssize_t)sizeof(*rep))
+		goto out;
+	if (rep->err) {
+		err = rep->err == ENOENT ? ENOENT : EAGAIN;
+		goto out;
+	}
+	/* The application may hold the number (cmd_fd): keep it. */
+	if (dup3(fd, sc->sock, O_CLOEXEC) < 0)
+		goto out;
+	sc->info = rep->hello; /* ports may have changed meanwhile */
+	sc->info.session = session;
+	refresh_doorbells(sc, req, rep);
+	err = 0;
+out:
+	close(fd);
+	return err;
+}
+
+/*
+ * Resumes sc's session after mrcd restarted, sc->lock held: tries every
+ * RECONNECT_STEP_MS until deadline (CLOCK_MONOTONIC; once when already
+ * past). 0, ENOENT (the session is gone) or ETIMEDOUT.
+ */
+static int reconnect(struct soft_ctx *sc, uint64_t deadline)
+{
+	struct {
+		struct mrcd_req req;
+		struct mrcd_rep rep;
+	} *c = malloc(sizeof(*c));
+	const struct timespec step = { 0, RECONNECT_STEP_MS * 1000000l };
+	int err;
+
+	for (;;) {
+		err = c ? resume_once(sc, &c->req, &c->rep) : EAGAIN;
+		if (err != EAGAIN)
+			break;
+		if (now_ns(CLOCK_MONOTONIC) >= deadline) {
+			err = ETIMEDOUT;
+			break;
+		}
+		nanosleep(&step, NULL);
+		if (!c)
+			c = malloc(sizeof(*c));
+	}
+	free(c);
+	return err;
+}
+
+/* Requests that free an object: repeated after a restart, ENOENT is done. */
+static int frees(uint32_t op)
+{
+	return op == MRCD_PD_FREE || op == MRCD_MR_DEREG ||
+	       op == MRCD_CQ_DESTROY || op == MRCD_QP_DESTROY ||
+	       op == MRCD_CTL_EVENTS_CLOSE;
+}
+
 int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
 	      int *fds, int nfds_max)
 {
-	int got[MRC_MSG_MAX_FDS], ngot = 0, i, err;
-	ssize_t n;
+	int got[MRC_MSG_MAX_FDS], ngot = 0, i;
+	ssize_t n = -ECONNRESET;
 
-	req->version = MRCD_PROTO_VERSION;
 	pthread_mutex_lock(&sc->lock);
-	err = mrc_msg_send(sc->sock, req, sizeof(*req), NULL, 0);
-	n = err ? err : mrc_msg_recv(sc->sock, rep, sizeof(*rep), got, &ngot);
+	if (!sc->lost)
+		n = call_fd(sc->sock, req, rep, got, &ngot);
+	/* Without a session (HELLO not answered yet) there is none to resume. */
+	if (!sc->lost && broken(n) && sc->reconnect_ms && sc->info.session) {
+		uint64_t deadline = now_ns(CLOCK_MONOTONIC) +
+				    (uint64_t)sc->reconnect_ms * 1000000ull;
+
+		if (!reconnect(sc, deadline)) {
+			n = call_fd(sc->sock, req, rep, got, &ngot);
+			/* The old mrcd may have done it before it went. */
+			if (n == (ssize_t)sizeof(*rep) && rep->err == ENOENT &&
+			    frees(req->op))
+				rep->err = 0;
+		} else {
+			/* Our objects are gone, or mrcd is not coming back. */
+			__atomic_store_n(&sc->lost, 1, __ATOMIC_RELAXED);
+			n = -ECONNRESET;
+		}
+	}
 	pthread_mutex_unlock(&sc->lock);
-	if (n == 0)
-		n = -ECONNRESET; /* mrcd went away */
 	if (n > 0 && (size_t)n != sizeof(*rep))
 		n = -EPROTO;
 	for (i = 0; i < ngot; i++) {
@@ -111,6 +328,31 @@ int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
 	if (n < 0)
 		return -n;
 	return rep->err;
+}
+
+void soft_check_link(struct soft_ctx *sc)
+{
+	struct pollfd p = { .fd = sc->sock, .events = POLLIN | POLLRDHUP };
+	uint64_t now = now_ns(CLOCK_MONOTONIC_COARSE);
+
+	if (now < __atomic_load_n(&sc->next_check_ns, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&sc->next_check_ns, now + CHECK_EVERY_NS,
+			 __ATOMIC_RELAXED);
+	if (!sc->reconnect_ms || !sc->info.session ||
+	    __atomic_load_n(&sc->lost, __ATOMIC_RELAXED))
+		return;
+	if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLHUP | POLLRDHUP)))
+		return;
+	/* Never make a poster wait: a request under way reconnects anyway. */
+	if (pthread_mutex_trylock(&sc->lock))
+		return;
+	/* Another thread may have reconnected between the poll and here. */
+	p.revents = 0;
+	if (!sc->lost && poll(&p, 1, 0) > 0 &&
+	    (p.revents & (POLLHUP | POLLRDHUP)) && reconnect(sc, 0) == ENOENT)
+		__atomic_store_n(&sc->lost, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&sc->lock);
 }
 
 static int ctx_op_unsupported(void)
@@ -144,11 +386,13 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	}
 	pthread_mutex_init(&sc->lock, NULL);
 	pthread_mutex_init(&sc->mr_lock, NULL);
+	pthread_mutex_init(&sc->db_lock, NULL);
 	sc->db_sock = -1;
 	err = soft_call(sc, &req, &rep, NULL, 0);
 	if (err)
 		goto fail;
 	sc->info = rep.hello;
+	sc->reconnect_ms = reconnect_ms();
 	sc->ibv.device = device;
 	sc->ibv.cmd_fd = sc->sock;
 	sc->ibv.async_fd = -1;
@@ -170,7 +414,10 @@ int ibv_close_device(struct ibv_context *context)
 
 	if (!soft_is_ours(context))
 		return fail_errno(EINVAL);
-	/* mrcd frees whatever the connection still owns. */
+	/*
+	 * mrcd frees whatever the connection still owns. After a reconnect
+	 * sock is the same number, now the new connection.
+	 */
 	close(sc->sock);
 	if (sc->db_sock >= 0)
 		close(sc->db_sock);

@@ -18,7 +18,7 @@
 
 #define MRCD_SOCKET_DEFAULT "/run/mrc/mrcd.sock"
 #define MRCD_SOCKET_ENV "MRC_SOCKET" /* overrides the default path */
-#define MRCD_PROTO_VERSION 2
+#define MRCD_PROTO_VERSION 3
 
 enum mrcd_op {
 	MRCD_HELLO = 1, /* -> mrcd_dev_info */
@@ -33,6 +33,14 @@ enum mrcd_op {
 	MRCD_QP_QUERY, /* obj.idx -> qp_query */
 	MRCD_QP_DESTROY, /* obj.idx */
 	MRCD_QP_HEALTH, /* qp_health -> qp_health (the QP's own EVs) */
+	/*
+	 * After mrcd restarted (docs/mrcd.md): a new connection takes over
+	 * the objects of session resume.session, which must be this
+	 * process's (same pid and uid) -> hello. ENOENT: no such session
+	 * (its objects are gone; HELLO starts a new one).
+	 */
+	MRCD_RESUME,
+	MRCD_QP_DOORBELL, /* obj.idx: a QP -> fd: its doorbell (a new one) */
 	/*
 	 * The controller API (mrc_ctl.h): only a peer with CAP_NET_ADMIN,
 	 * else EPERM. Arrays travel inline; pointers in the attr structs
@@ -199,6 +207,9 @@ struct mrcd_req {
 		struct mrcd_ctl_events ctl_events;
 		struct mrcd_ctl_probe ctl_probe;
 		struct mrcd_ctl_list ctl_list;
+		struct {
+			uint64_t session; /* mrcd_dev_info.session */
+		} resume;
 	};
 };
 
@@ -213,6 +224,8 @@ struct mrcd_dev_info {
 	uint32_t port_mtu[MRC_MAX_PORTS];
 	uint32_t lowlat; /* doorbells to 127.0.0.1:MRC_DOORBELL_PORT work */
 	uint32_t pad0;
+	/* This connection's objects, for MRCD_RESUME after a restart. */
+	uint64_t session;
 };
 
 struct mrcd_mr_rep {

@@ -30,7 +30,7 @@ if nsenter --net="/run/netns/$TB_PREFIX-h1" "$TOP/build/daemon/mrcd" $(mrcd_port
 	-a anc0 -s "$TMP/second.sock" -P "$(mrcd_pin_dir h1)" 2>"$TMP/second.err"; then
 	fail "a second mrcd started on the same pin directory"
 fi
-grep -q "abi2 exists: another mrcd" "$TMP/second.err" || fail "second mrcd: $(cat "$TMP/second.err")"
+grep -q "another mrcd runs the device pinned in $pins" "$TMP/second.err" || fail "second mrcd: $(cat "$TMP/second.err")"
 [ "$(tb exec h1 ip -j link show p0 | jq '.[0].xdp.prog.id')" = "$xdp_before" ] ||
 	fail "the second mrcd changed the first one's XDP program"
 tb exec h1 tc filter show dev lo egress | grep -q "mrc_tc_tx" ||

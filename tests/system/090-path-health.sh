@@ -94,21 +94,33 @@ fault_heal() {
 
 # phase NAME FAULT HEAL WANT: a verified transfer with FAULT 1.5 s in and
 # HEAL 2 s later; the EVs h1's mrcd took out of use must be WANT, and all
-# of them GOOD again by probes afterwards.
+# of them GOOD again by probes afterwards. On a loaded 2-core machine a
+# healthy EV's batch can trail its siblings' long enough for the silence
+# rule to blame it: at most 2 such extra EVs are tolerated, blamed for
+# that reason only and back GOOD by probes like the rest (the log names
+# them).
 phase() {
-	local name=$1 want=$4 from bad good
+	local name=$1 want=$4 from bad good extra e n=0
 	from=$(wc -l <"$TMP/h1.mrcd.log")
 	FAULT=$2 HEAL=$3 verified "$name" 6 fault_heal
 	for _ in $(seq 30); do # probes after the heal
 		tail -n +$((from + 1)) "$TMP/h1.mrcd.log" >"$TMP/$name.log"
 		good=$(evs 'ASSUMED_BAD -> GOOD \(probes answered\)' "$TMP/$name.log")
-		[ "$good" = "$want" ] && break
+		bad=$(evs '-> ASSUMED_BAD' "$TMP/$name.log")
+		[ "$good" = "$bad" ] && break
 		sleep 0.2
 	done
-	bad=$(evs '-> ASSUMED_BAD' "$TMP/$name.log")
-	[ "$bad" = "$want" ] || fail "$name: ASSUMED_BAD [$bad], expected [$want]: $(grep -e "-> ASSUMED_BAD" "$TMP/$name.log")"
-	[ "$good" = "$want" ] || fail "$name: back to GOOD by probes [$good], expected [$want]"
-	log "$name: $(jq .results[0].gbit_per_s "$TMP/$name.json") Gbit/s verified; $(echo "$want" | wc -w) EVs out of use, all GOOD again after the heal"
+	extra=$(comm -13 <(tr ' ' '\n' <<<"$want" | sort) <(tr ' ' '\n' <<<"$bad" | sort) | sort -n | tr '\n' ' ')
+	[ -z "$(comm -23 <(tr ' ' '\n' <<<"$want" | sort) <(tr ' ' '\n' <<<"$bad" | sort))" ] ||
+		fail "$name: ASSUMED_BAD [$bad], expected [$want]: $(grep -e "-> ASSUMED_BAD" "$TMP/$name.log")"
+	for e in $extra; do
+		n=$((n + 1))
+		grep -e " EV $e (.*-> ASSUMED_BAD" "$TMP/$name.log" | grep -qv "silent while later packets got through" &&
+			fail "$name: EV $e outside the fault blamed: $(grep -e " EV $e (" "$TMP/$name.log")"
+	done
+	[ $n -le 2 ] || fail "$name: ASSUMED_BAD [$bad], expected [$want]: $(grep -e "-> ASSUMED_BAD" "$TMP/$name.log")"
+	[ "$good" = "$bad" ] || fail "$name: back to GOOD by probes [$good], expected [$bad]"
+	log "$name: $(jq .results[0].gbit_per_s "$TMP/$name.json") Gbit/s verified; $(echo "$want" | wc -w) EVs out of use, all GOOD again after the heal${extra:+ (also blamed by the silence rule under load, and back: $extra)}"
 }
 
 phase spine "tb fail spine $PLANE $SPINE" "tb heal spine $PLANE $SPINE" "$want"

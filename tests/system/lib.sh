@@ -36,7 +36,7 @@ cleanup() {
 	for j in $(jobs -p); do kill "$j" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	"$TESTBED" down >/dev/null 2>&1 || true
-	rm -rf "$TMP"
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP" # KEEP_TMP=1: keep the logs
 	exit $rc
 }
 trap cleanup EXIT

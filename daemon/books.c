@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrcd's books in a pinned, mmapable array map: pages of 4 KiB holding
+ * one struct books, written in place. A write is a copy of mrcd's tables
+ * (a few hundred KiB, at control-path rate); a SIGKILL in the middle of
+ * one leaves at most the object being changed out of step, which the
+ * adoption checks against the data path (an entry without its send queue
+ * is dropped, a data-path entry nobody owns is removed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "books.h"
+#include "pin.h"
+
+#define BOOKS_PAGE 4096u
+#define BOOKS_PAGES ((sizeof(struct books) + BOOKS_PAGE - 1) / BOOKS_PAGE)
+#define BOOKS_NAME "mrcd_books"
+
+static int books_map(struct mrcd *m, int fd)
+{
+	void *p = mmap(NULL, BOOKS_PAGES * BOOKS_PAGE, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fd, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	m->books = p;
+	m->books_fd = fd;
+	return 0;
+}
+
+int books_create(struct mrcd *m)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
+	int fd, err;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, BOOKS_NAME, 4, BOOKS_PAGE,
+			    BOOKS_PAGES, &o);
+	if (fd < 0) {
+		fprintf(stderr, "mrcd: creating %s: %s\n", BOOKS_NAME,
+			strerror(errno));
+		return -errno;
+	}
+	err = books_map(m, fd);
+	if (!err)
+		err = dev_pin_obj(fd, m->pin_dir, "maps", BOOKS_NAME);
+	if (err) {
+		close(fd);
+		m->books = NULL;
+		m->books_fd = -1;
+		return err;
+	}
+	m->books->magic = BOOKS_MAGIC;
+	m->books->version = BOOKS_VERSION;
+	m->books->size = sizeof(struct books);
+	m->books->generation = 1;
+	books_save(m);
+	return 0;
+}
+
+uint64_t books_proc_start(uint32_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* After the command name in parentheses (which may hold anything):
+	 * field 3 onwards; starttime is field 22. */
+	p = strrchr(buf, ')');
+	for (i = 2; p && i < 22; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &t) != 1)
+		return 0;
+	return t;
+}
+
+static uint16_t owner_of(struct mrcd *m, const struct client *c)
+{
+	return c ? (uint16_t)(c - m->client + 1) : 0;
+}
+
+void books_save(struct mrcd *m)
+{
+	struct books *b = m->books;
+	uint32_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
+		const struct client *c = &m->client[i];
+		struct book_client *bc = &b->client[i];
+
+		if (c->fd < 0 && !c->orphan) {
+			bc->session = 0;
+			continue;
+		}
+		bc->session = c->session;
+		bc->start_ticks = c->start_ticks;
+		bc->pid = c->pid;
+		bc->uid = c->uid;
+	}
+	for (i = 0; i < MRCD_MAX_PD; i++)
+		b->pd_owner[i] = owner_of(m, m->pd_owner[i]);
+	for (i = 0; i < MRC_MAX_MR; i++) {
+		b->mr_owner[i] = owner_of(m, m->mr_owner[i]);
+		b->mr_pd[i] = m->mr_pd[i];
+	}
+	for (i = 0; i < MRC_MAX_CQ; i++)
+		b->cq_owner[i] = owner_of(m, m->cq_owner[i]);
+	for (i = 0; i < MRC_MAX_QP; i++) {
+		const struct qp_ent *q = &m->qp[i];
+		struct book_qp *bq = &b->qp[i];
+
+		if (!q->owner) {
+			bq->owner = 0;
+			continue;
+		}
+		bq->owner = owner_of(m, q->owner);
+		bq->state = q->state;
+		bq->pd = q->pd;
+		bq->send_cq = q->send_cq;
+		bq->recv_cq = q->recv_cq;
+		bq->nev = q->nev;
+		bq->peer_qpn = q->peer_qpn;
+		bq->prof_held = (uint32_t)q->prof_held;
+		bq->db_token = q->db_token;
+		bq->timeout_ns = q->timeout_ns;
+		bq->ev_prof = q->ev_prof;
+		bq->cc_prof = q->cc_prof;
+		memcpy(bq->peer_gid, q->peer_gid, 16);
+	}
+	for (i = 0; i < MRC_MAX_PORTS; i++)
+		b->port_admin[i] = m->port_admin[i];
+	b->prof = m->prof;
+	b->prof.ev_runtime_state = NULL;
+	b->prof.ctx = NULL;
+}
+
+/* The client slot an owner entry names, if booked; NULL otherwise. */
+static struct client *booked(struct mrcd *m, uint32_t owner)
+{
+	if (!owner || owner > MRCD_MAX_CLIENTS ||
+	    !m->books->client[owner - 1].session)
+		return NULL;
+	return &m->client[owner - 1];
+}
+
+int books_adopt(struct mrcd *m)
+{
+	struct books *b;
+	int fd, err;
+	uint32_t i;
+
+	fd = dev_pin_get(m->pin_dir, "maps", BOOKS_NAME);
+	if (fd < 0) {
+		fprintf(stderr, "mrcd: the running device has no %s: %s\n",
+			BOOKS_NAME, strerror(-fd));
+		return fd;
+	}
+	{
+		struct bpf_map_info info = {};
+		uint32_t len = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+		    info.type != BPF_MAP_TYPE_ARRAY ||
+		    info.value_size != BOOKS_PAGE ||
+		    info.max_entries != BOOKS_PAGES ||
+		    !(info.map_flags & BPF_F_MMAPABLE)) {
+			fprintf(stderr,
+				"mrcd: the running device's %s has another layout (%u pages, this mrcd: %zu): another mrcd build made it\n",
+				BOOKS_NAME, info.max_entries,
+				(size_t)BOOKS_PAGES);
+			close(fd);
+			return -EPROTO;
+		}
+	}
+	err = books_map(m, fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	b = m->books;
+	if (b->magic != BOOKS_MAGIC || b->version != BOOKS_VERSION ||
+	    b->size != sizeof(struct books)) {
+		fprintf(stderr,
+			"mrcd: the running device's %s are version %u (%u bytes), this mrcd's %u (%zu bytes): another mrcd build made them\n",
+			BOOKS_NAME, b->version, b->size,
+			(unsigned int)BOOKS_VERSION, sizeof(struct books));
+		return -EPROTO;
+	}
+	b->generation++;
+	for (i = 0; i < MRCD_MAX_PD; i++)
+		m->pd_owner[i] = booked(m, b->pd_owner[i]);
+	for (i = 0; i < MRC_MAX_MR; i++) {
+		m->mr_owner[i] = booked(m, b->mr_owner[i]);
+		m->mr_pd[i] = b->mr_pd[i];
+	}
+	for (i = 0; i < MRC_MAX_CQ; i++)
+		m->cq_owner[i] = booked(m, b->cq_owner[i]);
+	for (i = 0; i < MRC_MAX_QP; i++) {
+		const struct book_qp *bq = &b->qp[i];
+		struct qp_ent *q = &m->qp[i];
+
+		memset(q, 0, sizeof(*q));
+		q->db_fd = -1;
+		q->owner = booked(m, bq->owner);
+		if (!q->owner)
+			continue;
+		q->state = bq->state;
+		q->pd = bq->pd;
+		q->send_cq = bq->send_cq;
+		q->recv_cq = bq->recv_cq;
+		q->nev = bq->nev;
+		q->peer_qpn = bq->peer_qpn;
+		q->prof_held = (int)bq->prof_held;
+		q->db_token = bq->db_token;
+		q->timeout_ns = bq->timeout_ns;
+		q->ev_prof = bq->ev_prof;
+		q->cc_prof = bq->cc_prof;
+		memcpy(q->peer_gid, bq->peer_gid, 16);
+	}
+	/* Every client waits for its process to resume (one that owns
+	 * nothing yet would otherwise find its session gone). */
+	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
+		struct client *c = &m->client[i];
+
+		if (!b->client[i].session)
+			continue;
+		c->session = b->client[i].session;
+		c->start_ticks = b->client[i].start_ticks;
+		c->pid = b->client[i].pid;
+		c->uid = b->client[i].uid;
+		c->orphan = 1;
+	}
+	for (i = 0; i < MRC_MAX_PORTS; i++)
+		m->port_admin[i] = b->port_admin[i];
+	{
+		uint32_t (*cb)(void *, uint64_t, int) =
+			m->prof.ev_runtime_state;
+		void *ctx = m->prof.ctx;
+
+		m->prof = b->prof;
+		m->prof.ev_runtime_state = cb;
+		m->prof.ctx = ctx;
+	}
+	return 0;
+}
+
+void books_close(struct mrcd *m)
+{
+	if (m->books)
+		munmap(m->books, BOOKS_PAGES * BOOKS_PAGE);
+	if (m->books_fd >= 0)
+		close(m->books_fd);
+	m->books = NULL;
+	m->books_fd = -1;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains mrcd's books: which connection owns which protection
+ * domain, memory region, completion queue and queue pair, what each QP was
+ * set up with, and the controller's profiles and port states. They live in
+ * a pinned map (PIN_DIR/abi<N>/maps/mrcd_books), written at every change,
+ * so a restarted mrcd, after a stop or a SIGKILL, finds every object of
+ * the running data path and its owner again (docs/mrcd.md, "Restart").
+ */
+#ifndef MRC_DAEMON_BOOKS_H
+#define MRC_DAEMON_BOOKS_H
+
+#include <stdint.h>
+
+#include "mrcd.h"
+
+#define BOOKS_MAGIC 0x4d524342u /* "MRCB" */
+/* Any change of the layout below: a new version, refused by the old. */
+#define BOOKS_VERSION 1
+
+/* Owners are client slots + 1; 0: free. */
+struct book_client {
+	uint64_t session; /* 0: slot free */
+	uint64_t start_ticks; /* the process's start time (/proc/PID/stat) */
+	uint32_t pid, uid;
+};
+
+struct book_qp {
+	uint32_t owner;
+	uint32_t state; /* as the application last set it */
+	uint32_t pd, send_cq, recv_cq;
+	uint32_t nev, peer_qpn, prof_held;
+	uint64_t db_token, timeout_ns, ev_prof, cc_prof;
+	uint8_t peer_gid[16];
+};
+
+struct books {
+	uint32_t magic, version;
+	uint32_t size; /* sizeof(struct books) */
+	uint32_t lowlat_made_qdisc; /* the clsact qdisc on lo is the device's */
+	uint64_t generation; /* mrcds that ran this device, this one included */
+	int32_t port_admin[MRC_MAX_PORTS];
+	struct book_client client[MRCD_MAX_CLIENTS];
+	uint16_t pd_owner[MRCD_MAX_PD];
+	uint16_t mr_owner[MRC_MAX_MR];
+	uint16_t cq_owner[MRC_MAX_CQ];
+	uint32_t mr_pd[MRC_MAX_MR];
+	struct book_qp qp[MRC_MAX_QP];
+	struct profiles prof; /* without its callback (ev_runtime_state, ctx) */
+};
+
+/* New books for a new device, pinned. 0 or -errno (said on stderr). */
+int books_create(struct mrcd *m);
+/*
+ * The pinned books of a running device, checked (magic, version, size),
+ * read into m: every client with objects becomes an orphan slot (fd -1,
+ * its session and pid kept) owning them, QPs get their bookkeeping (not
+ * their send queues: serve_adopt_qp), profiles and port states return.
+ * 0 or -errno (said on stderr).
+ */
+int books_adopt(struct mrcd *m);
+/* Writes m's ownership and QP tables, profiles and port states. */
+void books_save(struct mrcd *m);
+void books_close(struct mrcd *m);
+/* The start time of process pid in clock ticks since boot; 0: gone. */
+uint64_t books_proc_start(uint32_t pid);
+
+#endif /* MRC_DAEMON_BOOKS_H */

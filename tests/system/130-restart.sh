@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Restarting mrcd does not break a transfer (docs/mrcd.md, "Restart"):
+# one verified mrc-perf WRITE transfer h1 -> h2 runs while mrcd is
+# restarted 10 times, on the sender and on the receiver, each way a
+# service manager does it: SIGTERM then a start (systemctl restart: mrcd
+# hands the device over) and SIGKILL then a start. Every restart must take
+# over the running device with the transfer's QPs, the applications must
+# resume their sessions, and the transfer must end byte-exact with no
+# error completion. Then:
+#   - an application that ends while no mrcd runs: the next mrcd frees
+#     what it owned;
+#   - a device pinned by another build (a map of another layout): refused
+#     by name, and left as it was;
+#   - with no application left, SIGTERM removes the device entirely.
+. "$(dirname "$0")/lib.sh"
+require_root
+
+tb up --hosts 2 --planes 4 --spines 2 >/dev/null
+require_xdp_fabric
+chmod 0755 "$TMP"
+mrcd_start h1
+mrcd_start h2
+disown -a # mrcds end by our signals: no job notices
+
+# restart HOST SIGNAL N: stop HOST's mrcd with SIGNAL, start another, and
+# wait until it has taken over the device. Logs: $TMP/HOST.mrcd.log.N.
+restart() {
+	local host=$1 sig=$2 n=$3 pid log
+	pid=$(cat "$TMP/$host.mrcd.pid")
+	log=$TMP/$host.mrcd.log
+	kill -"$sig" "$pid"
+	for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+	kill -0 "$pid" 2>/dev/null && fail "restart $n: mrcd $host still runs after SIG$sig"
+	if [ "$sig" = TERM ]; then
+		grep -q "handing the device over: [1-9][0-9]* QPs" "$log" ||
+			fail "restart $n: SIGTERM did not hand over: $(tail -5 "$log")"
+	fi
+	cp "$log" "$log.$n"
+	rm -f "$TMP/$host.sock" # a killed mrcd leaves it; wait for the new one
+	mrcd_start "$host"
+	disown # its end is ours to check, not the shell's to announce
+	for _ in $(seq 200); do grep -q "^mrcd: ready" "$log" && break; sleep 0.02; done
+	grep -q "took over the running device (mrcd number [0-9]* on it): [1-9][0-9]* QPs" "$log" ||
+		fail "restart $n: no takeover: $(cat "$log")"
+}
+
+# Sender and receiver; a transfer long enough for 10 restarts about 1.3 s apart.
+as_nobody h2 "$PERF" server --wait 60 >"$TMP/xfer.srv" 2>&1 &
+srv=$!
+PIDNAME=client as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j \
+	--test bw --verify -q 4 -s 64K -D 30 >"$TMP/xfer.json" 2>"$TMP/xfer.err" &
+cli=$!
+sleep 2
+n=0
+for host in h1 h1 h2 h2 h1 h1 h2 h2 h1 h2; do
+	n=$((n + 1))
+	sig=TERM
+	[ $((n % 2)) = 0 ] && sig=KILL
+	restart "$host" $sig $n
+	sleep 1
+done
+rc=0
+wait "$cli" || rc=$?
+wait "$srv" || true
+[ $rc = 0 ] || fail "mrc-perf exit $rc: $(cat "$TMP/xfer.err" "$TMP/xfer.srv")"
+perf_clean xfer
+jq -e '.results | length > 0' "$TMP/xfer.json" >/dev/null || fail "no result: $(cat "$TMP/xfer.json")"
+# The client polls its CQs: it resumes with every mrcd h1 starts while it
+# runs (5: the logs saved at the next restart, and the last). The server
+# waits on its TCP control connection meanwhile and resumes at its
+# teardown, with h2's last mrcd.
+for f in "$TMP"/h1.mrcd.log.2 "$TMP"/h1.mrcd.log.5 "$TMP"/h1.mrcd.log.6 \
+	"$TMP"/h1.mrcd.log.9 "$TMP"/h1.mrcd.log "$TMP"/h2.mrcd.log; do
+	grep -q "resumed its session" "$f" || fail "$(basename "$f"): no session resumed: $(cat "$f")"
+done
+log "10 restarts (5 SIGTERM, 5 SIGKILL; 5 of the sender's mrcd, 5 of the receiver's) during one transfer: each took over its QPs, the applications resumed their sessions; verified byte-exact, no error completion ($(jq -c '[.results[] | {size_bytes, gbit_per_s}]' "$TMP/xfer.json"))"
+
+# An application that ends while no mrcd runs: its objects are freed.
+as_nobody h2 "$PERF" server --wait 60 >"$TMP/gone.srv" 2>&1 &
+srv=$!
+PIDNAME=gone as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j \
+	--test bw -q 2 -s 64K -D 30 >"$TMP/gone.json" 2>"$TMP/gone.err" &
+cli=$!
+for _ in $(seq 100); do
+	grep -q "QP.*RTS\|client pid" "$TMP/h1.mrcd.log" && break
+	sleep 0.05
+done
+sleep 1.5
+pid=$(cat "$TMP/h1.mrcd.pid")
+kill -KILL "$pid"
+for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+kill -KILL "$(cat "$TMP/gone.pid")" 2>/dev/null || true
+wait "$cli" 2>/dev/null || true
+rm -f "$TMP/h1.sock"
+mrcd_start h1
+disown
+for _ in $(seq 200); do grep -q "^mrcd: ready" "$TMP/h1.mrcd.log" && break; sleep 0.02; done
+grep -q "ended before resuming: its objects are freed" "$TMP/h1.mrcd.log" ||
+	fail "a dead application's objects were not freed: $(cat "$TMP/h1.mrcd.log")"
+[ -z "$(ls "$(mrcd_pin_dir h1)/abi2/sq")" ] || fail "send queues left pinned: $(ls "$(mrcd_pin_dir h1)/abi2/sq")"
+kill -TERM "$srv" 2>/dev/null || true
+wait "$srv" 2>/dev/null || true
+log "an application killed while no mrcd ran: the next mrcd freed its QPs, regions and queues"
+
+# Another build's device: a map of another layout is refused by name.
+pid=$(cat "$TMP/h1.mrcd.pid")
+kill -KILL "$pid"
+for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+pins=$(mrcd_pin_dir h1)/abi2
+rm "$pins/maps/mrc_wake"
+bpftool map create "$pins/maps/mrc_wake" type array key 4 value 8 entries 4 name mrc_wake
+rm -f "$TMP/h1.sock"
+rc=0
+# shellcheck disable=SC2046 # mrcd_ports gives words
+nsenter --net="/run/netns/$TB_PREFIX-h1" "$TOP/build/daemon/mrcd" $(mrcd_ports h1) -a anc0 \
+	-s "$TMP/h1.sock" -P "$(mrcd_pin_dir h1)" >"$TMP/other.log" 2>&1 || rc=$?
+[ $rc != 0 ] || fail "mrcd took over a device of another layout"
+grep -q "map mrc_wake has another layout" "$TMP/other.log" || fail "layout: $(cat "$TMP/other.log")"
+grep -q "left as it is" "$TMP/other.log" || fail "layout: $(cat "$TMP/other.log")"
+[ -e "$pins/maps/mrc_qp_tx" ] || fail "a refused takeover removed the pins"
+tb exec h1 ip -d link show "$(tb links | awk '$3 == "h1" { print $4; exit } $8 == "h1" { print $9; exit }')" |
+	grep -q "prog/xdp" || fail "a refused takeover detached the data path"
+log "a device with a map of another layout: refused ($(grep -o "map mrc_wake has another layout ([^)]*)" "$TMP/other.log")), left attached and pinned"
+rm -r "$pins"
+
+# No application: SIGTERM takes everything away.
+mrcd_start h1
+pid=$(cat "$TMP/h1.mrcd.pid")
+kill -TERM "$pid"
+for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+[ -e "$(mrcd_pin_dir h1)/abi2" ] && fail "pins left after a stop with no application"
+for ifc in $(tb links | awk '$3 == "h1" { print $4 } $8 == "h1" { print $9 }') anc0; do
+	tb exec h1 ip -d link show "$ifc" | grep -q "prog/xdp" && fail "$ifc: XDP still attached"
+done
+log "with no application left, SIGTERM removed the device: no pins, no XDP"
