@@ -48,20 +48,20 @@ int books_create(struct mrcd *m)
 		return -errno;
 	}
 	err = books_map(m, fd);
-	if (!err)
-		err = dev_pin_obj(fd, m->pin_dir, "maps", BOOKS_NAME);
 	if (err) {
 		close(fd);
-		m->books = NULL;
-		m->books_fd = -1;
 		return err;
 	}
+	/* Whole before it is pinned: a pin is a device someone may adopt. */
 	m->books->magic = BOOKS_MAGIC;
 	m->books->version = BOOKS_VERSION;
 	m->books->size = sizeof(struct books);
 	m->books->generation = 1;
 	books_save(m);
-	return 0;
+	err = dev_pin_obj(fd, m->pin_dir, "maps", BOOKS_NAME);
+	if (err)
+		books_close(m);
+	return err;
 }
 
 uint64_t books_proc_start(uint32_t pid)
@@ -95,61 +95,94 @@ static uint16_t owner_of(struct mrcd *m, const struct client *c)
 	return c ? (uint16_t)(c - m->client + 1) : 0;
 }
 
-void books_save(struct mrcd *m)
+/*
+ * A client's entry: its session last (0 first), so a SIGKILL between the
+ * stores leaves a free slot, never a session with another's pid.
+ */
+void books_client(struct mrcd *m, const struct client *c)
+{
+	struct book_client *bc;
+
+	if (!m->books)
+		return;
+	bc = &m->books->client[c - m->client];
+	__atomic_store_n(&bc->session, 0, __ATOMIC_RELEASE);
+	if (c->fd < 0 && !c->orphan)
+		return;
+	bc->start_ticks = c->start_ticks;
+	bc->pid = c->pid;
+	bc->uid = c->uid;
+	__atomic_store_n(&bc->session, c->session, __ATOMIC_RELEASE);
+}
+
+/* A QP's entry, its owner written last for the same reason. */
+void books_qp(struct mrcd *m, uint32_t qpn)
+{
+	const struct qp_ent *q = &m->qp[qpn];
+	struct book_qp *bq;
+
+	if (!m->books)
+		return;
+	bq = &m->books->qp[qpn];
+	__atomic_store_n(&bq->owner, 0, __ATOMIC_RELEASE);
+	if (!q->owner)
+		return;
+	bq->state = q->state;
+	bq->pd = q->pd;
+	bq->send_cq = q->send_cq;
+	bq->recv_cq = q->recv_cq;
+	bq->nev = q->nev;
+	bq->peer_qpn = q->peer_qpn;
+	bq->prof_held = (uint32_t)q->prof_held;
+	bq->db_token = q->db_token;
+	bq->timeout_ns = q->timeout_ns;
+	bq->ev_prof = q->ev_prof;
+	bq->cc_prof = q->cc_prof;
+	memcpy(bq->peer_gid, q->peer_gid, 16);
+	__atomic_store_n(&bq->owner, owner_of(m, q->owner), __ATOMIC_RELEASE);
+}
+
+void books_objs(struct mrcd *m)
 {
 	struct books *b = m->books;
 	uint32_t i;
 
 	if (!b)
 		return;
-	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
-		const struct client *c = &m->client[i];
-		struct book_client *bc = &b->client[i];
-
-		if (c->fd < 0 && !c->orphan) {
-			bc->session = 0;
-			continue;
-		}
-		bc->session = c->session;
-		bc->start_ticks = c->start_ticks;
-		bc->pid = c->pid;
-		bc->uid = c->uid;
-	}
 	for (i = 0; i < MRCD_MAX_PD; i++)
 		b->pd_owner[i] = owner_of(m, m->pd_owner[i]);
 	for (i = 0; i < MRC_MAX_MR; i++) {
-		b->mr_owner[i] = owner_of(m, m->mr_owner[i]);
 		b->mr_pd[i] = m->mr_pd[i];
+		b->mr_owner[i] = owner_of(m, m->mr_owner[i]);
 	}
 	for (i = 0; i < MRC_MAX_CQ; i++)
 		b->cq_owner[i] = owner_of(m, m->cq_owner[i]);
-	for (i = 0; i < MRC_MAX_QP; i++) {
-		const struct qp_ent *q = &m->qp[i];
-		struct book_qp *bq = &b->qp[i];
+}
 
-		if (!q->owner) {
-			bq->owner = 0;
-			continue;
-		}
-		bq->owner = owner_of(m, q->owner);
-		bq->state = q->state;
-		bq->pd = q->pd;
-		bq->send_cq = q->send_cq;
-		bq->recv_cq = q->recv_cq;
-		bq->nev = q->nev;
-		bq->peer_qpn = q->peer_qpn;
-		bq->prof_held = (uint32_t)q->prof_held;
-		bq->db_token = q->db_token;
-		bq->timeout_ns = q->timeout_ns;
-		bq->ev_prof = q->ev_prof;
-		bq->cc_prof = q->cc_prof;
-		memcpy(bq->peer_gid, q->peer_gid, 16);
-	}
+void books_prof(struct mrcd *m)
+{
+	struct books *b = m->books;
+	uint32_t i;
+
+	if (!b)
+		return;
 	for (i = 0; i < MRC_MAX_PORTS; i++)
 		b->port_admin[i] = m->port_admin[i];
 	b->prof = m->prof;
 	b->prof.ev_runtime_state = NULL;
 	b->prof.ctx = NULL;
+}
+
+void books_save(struct mrcd *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
+		books_client(m, &m->client[i]);
+	books_objs(m);
+	for (i = 0; i < MRC_MAX_QP; i++)
+		books_qp(m, i);
+	books_prof(m);
 }
 
 /* The client slot an owner entry names, if booked; NULL otherwise. */
@@ -161,11 +194,12 @@ static struct client *booked(struct mrcd *m, uint32_t owner)
 	return &m->client[owner - 1];
 }
 
-int books_adopt(struct mrcd *m)
+int books_check(struct mrcd *m)
 {
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
 	struct books *b;
 	int fd, err;
-	uint32_t i;
 
 	fd = dev_pin_get(m->pin_dir, "maps", BOOKS_NAME);
 	if (fd < 0) {
@@ -173,22 +207,15 @@ int books_adopt(struct mrcd *m)
 			BOOKS_NAME, strerror(-fd));
 		return fd;
 	}
-	{
-		struct bpf_map_info info = {};
-		uint32_t len = sizeof(info);
-
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
-		    info.type != BPF_MAP_TYPE_ARRAY ||
-		    info.value_size != BOOKS_PAGE ||
-		    info.max_entries != BOOKS_PAGES ||
-		    !(info.map_flags & BPF_F_MMAPABLE)) {
-			fprintf(stderr,
-				"mrcd: the running device's %s has another layout (%u pages, this mrcd: %zu): another mrcd build made it\n",
-				BOOKS_NAME, info.max_entries,
-				(size_t)BOOKS_PAGES);
-			close(fd);
-			return -EPROTO;
-		}
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    info.type != BPF_MAP_TYPE_ARRAY || info.value_size != BOOKS_PAGE ||
+	    info.max_entries != BOOKS_PAGES ||
+	    !(info.map_flags & BPF_F_MMAPABLE)) {
+		fprintf(stderr,
+			"mrcd: the running device's %s has another layout (%u pages, this mrcd: %zu): another mrcd build made it\n",
+			BOOKS_NAME, info.max_entries, (size_t)BOOKS_PAGES);
+		close(fd);
+		return -EPROTO;
 	}
 	err = books_map(m, fd);
 	if (err) {
@@ -202,8 +229,17 @@ int books_adopt(struct mrcd *m)
 			"mrcd: the running device's %s are version %u (%u bytes), this mrcd's %u (%zu bytes): another mrcd build made them\n",
 			BOOKS_NAME, b->version, b->size,
 			(unsigned int)BOOKS_VERSION, sizeof(struct books));
+		books_close(m);
 		return -EPROTO;
 	}
+	return 0;
+}
+
+int books_adopt(struct mrcd *m)
+{
+	struct books *b = m->books;
+	uint32_t i;
+
 	b->generation++;
 	for (i = 0; i < MRCD_MAX_PD; i++)
 		m->pd_owner[i] = booked(m, b->pd_owner[i]);
@@ -258,6 +294,23 @@ int books_adopt(struct mrcd *m)
 		m->prof = b->prof;
 		m->prof.ev_runtime_state = cb;
 		m->prof.ctx = ctx;
+	}
+	/* Users are counted from the QPs, not trusted from a write a
+	 * SIGKILL may have cut short. */
+	for (i = 0; i < PROF_MAX_EV; i++)
+		m->prof.ev[i].users = 0;
+	for (i = 0; i < PROF_MAX_CC; i++)
+		m->prof.cc[i].users = 0;
+	for (i = 0; i < MRC_MAX_QP; i++) {
+		const struct qp_ent *q = &m->qp[i];
+
+		if (!q->owner || !q->prof_held || q->ev_prof >= PROF_MAX_EV ||
+		    q->cc_prof >= PROF_MAX_CC) {
+			m->qp[i].prof_held = 0;
+			continue;
+		}
+		m->prof.ev[q->ev_prof].users++;
+		m->prof.cc[q->cc_prof].users++;
 	}
 	return 0;
 }

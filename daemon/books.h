@@ -52,14 +52,27 @@ struct books {
 /* New books for a new device, pinned. 0 or -errno (said on stderr). */
 int books_create(struct mrcd *m);
 /*
- * The pinned books of a running device, checked (magic, version, size),
- * read into m: every client with objects becomes an orphan slot (fd -1,
- * its session and pid kept) owning them, QPs get their bookkeeping (not
- * their send queues: serve_adopt_qp), profiles and port states return.
- * 0 or -errno (said on stderr).
+ * The pinned books of a running device, mapped and checked (layout,
+ * magic, version, size) before anything of the device is touched. 0 or
+ * -errno (said on stderr).
+ */
+int books_check(struct mrcd *m);
+/*
+ * books_check's books read into m: every booked client becomes an orphan
+ * slot (fd -1, its session and pid kept) owning its objects, QPs get their
+ * bookkeeping (not their send queues: serve_adopt_qp), profiles and port
+ * states return, profile users are counted from the QPs.
  */
 int books_adopt(struct mrcd *m);
-/* Writes m's ownership and QP tables, profiles and port states. */
+/*
+ * Writes, before the reply to the request that changed it: a client's
+ * entry, a QP's, the PD/MR/CQ owner tables, the profiles and port states,
+ * or everything.
+ */
+void books_client(struct mrcd *m, const struct client *c);
+void books_qp(struct mrcd *m, uint32_t qpn);
+void books_objs(struct mrcd *m);
+void books_prof(struct mrcd *m);
 void books_save(struct mrcd *m);
 void books_close(struct mrcd *m);
 /* The start time of process pid in clock ticks since boot; 0: gone. */

@@ -76,6 +76,15 @@ static void port_changed(struct mrcd *m, int p, int carrier)
 		port_live_changed(m, p, !was);
 }
 
+void links_resync(struct mrcd *m)
+{
+	int p;
+
+	for (p = 0; p < m->nports; p++)
+		if (!links_port_live(m, p))
+			port_live_changed(m, p, 0);
+}
+
 void links_set_admin(struct mrcd *m, int p, int enabled)
 {
 	int was = links_port_live(m, p);

@@ -17,5 +17,8 @@ void links_close(struct mrcd *m);
 int links_port_live(const struct mrcd *m, int p);
 /* The controller enables or disables port p: like carrier, but its own. */
 void links_set_admin(struct mrcd *m, int p, int enabled);
+/* After a takeover: ports not live (down while no mrcd watched, or
+ * disabled) take their EVs out of use. */
+void links_resync(struct mrcd *m);
 
 #endif /* MRC_DAEMON_LINKS_H */

@@ -253,18 +253,24 @@ static void accept_client(struct mrcd *m)
 {
 	struct ucred cr = { .pid = 0, .uid = ~0u };
 	socklen_t len = sizeof(cr);
-	int fd, i;
+	int fd, i, n;
 
 	/* Non-blocking: a client that does not read its replies is dropped
 	 * (EAGAIN on a reply), never waited for. */
 	fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
-	for (i = 0; i < (int)m->cfg.max_clients &&
+	/* max-clients counts connections; orphans (a predecessor's clients
+	 * that have not resumed) hold slots beyond it, and must find one
+	 * to resume from. */
+	for (i = 0, n = 0; i < MRCD_MAX_CLIENTS; i++)
+		n += m->client[i].fd >= 0;
+	for (i = 0; i < MRCD_MAX_CLIENTS &&
 		    (m->client[i].fd >= 0 || m->client[i].orphan);
 	     i++)
 		;
-	if (i == (int)m->cfg.max_clients || epoll_add(m, fd, TAG_CLIENT, i)) {
+	if (n >= (int)m->cfg.max_clients || i == MRCD_MAX_CLIENTS ||
+	    epoll_add(m, fd, TAG_CLIENT, i)) {
 		mrcd_log(m, 0, "refusing a connection: too many clients\n");
 		close(fd);
 		return;
@@ -280,6 +286,7 @@ static void accept_client(struct mrcd *m)
 	    sizeof(m->client[i].session))
 		m->client[i].session = mrcd_now_ns() * 0x9e3779b97f4a7c15ull;
 	m->client[i].session |= 1; /* never 0: 0 is a free slot */
+	books_client(m, &m->client[i]);
 	mrcd_log(m, 1, "client pid %u uid %u connected%s\n", m->client[i].pid,
 		 m->client[i].uid,
 		 m->client[i].net_admin ? " (CAP_NET_ADMIN: controller)" : "");
@@ -335,6 +342,8 @@ struct client *mrcd_resume(struct mrcd *m, struct client *c, uint64_t session)
 	c->fd = -1;
 	c->session = 0;
 	m->norphans--;
+	books_client(m, c);
+	books_client(m, o);
 	mrcd_log(m, 0,
 		 "client pid %u resumed its session (%u still to resume)\n",
 		 o->pid, m->norphans);
@@ -597,6 +606,7 @@ static int adopt(struct mrcd *m)
 
 	if (err)
 		return err;
+	links_resync(m); /* ports that went down while no mrcd watched */
 	dev_lowlat_adopt_qdisc((int)m->books->lowlat_made_qdisc);
 	for (i = 0; i < MRC_MAX_QP; i++)
 		if (m->qp[i].owner && !serve_adopt_qp(m, i))
@@ -668,10 +678,8 @@ static int setup(struct mrcd *m, const char *anchor)
 		m->pinned = 1;
 		m->adopted = running;
 	}
-	err = running ? dev_open_pinned(&m->dev, m->pin_dir) :
-			dev_open(&m->dev);
-	if (err)
-		return err;
+	/* Everything that can refuse comes before anything is attached: a
+	 * running device is either taken over or left exactly as it was. */
 	for (i = 0; i < m->nports; i++) {
 		struct port_spec *p = &m->port[i];
 
@@ -687,7 +695,16 @@ static int setup(struct mrcd *m, const char *anchor)
 				p->ifname, m->v6 ? "IPv6" : "IPv4");
 			return -EADDRNOTAVAIL;
 		}
-		err = dev_add_port(&m->dev, i, p->ifname, p->mac, m->v6);
+	}
+	err = running ? dev_open_pinned(&m->dev, m->pin_dir) :
+			dev_open(&m->dev);
+	if (!err && running)
+		err = books_check(m);
+	if (err)
+		return err;
+	for (i = 0; i < m->nports; i++) {
+		err = dev_add_port(&m->dev, i, m->port[i].ifname,
+				   m->port[i].mac, m->v6);
 		if (err)
 			return err;
 	}
@@ -699,16 +716,16 @@ static int setup(struct mrcd *m, const char *anchor)
 	if (!m->lowlat)
 		mrcd_log(m, 0, "low-latency doorbells off (see above)\n");
 	if (m->pin_dir) {
-		err = dev_pin(&m->dev, m->pin_dir, dev_lowlat_prog_fd());
+		/* A running device's maps are pinned already (the same). */
+		err = dev_pin(&m->dev, m->pin_dir, dev_lowlat_prog_fd(),
+			      !running);
 		if (err)
 			return err;
 	}
 	m->epfd = epoll_create1(EPOLL_CLOEXEC);
 	m->scan_fd =
 		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	m->listen_fd = listen_on(m);
-	if (m->epfd < 0 || m->scan_fd < 0 || m->listen_fd < 0 ||
-	    epoll_add(m, m->listen_fd, TAG_LISTEN, 0) ||
+	if (m->epfd < 0 || m->scan_fd < 0 ||
 	    epoll_add(m, m->scan_fd, TAG_SCAN, 0))
 		return -EIO;
 	ctl_init(m);
@@ -722,6 +739,10 @@ static int setup(struct mrcd *m, const char *anchor)
 	if (m->books)
 		m->books->lowlat_made_qdisc |=
 			(uint32_t)dev_lowlat_made_qdisc();
+	/* Last: applications that connect find everything in place. */
+	m->listen_fd = listen_on(m);
+	if (m->listen_fd < 0 || epoll_add(m, m->listen_fd, TAG_LISTEN, 0))
+		return -EIO;
 	{
 		struct itimerspec it = {
 			.it_interval.tv_nsec = SCAN_NS,

@@ -180,30 +180,51 @@ int dev_pin_claim(const char *dir)
 	return 0;
 }
 
-int dev_pin(struct dev *d, const char *dir, int lowlat_fd)
+/*
+ * A program pinned as progs/name in one step: pinned under a temporary
+ * name, then renamed over the old pin, so a killed mrcd never leaves the
+ * name missing.
+ */
+static int pin_prog(int fd, const char *dir, const char *name)
+{
+	char tmp[64], path[PIN_PATH_MAX], to[PIN_PATH_MAX];
+	int err;
+
+	snprintf(tmp, sizeof(tmp), "%s_new", name);
+	err = dev_pin_obj(fd, dir, "progs", tmp);
+	if (err)
+		return err;
+	if (path_of(path, dir, "progs", tmp) || path_of(to, dir, "progs", name))
+		return -ENAMETOOLONG;
+	if (rename(path, to))
+		return pin_err(-errno, "renaming", path);
+	return 0;
+}
+
+int dev_pin(struct dev *d, const char *dir, int lowlat_fd, int maps)
 {
 	struct bpf_map *m;
 	int err = 0;
 
 	bpf_object__for_each_map(m, d->rx->obj)
 	{
-		if (bpf_map__is_internal(m))
+		if (!maps || bpf_map__is_internal(m))
 			continue; /* .rodata, .bss: the program's own */
 		err = dev_pin_obj(bpf_map__fd(m), dir, "maps",
 				  bpf_map__name(m));
 		if (err)
 			return err;
 	}
-	err = dev_pin_obj(bpf_program__fd(d->rx->progs.mrc_xdp_rx), dir,
-			  "progs", "mrc_xdp_rx");
+	err = pin_prog(bpf_program__fd(d->rx->progs.mrc_xdp_rx), dir,
+		       "mrc_xdp_rx");
 	if (!err)
-		err = dev_pin_obj(bpf_program__fd(d->tx->progs.mrc_xdp_tx), dir,
-				  "progs", "mrc_xdp_tx");
+		err = pin_prog(bpf_program__fd(d->tx->progs.mrc_xdp_tx), dir,
+			       "mrc_xdp_tx");
 	if (!err)
-		err = dev_pin_obj(bpf_program__fd(d->ctl->progs.mrc_xdp_ctl),
-				  dir, "progs", "mrc_xdp_ctl");
+		err = pin_prog(bpf_program__fd(d->ctl->progs.mrc_xdp_ctl), dir,
+			       "mrc_xdp_ctl");
 	if (!err && lowlat_fd >= 0)
-		err = dev_pin_obj(lowlat_fd, dir, "progs", "mrc_tc_tx");
+		err = pin_prog(lowlat_fd, dir, "mrc_tc_tx");
 	return err;
 }
 

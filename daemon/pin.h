@@ -21,9 +21,9 @@ struct dev;
  * messages on stderr name the path.
  */
 int dev_pin_claim(const char *dir);
-/* Pins every map of the data path as maps/NAME and its programs as
- * progs/NAME (lowlat_fd >= 0: the tc one too). */
-int dev_pin(struct dev *d, const char *dir, int lowlat_fd);
+/* Pins every map of the data path as maps/NAME (maps: 0, already there)
+ * and its programs as progs/NAME (lowlat_fd >= 0: the tc one too). */
+int dev_pin(struct dev *d, const char *dir, int lowlat_fd, int maps);
 /* Removes what dev_pin_claim and dev_pin made (nothing else). */
 void dev_unpin(const char *dir);
 /*

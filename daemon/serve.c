@@ -259,6 +259,7 @@ static int do_qp_create(struct mrcd *m, struct client *c,
 			close(fds[0]);
 			close(q->db_fd);
 			dev_qp_destroy(&m->dev, qpn, q->sq);
+			health_forget(m, qpn);
 			return err;
 		}
 	}
@@ -293,6 +294,7 @@ static void qp_free(struct mrcd *m, uint32_t qpn)
 	ctl_qp_release(m, qpn);
 	q->owner = NULL;
 	q->sq = NULL;
+	books_qp(m, qpn);
 	/* The pump drops it from its list when it sees no owner. */
 }
 
@@ -428,24 +430,27 @@ static int do_qp_query(struct mrcd *m, struct client *c, uint32_t qpn,
 	return 0;
 }
 
-/* Requests that change what the books hold. */
-static int changes_books(uint32_t op)
+/* Whether c owns or waits for anything (RESUME needs a fresh connection). */
+static int owns_anything(const struct mrcd *m, const struct client *c)
 {
-	switch (op) {
-	case MRCD_HELLO:
-	case MRCD_QP_QUERY:
-	case MRCD_QP_HEALTH:
-	case MRCD_QP_DOORBELL:
-	case MRCD_CTL_DEVICE:
-	case MRCD_CTL_PROBE:
-	case MRCD_CTL_PORT_LIST:
-	case MRCD_CTL_QP_LIST:
-	case MRCD_CTL_EV_LIST:
-	case MRCD_CTL_EVENTS:
-	case MRCD_CTL_EVENTS_CLOSE:
-		return 0;
-	}
-	return 1;
+	uint32_t i;
+
+	for (i = 0; i < MRC_MAX_QP; i++)
+		if (m->qp[i].owner == c)
+			return 1;
+	for (i = 0; i < MRC_MAX_MR; i++)
+		if (m->mr_owner[i] == c)
+			return 1;
+	for (i = 0; i < MRC_MAX_CQ; i++)
+		if (m->cq_owner[i] == c)
+			return 1;
+	for (i = 0; i < MRCD_MAX_PD; i++)
+		if (m->pd_owner[i] == c)
+			return 1;
+	for (i = 0; i < CTL_MAX_SUBS; i++)
+		if (m->sub[i].owner == c)
+			return 1;
+	return m->probe_wait.owner == c;
 }
 
 int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
@@ -464,7 +469,10 @@ int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 		err = do_hello(m, c, &rep);
 		break;
 	case MRCD_RESUME: {
-		struct client *o = mrcd_resume(m, c, req->resume.session);
+		struct client *o =
+			owns_anything(m, c) ?
+				NULL :
+				mrcd_resume(m, c, req->resume.session);
 
 		err = o ? 0 : ENOENT;
 		if (o) {
@@ -540,8 +548,30 @@ int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 			return 0; /* the reply goes out later */
 	}
 	rep.err = err;
-	if (changes_books(req->op))
-		books_save(m); /* before the reply: what it says is kept */
+	/* What the reply says is kept: the books first. */
+	if (!rep.err)
+		switch (req->op) {
+		case MRCD_PD_ALLOC:
+		case MRCD_PD_FREE:
+		case MRCD_MR_REG:
+		case MRCD_MR_DEREG:
+		case MRCD_CQ_CREATE:
+		case MRCD_CQ_DESTROY:
+			books_objs(m);
+			break;
+		case MRCD_QP_CREATE:
+			books_qp(m, rep.qp.qpn);
+			break;
+		case MRCD_QP_MODIFY:
+			books_qp(m, req->qp_modify.qpn);
+			break;
+		case MRCD_CTL_PORT:
+		case MRCD_CTL_FMT:
+		case MRCD_CTL_EV_PROFILE:
+		case MRCD_CTL_CC:
+			books_prof(m);
+			break;
+		}
 	err = reply(c, &rep, fds, nfds);
 	/* The application has its copies now (the doorbell stays ours). */
 	if (nfds)
@@ -573,7 +603,8 @@ void serve_drop_client(struct mrcd *m, struct client *c)
 		if (m->pd_owner[i] == c)
 			m->pd_owner[i] = NULL;
 	c->session = 0;
-	books_save(m);
+	books_objs(m);
+	books_client(m, c);
 }
 
 int serve_objects_alive(const struct mrcd *m)

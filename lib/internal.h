@@ -124,7 +124,7 @@ int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
 int soft_is_ours(struct ibv_context *ctx);
 /* A QP's doorbell fd, which a reconnect replaces in place (dup3). */
 void soft_db_add(struct soft_ctx *sc, uint32_t qpn, int *fd);
-void soft_db_del(struct soft_ctx *sc, uint32_t qpn);
+void soft_db_del(struct soft_ctx *sc, uint32_t qpn, int *fd);
 /*
  * After a doorbell write and on CQ polls: has mrcd gone away? Then
  * resume at once if it is back and the lock is free. Never blocks; looks

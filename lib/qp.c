@@ -136,7 +136,7 @@ int mrc_destroy_qp(struct mrc_qp *qp)
 	if (qp->mattr.qp_hint)
 		qp->mattr.qp_hint->users--;
 	munmap(qp->sq, sizeof(*qp->sq));
-	soft_db_del(ctx->sc, qp->qpn);
+	soft_db_del(ctx->sc, qp->qpn, &qp->db_fd);
 	close(qp->db_fd);
 	free(qp->rq);
 	free(qp);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -169,13 +170,15 @@ void soft_db_add(struct soft_ctx *sc, uint32_t qpn, int *fd)
 	pthread_mutex_unlock(&sc->db_lock);
 }
 
-void soft_db_del(struct soft_ctx *sc, uint32_t qpn)
+void soft_db_del(struct soft_ctx *sc, uint32_t qpn, int *fd)
 {
 	if (qpn >= MRC_MAX_QP)
 		return;
-	/* Once out, no reconnect writes over the fd its owner closes. */
+	/* Once out, no reconnect writes over the fd its owner closes. Only
+	 * its own entry: the number may be another QP's already. */
 	pthread_mutex_lock(&sc->db_lock);
-	sc->db[qpn] = NULL;
+	if (sc->db[qpn] == fd)
+		sc->db[qpn] = NULL;
 	pthread_mutex_unlock(&sc->db_lock);
 }
 
@@ -212,6 +215,9 @@ static void refresh_doorbells(struct soft_ctx *sc, struct mrcd_req *req,
  * One attempt to resume sc's session on a new connection: 0, ENOENT (the
  * session is gone) or EAGAIN (mrcd is not back yet, or failed us).
  */
+static const struct timeval resume_timeout = { .tv_sec = 2 };
+static const struct timeval no_timeout;
+
 static int resume_once(struct soft_ctx *sc, struct mrcd_req *req,
 		       struct mrcd_rep *rep)
 {
@@ -224,8 +230,14 @@ static int resume_once(struct soft_ctx *sc, struct mrcd_req *req,
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return EAGAIN;
-	/* ENOENT, ECONNREFUSED: the new mrcd does not listen yet. */
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+	/* ENOENT, ECONNREFUSED: the new mrcd does not listen yet (it listens
+	 * once it has taken the device over). A hung mrcd must not hang a
+	 * poster: the resume's own calls time out. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &resume_timeout,
+		       sizeof(resume_timeout)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &resume_timeout,
+		       sizeof(resume_timeout)) ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		goto out;
 	memset(req, 0, sizeof(*req));
 	req->op = MRCD_RESUME;
@@ -244,6 +256,11 @@ static int resume_once(struct soft_ctx *sc, struct mrcd_req *req,
 	sc->info = rep->hello; /* ports may have changed meanwhile */
 	sc->info.session = session;
 	refresh_doorbells(sc, req, rep);
+	/* Requests may wait long (a probe batch): no timeout from here. */
+	setsockopt(sc->sock, SOL_SOCKET, SO_RCVTIMEO, &no_timeout,
+		   sizeof(no_timeout));
+	setsockopt(sc->sock, SOL_SOCKET, SO_SNDTIMEO, &no_timeout,
+		   sizeof(no_timeout));
 	err = 0;
 out:
 	close(fd);
@@ -280,12 +297,36 @@ static int reconnect(struct soft_ctx *sc, uint64_t deadline)
 	return err;
 }
 
-/* Requests that free an object: repeated after a restart, ENOENT is done. */
-static int frees(uint32_t op)
+/*
+ * A request repeated after a restart failed: had the old mrcd done it
+ * before it went (and saved it, then died before replying)? A free that
+ * finds nothing, or a QP move that finds the QP already there, was done.
+ */
+static bool done_before(struct soft_ctx *sc, const struct mrcd_req *req,
+			const struct mrcd_rep *rep)
 {
-	return op == MRCD_PD_FREE || op == MRCD_MR_DEREG ||
-	       op == MRCD_CQ_DESTROY || op == MRCD_QP_DESTROY ||
-	       op == MRCD_CTL_EVENTS_CLOSE;
+	struct mrcd_req q = { .op = MRCD_QP_QUERY };
+	struct mrcd_rep r;
+	int got[MRC_MSG_MAX_FDS], ngot;
+	ssize_t n;
+
+	switch (req->op) {
+	case MRCD_PD_FREE:
+	case MRCD_MR_DEREG:
+	case MRCD_CQ_DESTROY:
+	case MRCD_QP_DESTROY:
+	case MRCD_CTL_EVENTS_CLOSE:
+		return rep->err == ENOENT;
+	case MRCD_QP_MODIFY:
+		if (rep->err != EINVAL)
+			return false;
+		q.obj.idx = req->qp_modify.qpn;
+		n = call_fd(sc->sock, &q, &r, got, &ngot);
+		close_fds(got, ngot);
+		return n == (ssize_t)sizeof(r) && !r.err &&
+		       r.qp_query.state == req->qp_modify.state;
+	}
+	return false;
 }
 
 int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
@@ -305,8 +346,8 @@ int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
 		if (!reconnect(sc, deadline)) {
 			n = call_fd(sc->sock, req, rep, got, &ngot);
 			/* The old mrcd may have done it before it went. */
-			if (n == (ssize_t)sizeof(*rep) && rep->err == ENOENT &&
-			    frees(req->op))
+			if (n == (ssize_t)sizeof(*rep) &&
+			    done_before(sc, req, rep))
 				rep->err = 0;
 		} else {
 			/* Our objects are gone, or mrcd is not coming back. */

@@ -62,7 +62,7 @@ struct tl {
 	double surviving_frac; /* 0: from the EVs that failed */
 	/* the summary */
 	bool have;
-	double cmd_ms, detect_ms, quiet_ms, gap_ms, t90_ms;
+	double cmd_ms, detect_ms, quiet_ms, gap_ms, gap_cmd_ms, t90_ms;
 	double before_gbps, surviving_gbps;
 	unsigned int failed;
 	uint64_t retx;
@@ -225,6 +225,25 @@ static double gbps(uint64_t bytes, uint64_t ns)
 	return ns ? (double)bytes * 8 / (double)ns : 0;
 }
 
+/* The longest stretch in [from, stop) with no completion. */
+static uint64_t longest_gap(const struct tl *t, uint64_t from, uint64_t stop,
+			    uint64_t end_ns)
+{
+	uint64_t prev = from, w = 0;
+	size_t i;
+
+	for (i = 0; i < t->ndone; i++) {
+		if (t->done[i].ns < from || t->done[i].ns >= stop)
+			continue;
+		if (t->done[i].ns - prev > w)
+			w = t->done[i].ns - prev;
+		prev = t->done[i].ns;
+	}
+	if (stop - prev > w && prev < stop && end_ns > stop)
+		w = stop - prev;
+	return w;
+}
+
 static void summarize(struct tl *t, uint64_t end_ns)
 {
 	/*
@@ -233,7 +252,7 @@ static void summarize(struct tl *t, uint64_t end_ns)
 	 * it exits), so a detection can be a little negative.
 	 */
 	uint64_t start = t->at[0].start_ns, fail = t->at[0].end_ns, stop, from,
-		 prev, w, failed = 0;
+		 w, failed = 0;
 	uint64_t last_bad = 0, first_bad = 0;
 	size_t i, j;
 
@@ -261,19 +280,11 @@ static void summarize(struct tl *t, uint64_t end_ns)
 	t->detect_ms = first_bad ? ((double)first_bad - (double)fail) / 1e6 :
 				   NAN;
 	t->quiet_ms = last_bad ? ((double)last_bad - (double)fail) / 1e6 : NAN;
-	/* The longest stretch with no completion, the fault to the heal. */
-	prev = fail;
-	w = 0;
-	for (i = 0; i < t->ndone; i++) {
-		if (t->done[i].ns < fail || t->done[i].ns >= stop)
-			continue;
-		if (t->done[i].ns - prev > w)
-			w = t->done[i].ns - prev;
-		prev = t->done[i].ns;
-	}
-	if (stop - prev > w && prev < stop && end_ns > stop)
-		w = stop - prev;
-	t->gap_ms = (double)w / 1e6;
+	/* The longest stretch with no completion, the fault to the heal;
+	 * and from the command's start (a command that is the fault itself
+	 * while it runs, like a daemon restart). */
+	t->gap_ms = (double)longest_gap(t, fail, stop, end_ns) / 1e6;
+	t->gap_cmd_ms = (double)longest_gap(t, start, stop, end_ns) / 1e6;
 	if (t->surviving_frac > 0)
 		t->surviving_gbps = t->before_gbps * t->surviving_frac;
 	else if (t->nev)
@@ -459,6 +470,7 @@ void tl_json(const struct tl *t, FILE *f)
 		json_ms(f, "detection_ms", t->detect_ms);
 		json_ms(f, "no_traffic_on_failed_evs_ms", t->quiet_ms);
 		json_ms(f, "longest_gap_ms", t->gap_ms);
+		json_ms(f, "longest_gap_from_cmd_start_ms", t->gap_cmd_ms);
 		json_ms(f, "t90_ms", t->t90_ms);
 		fprintf(f,
 			",\"goodput_before_gbit_per_s\":%.3f,"

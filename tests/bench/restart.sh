@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a restart of mrcd costs a running transfer: mrc-perf through mrcd
+# (64 KiB WRITEs, each completion timed, 4 planes), and 1 s into a 5 s run
+# mrcd is restarted, one way per row, REPS times each:
+#   - sender, SIGTERM then a start (systemctl restart: a hand-over);
+#   - sender, SIGKILL then a start;
+#   - receiver, SIGKILL then a start;
+#   - no restart, for the gaps this machine makes anyway.
+# Figures, medians and worsts: the longest stretch with nothing completed
+# from the restart command's start to 3 s later, how long the command
+# took (stop, start, takeover, until the new mrcd serves), and the run's
+# goodput. The data path keeps receiving, placing and acknowledging while
+# no mrcd runs; the sender's pump is what stops.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${BENCH_OUT:-$TOP/build/bench}
+REPS=${REPS:-5}
+export TB_PREFIX=mrcr$$
+. "$TOP/tests/system/lib.sh"
+mkdir -p "$OUT"
+tb up --hosts 2 --planes 4 --spines 4 --mtu 3000 >/dev/null
+require_xdp_fabric
+chmod 0755 "$TMP"
+mrcd_start h1
+mrcd_start h2
+disown -a
+
+# $TMP/restart HOST SIGNAL: what the --at command runs (from inside h1,
+# as root). Stops HOST's mrcd, starts another and returns once it serves.
+for h in h1 h2; do
+	# shellcheck disable=SC2046
+	echo "$TOP/build/daemon/mrcd" $(mrcd_ports $h) -a anc0 -s "$TMP/$h.sock" \
+		-P "$(mrcd_pin_dir $h)" >"$TMP/$h.argv" # no blanks in any of them
+done
+cat >"$TMP/restart" <<EOF
+#!/bin/bash
+set -e
+h=\$1 pidf=$TMP/\$1.mrcd.pid log=$TMP/\$1.mrcd.log
+pid=\$(cat "\$pidf")
+n=\$(grep -c "^mrcd: ready" "\$log" || true)
+kill -"\$2" "\$pid"
+# Gone, or a zombie (its files are closed): its reaper may be slow.
+while [ -e /proc/\$pid ] && ! grep -q "^State:.*Z" /proc/\$pid/status 2>/dev/null; do sleep 0.001; done
+rm -f "$TMP/\$h.sock"
+nsenter --net="/run/netns/$TB_PREFIX-\$h" sh -c 'echo \$\$ >"\$0"; exec "\$@"' "\$pidf" \\
+	\$(cat "$TMP/\$h.argv") >>"\$log" 2>&1 &
+until [ "\$(grep -c "^mrcd: ready" "\$log" || true)" -gt "\$n" ]; do sleep 0.001; done
+EOF
+chmod +x "$TMP/restart"
+
+# run NAME CMD
+run() {
+	as_nobody h2 "$PERF" server --wait 60 >/dev/null 2>&1 &
+	local srv=$!
+	nsenter --net="/run/netns/$TB_PREFIX-h1" env MRC_SOCKET="$TMP/h1.sock" \
+		"$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw -s 64K -D 5 \
+		--at "1000:$2" --at "4000:true" >"$TMP/$1.json"
+	wait $srv || true
+}
+
+for ((i = 1; i <= REPS; i++)); do
+	[ -n "${ONLY:-}" ] && { run "$ONLY.$i" "$TMP/restart ${ONLY_ARGS:-h1 TERM}"; continue; }
+	run term.$i "$TMP/restart h1 TERM"
+	run kill.$i "$TMP/restart h1 KILL"
+	run rkill.$i "$TMP/restart h2 KILL"
+	run calm.$i true
+done
+grep -q "took over the running device" "$TMP/h1.mrcd.log" || { echo "restart: no takeover in h1" >&2; exit 1; }
+
+for k in term kill rkill calm; do
+	jq -s '[.[] | { gap: .failover.longest_gap_from_cmd_start_ms, took: .failover.at[0].took_ms,
+		gbit: .results[0].gbit_per_s }]' "$TMP"/$k.*.json >"$TMP/$k.all"
+done
+jq -n --slurpfile a "$TMP/term.all" --slurpfile b "$TMP/kill.all" \
+	--slurpfile c "$TMP/rkill.all" --slurpfile d "$TMP/calm.all" '
+	def med: map(select(. != null)) | sort |
+		if length == 0 then null else .[(length - 1) / 2 | floor] end;
+	def stats(f): [.[] | f] | { median: med, worst: max };
+	def low(f): [.[] | f] | { median: med, worst: min };
+	def row: { longest_gap_ms: stats(.gap), restart_cmd_ms: stats(.took),
+		   gbit_per_s: low(.gbit) };
+	{ reps: ($a[0] | length), sender_sigterm: ($a[0] | row), sender_sigkill: ($b[0] | row),
+	  receiver_sigkill: ($c[0] | row), no_restart: ($d[0] | row) }' >"$OUT/restart.json"
+jq -r '
+	def r(x): "\(x.longest_gap_ms.median) / \(x.longest_gap_ms.worst)\t\(x.restart_cmd_ms.median // "-") / \(x.restart_cmd_ms.worst // "-")\t\(x.gbit_per_s.median) / \(x.gbit_per_s.worst)";
+	"mrcd restarted 1 s into a 5 s bulk transfer, \(.reps) runs each (median / worst):",
+	"                      longest gap ms   restart took ms   Gbit/s",
+	"  sender, SIGTERM     \(r(.sender_sigterm))",
+	"  sender, SIGKILL     \(r(.sender_sigkill))",
+	"  receiver, SIGKILL   \(r(.receiver_sigkill))",
+	"  no restart          \(r(.no_restart))",
+	"  (JSON: '"$OUT"'/restart.json)"' "$OUT/restart.json"
