@@ -79,8 +79,9 @@ PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1 \
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check \
 	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e
-# Built for the tests, never installed: the service manager's stand-in.
-TEST_TOOLS := $(BUILD)/tests/notify_listen
+# Built for the tests, never installed: the service manager's stand-in and
+# a raw MRCD_RESUME.
+TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
@@ -149,6 +150,12 @@ $(BUILD)/tests/notify_listen: tests/tools/notify_listen.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/tests/mrcd_resume: tests/tools/mrcd_resume.c lib/msg.c \
+		include/mrc/mrcd_proto.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^)
 
 $(BUILD)/tests/ctl_e2e: tests/tools/ctl_e2e.c $(BUILD)/libmrc.a $(LIBMRC_HDRS)
 	$(call msg,CC,$@)

@@ -9,6 +9,8 @@
 # over the running device with the transfer's QPs, the applications must
 # resume their sessions, and the transfer must end byte-exact with no
 # error completion. Then:
+#   - an application that does not resume: its session is refused to any
+#     other process, and its objects are freed when it ends;
 #   - an application that ends while no mrcd runs: the next mrcd frees
 #     what it owned;
 #   - a device pinned by another build (a map of another layout): refused
@@ -76,6 +78,46 @@ for f in "$TMP"/h1.mrcd.log.2 "$TMP"/h1.mrcd.log.5 "$TMP"/h1.mrcd.log.6 \
 	grep -q "resumed its session" "$f" || fail "$(basename "$f"): no session resumed: $(cat "$f")"
 done
 log "10 restarts (5 SIGTERM, 5 SIGKILL; 5 of the sender's mrcd, 5 of the receiver's) during one transfer: each took over its QPs, the applications resumed their sessions; verified byte-exact, no error completion ($(jq -c '[.results[] | {size_bytes, gbit_per_s}]' "$TMP/xfer.json"))"
+
+# A session is its own process's: an application that does not resume
+# (MRC_RECONNECT_MS=0) stays an orphan; another process presenting its
+# session, read from the books, is refused; when the application ends,
+# its objects are freed (the pidfd mrcd watches).
+as_nobody h2 "$PERF" server --wait 60 >"$TMP/orphan.srv" 2>&1 &
+srv=$!
+PIDNAME=orphan as_nobody h1 env MRC_RECONNECT_MS=0 "$PERF" client "$(tb addr h2 0)" \
+	--wait 10 -j --test bw -q 2 -s 64K -D 4 >"$TMP/orphan.json" 2>"$TMP/orphan.err" &
+cli=$!
+sleep 1.5
+restart h1 KILL 11
+opid=$(cat "$TMP/orphan.pid")
+# struct books (daemon/books.h): client[] from byte 56, 24 bytes each:
+# session (u64), start_ticks (u64), pid (u32), uid (u32), little-endian.
+mapfile -t b < <(bpftool -j map lookup pinned "$(mrcd_pin_dir h1)/abi2/maps/mrcd_books" \
+	key 0 0 0 0 | jq -r '.value[] | ltrimstr("0x")')
+session=
+for ((i = 0; i < 160; i++)); do
+	o=$((56 + 24 * i))
+	[ $((16#${b[o + 19]}${b[o + 18]}${b[o + 17]}${b[o + 16]})) = "$opid" ] || continue
+	session=${b[o + 7]}${b[o + 6]}${b[o + 5]}${b[o + 4]}${b[o + 3]}${b[o + 2]}${b[o + 1]}${b[o]}
+	break
+done
+[ -n "$session" ] || fail "no booked session for pid $opid"
+got=$(nsenter --net="/run/netns/$TB_PREFIX-h1" "$TOP/build/tests/mrcd_resume" "$TMP/h1.sock" "$session")
+[ "$got" = ENOENT ] || fail "another process resumed pid $opid's session: $got"
+got=$(nsenter --net="/run/netns/$TB_PREFIX-h1" "$TOP/build/tests/mrcd_resume" "$TMP/h1.sock" 1234)
+[ "$got" = ENOENT ] || fail "an unknown session: $got"
+grep -q "resumed its session" "$TMP/h1.mrcd.log" && fail "the application resumed with MRC_RECONNECT_MS=0"
+wait "$cli" || true
+wait "$srv" || true
+for _ in $(seq 100); do
+	grep -q "client pid $opid ended before resuming" "$TMP/h1.mrcd.log" && break
+	sleep 0.05
+done
+grep -q "client pid $opid ended before resuming: its objects are freed" "$TMP/h1.mrcd.log" ||
+	fail "the orphan's end went unnoticed: $(cat "$TMP/h1.mrcd.log")"
+[ -z "$(ls "$(mrcd_pin_dir h1)/abi2/sq")" ] || fail "send queues left pinned: $(ls "$(mrcd_pin_dir h1)/abi2/sq")"
+log "an application that did not resume: its session refused to another process (ENOENT), its objects freed when it ended"
 
 # An application that ends while no mrcd runs: its objects are freed.
 as_nobody h2 "$PERF" server --wait 60 >"$TMP/gone.srv" 2>&1 &
