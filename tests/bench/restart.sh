@@ -12,7 +12,8 @@
 # from the restart command's start to 3 s later, how long the command
 # took (stop, start, takeover, until the new mrcd serves), and the run's
 # goodput. The data path keeps receiving, placing and acknowledging while
-# no mrcd runs; the sender's pump is what stops.
+# no mrcd runs; the sender's pump is what stops. ONLY=NAME ONLY_ARGS="h1
+# KILL" runs one kind alone (NAME.N.json in the kept TMP, KEEP_TMP=1).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${BENCH_OUT:-$TOP/build/bench}
