@@ -855,8 +855,7 @@ static __always_inline int take_probe_answer(struct xdp_md *ctx, struct rx *r)
 	e.svc_ns = svc;
 	e.rtt_ns = now > sent + svc ? (__u32)(now - sent - svc) : 0;
 	mrc_count_rx(MRC_RX_PROBE_ANSWERS, 1);
-	if (bpf_ringbuf_output(&mrc_ev_events, &e, sizeof(e), 0))
-		mrc_count_tx(MRC_TX_EV_EVENTS_DROPPED, 1);
+	health_emit(&e);
 	return XDP_DROP; /* consumed */
 }
 
@@ -908,8 +907,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 					  .qpn = r->qpn,
 					  .type = MRC_EVT_WAKE };
 
-		if (bpf_ringbuf_output(&mrc_ev_events, &w, sizeof(w), 0))
-			mrc_count_tx(MRC_TX_EV_EVENTS_DROPPED, 1);
+		health_emit(&w);
 	}
 	for (k = 0; k < 8; k++) {
 		if (k >= s->nbad)

@@ -568,28 +568,27 @@ static int run(struct mrcd *m)
 
 /* Leftovers in the data path that no booked owner has (a SIGKILL between
  * changing the data path and writing the books). */
+static int in_outer(struct bpf_map *outer, uint32_t i)
+{
+	uint32_t id;
+
+	return !bpf_map_lookup_elem(bpf_map__fd(outer), &i, &id);
+}
+
 static void adopt_sweep(struct mrcd *m)
 {
-	uint32_t i, id;
-	char name[16];
+	uint32_t i;
 
 	for (i = 0; i < MRC_MAX_QP; i++)
-		if (!m->qp[i].owner &&
-		    !bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_sq),
-					 &i, &id)) {
+		if (!m->qp[i].owner && in_outer(m->dev.rx->maps.mrc_sq, i)) {
 			dev_qp_destroy(&m->dev, i, NULL);
-			snprintf(name, sizeof(name), "%u", i);
-			dev_pin_del(m->pin_dir, "sq", name);
+			dev_pin_sq(m->pin_dir, i, -1);
 		}
 	for (i = 0; i < MRC_MAX_MR; i++)
-		if (!m->mr_owner[i] &&
-		    !bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_mr),
-					 &i, &id))
+		if (!m->mr_owner[i] && in_outer(m->dev.rx->maps.mrc_mr, i))
 			dev_mr_remove(&m->dev, i);
 	for (i = 0; i < MRC_MAX_CQ; i++)
-		if (!m->cq_owner[i] &&
-		    !bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_cq),
-					 &i, &id))
+		if (!m->cq_owner[i] && in_outer(m->dev.rx->maps.mrc_cq, i))
 			dev_cq_remove(&m->dev, i);
 }
 
@@ -898,6 +897,28 @@ static int take_lock(struct mrcd *m)
 	return 0;
 }
 
+/*
+ * Closes what this mrcd holds. keep: the device stays attached and pinned
+ * (a hand-over, or a running device it did not take over); else it goes.
+ */
+static void teardown(struct mrcd *m, int keep)
+{
+	links_close(m);
+	ctl_close(m);
+	health_close(m);
+	books_close(m);
+	if (keep) {
+		dev_lowlat_release();
+		dev_release(&m->dev);
+		return;
+	}
+	if (m->pinned)
+		dev_unpin(m->pin_dir);
+	if (m->lowlat)
+		dev_lowlat_detach(&m->dev);
+	dev_close(&m->dev);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1009,23 +1030,12 @@ int main(int argc, char **argv)
 	if (m.sig_fd < 0 || take_lock(&m))
 		return 1;
 	if (setup(&m, m.cfg.anchor) || epoll_add(&m, m.sig_fd, TAG_SIGNAL, 0)) {
-		links_close(&m);
-		health_close(&m);
-		books_close(&m);
-		if (m.adopted) {
-			/* A running device stays as it was found. */
+		/* A running device stays as it was found. */
+		if (m.adopted)
 			fprintf(stderr,
 				"mrcd: the running device in %s is left as it is\n",
 				m.pin_dir);
-			dev_lowlat_release();
-			dev_release(&m.dev);
-			return 1;
-		}
-		if (m.pinned)
-			dev_unpin(m.pin_dir);
-		if (m.lowlat)
-			dev_lowlat_detach(&m.dev);
-		dev_close(&m.dev);
+		teardown(&m, m.adopted);
 		return 1;
 	}
 	mrcd_log(&m, 0, "ready: %d ports, socket %s%s%s\n", m.nports,
@@ -1060,12 +1070,7 @@ int main(int argc, char **argv)
 			&m, 0,
 			"handing the device over: %u QPs and their applications' objects stay in the data path (pinned in %s) for the next mrcd\n",
 			nqp, m.pin_dir);
-		links_close(&m);
-		ctl_close(&m);
-		health_close(&m);
-		books_close(&m);
-		dev_lowlat_release();
-		dev_release(&m.dev);
+		teardown(&m, 1);
 		return rc;
 	}
 	mrcd_log(
@@ -1075,15 +1080,7 @@ int main(int argc, char **argv)
 		(unsigned long long)m.flaps, (unsigned long long)m.probes_sent,
 		(unsigned long long)m.probe_answers,
 		(unsigned long long)m.probes_lost);
-	links_close(&m);
-	ctl_close(&m);
-	health_close(&m);
-	books_close(&m);
-	if (m.pinned)
-		dev_unpin(m.pin_dir);
-	if (m.lowlat)
-		dev_lowlat_detach(&m.dev);
-	dev_close(&m.dev);
+	teardown(&m, 0);
 	mrcd_log(&m, 0, "stopped after %llu transmit calls\n",
 		 (unsigned long long)m.tx_calls);
 	return rc;

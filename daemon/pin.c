@@ -102,6 +102,25 @@ void dev_pin_del(const char *dir, const char *sub, const char *name)
 		unlink(path);
 }
 
+int dev_pin_sq(const char *dir, uint32_t qpn, int fd)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%u", qpn);
+	if (fd >= 0)
+		return dev_pin_obj(fd, dir, "sq", name);
+	dev_pin_del(dir, "sq", name);
+	return 0;
+}
+
+int dev_pin_sq_get(const char *dir, uint32_t qpn)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%u", qpn);
+	return dev_pin_get(dir, "sq", name);
+}
+
 int dev_pin_lock(const char *dir)
 {
 	char path[PIN_PATH_MAX];

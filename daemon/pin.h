@@ -8,6 +8,7 @@
 #define MRC_DAEMON_PIN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct dev;
 
@@ -38,5 +39,9 @@ int dev_pin_obj(int fd, const char *dir, const char *sub, const char *name);
 /* The object pinned as dir/abi<N>/sub/name: an fd, or -errno. */
 int dev_pin_get(const char *dir, const char *sub, const char *name);
 void dev_pin_del(const char *dir, const char *sub, const char *name);
+/* QP qpn's send queue as sq/QPN: pins fd (-1: removes the pin). */
+int dev_pin_sq(const char *dir, uint32_t qpn, int fd);
+/* The send queue pinned for qpn: an fd, or -errno. */
+int dev_pin_sq_get(const char *dir, uint32_t qpn);
 
 #endif /* MRC_DAEMON_PIN_H */

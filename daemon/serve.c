@@ -250,10 +250,7 @@ static int do_qp_create(struct mrcd *m, struct client *c,
 	}
 	if (m->pin_dir) {
 		/* A restarted mrcd maps the queue again from the pin. */
-		char name[16];
-
-		snprintf(name, sizeof(name), "%u", qpn);
-		err = -dev_pin_obj(fds[0], m->pin_dir, "sq", name);
+		err = -dev_pin_sq(m->pin_dir, qpn, fds[0]);
 		if (err) {
 			epoll_ctl(m->epfd, EPOLL_CTL_DEL, q->db_fd, NULL);
 			close(fds[0]);
@@ -284,12 +281,8 @@ static void qp_free(struct mrcd *m, uint32_t qpn)
 	}
 	q->db_fd = -1;
 	dev_qp_destroy(&m->dev, qpn, q->sq);
-	if (m->pin_dir) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "%u", qpn);
-		dev_pin_del(m->pin_dir, "sq", name);
-	}
+	if (m->pin_dir)
+		dev_pin_sq(m->pin_dir, qpn, -1);
 	health_forget(m, qpn);
 	ctl_qp_release(m, qpn);
 	q->owner = NULL;
@@ -430,27 +423,37 @@ static int do_qp_query(struct mrcd *m, struct client *c, uint32_t qpn,
 	return 0;
 }
 
+/* Whether c (NULL: anyone) owns a QP, MR, CQ or PD. */
+static int owns_objects(const struct mrcd *m, const struct client *c)
+{
+	uint32_t i;
+
+#define OWNED(o) ((o) && (!c || (o) == c))
+	for (i = 0; i < MRC_MAX_QP; i++)
+		if (OWNED(m->qp[i].owner))
+			return 1;
+	for (i = 0; i < MRC_MAX_MR; i++)
+		if (OWNED(m->mr_owner[i]))
+			return 1;
+	for (i = 0; i < MRC_MAX_CQ; i++)
+		if (OWNED(m->cq_owner[i]))
+			return 1;
+	for (i = 0; i < MRCD_MAX_PD; i++)
+		if (OWNED(m->pd_owner[i]))
+			return 1;
+#undef OWNED
+	return 0;
+}
+
 /* Whether c owns or waits for anything (RESUME needs a fresh connection). */
 static int owns_anything(const struct mrcd *m, const struct client *c)
 {
 	uint32_t i;
 
-	for (i = 0; i < MRC_MAX_QP; i++)
-		if (m->qp[i].owner == c)
-			return 1;
-	for (i = 0; i < MRC_MAX_MR; i++)
-		if (m->mr_owner[i] == c)
-			return 1;
-	for (i = 0; i < MRC_MAX_CQ; i++)
-		if (m->cq_owner[i] == c)
-			return 1;
-	for (i = 0; i < MRCD_MAX_PD; i++)
-		if (m->pd_owner[i] == c)
-			return 1;
 	for (i = 0; i < CTL_MAX_SUBS; i++)
 		if (m->sub[i].owner == c)
 			return 1;
-	return m->probe_wait.owner == c;
+	return m->probe_wait.owner == c || owns_objects(m, c);
 }
 
 int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
@@ -609,33 +612,17 @@ void serve_drop_client(struct mrcd *m, struct client *c)
 
 int serve_objects_alive(const struct mrcd *m)
 {
-	uint32_t i;
-
-	for (i = 0; i < MRC_MAX_QP; i++)
-		if (m->qp[i].owner)
-			return 1;
-	for (i = 0; i < MRC_MAX_MR; i++)
-		if (m->mr_owner[i])
-			return 1;
-	for (i = 0; i < MRC_MAX_CQ; i++)
-		if (m->cq_owner[i])
-			return 1;
-	for (i = 0; i < MRCD_MAX_PD; i++)
-		if (m->pd_owner[i])
-			return 1;
-	return 0;
+	return owns_objects(m, NULL);
 }
 
 int serve_adopt_qp(struct mrcd *m, uint32_t qpn)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct qp_ent *q = &m->qp[qpn];
-	char name[16];
 	int fd, err = 0;
 	void *p;
 
-	snprintf(name, sizeof(name), "%u", qpn);
-	fd = dev_pin_get(m->pin_dir, "sq", name);
+	fd = dev_pin_sq_get(m->pin_dir, qpn);
 	if (fd < 0) {
 		err = -fd;
 		goto drop;

@@ -96,7 +96,20 @@ static __always_inline int health_mark_bad(struct mrc_qp_tx *qp, __u32 i,
 	return 1;
 }
 
-/* After the lock: tell mrcd. A full ring is counted, never silent. */
+/*
+ * Every record for mrcd goes through here: a full ring is counted, never
+ * silent (state changes apart, for the drop counts mrcd reports).
+ */
+static __always_inline void health_emit(struct mrc_ev_event *e)
+{
+	if (bpf_ringbuf_output(&mrc_ev_events, e, sizeof(*e), 0)) {
+		mrc_count_tx(MRC_TX_EV_EVENTS_DROPPED, 1);
+		if (e->type == MRC_EVT_STATE)
+			mrc_count_tx(MRC_TX_EV_STATE_DROPPED, 1);
+	}
+}
+
+/* After the lock: tell mrcd. */
 static __always_inline void health_event(__u32 qpn, struct mrc_qp_tx *qp,
 					 __u32 i, __u8 type, __u8 state,
 					 __u8 old, __u8 reason)
@@ -113,12 +126,7 @@ static __always_inline void health_event(__u32 qpn, struct mrc_qp_tx *qp,
 
 	e.ev = qp->ev[i & 63];
 	e.port = qp->ev_port[i & 63];
-	if (bpf_ringbuf_output(&mrc_ev_events, &e, sizeof(e), 0)) {
-		mrc_count_tx(MRC_TX_EV_EVENTS_DROPPED, 1);
-		/* What mrcd reports as drop counts: state changes only. */
-		if (type == MRC_EVT_STATE)
-			mrc_count_tx(MRC_TX_EV_STATE_DROPPED, 1);
-	}
+	health_emit(&e);
 }
 
 #endif /* MRC_BPF_HEALTH_H */

@@ -26,24 +26,37 @@ mrcd_start h1
 mrcd_start h2
 disown -a # mrcds end by our signals: no job notices
 
+# stop HOST SIGNAL: HOST's mrcd ends by SIGNAL (within 4 s).
+stop() {
+	local pid
+	pid=$(cat "$TMP/$1.mrcd.pid")
+	kill -"$2" "$pid"
+	for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+	kill -0 "$pid" 2>/dev/null && fail "mrcd $1 still runs after SIG$2"
+	return 0
+}
+
+# start HOST: another mrcd in HOST, once it serves (a killed one leaves
+# its socket: that is no sign of the new one).
+start() {
+	rm -f "$TMP/$1.sock"
+	mrcd_start "$1"
+	disown # its end is ours to check, not the shell's to announce
+	for _ in $(seq 200); do grep -q "^mrcd: ready" "$TMP/$1.mrcd.log" && break; sleep 0.02; done
+}
+
 # restart HOST SIGNAL N: stop HOST's mrcd with SIGNAL, start another, and
 # wait until it has taken over the device. Logs: $TMP/HOST.mrcd.log.N.
 restart() {
-	local host=$1 sig=$2 n=$3 pid log
-	pid=$(cat "$TMP/$host.mrcd.pid")
+	local host=$1 sig=$2 n=$3 log
 	log=$TMP/$host.mrcd.log
-	kill -"$sig" "$pid"
-	for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
-	kill -0 "$pid" 2>/dev/null && fail "restart $n: mrcd $host still runs after SIG$sig"
+	stop "$host" "$sig"
 	if [ "$sig" = TERM ]; then
 		grep -q "handing the device over: [1-9][0-9]* QPs" "$log" ||
 			fail "restart $n: SIGTERM did not hand over: $(tail -5 "$log")"
 	fi
 	cp "$log" "$log.$n"
-	rm -f "$TMP/$host.sock" # a killed mrcd leaves it; wait for the new one
-	mrcd_start "$host"
-	disown # its end is ours to check, not the shell's to announce
-	for _ in $(seq 200); do grep -q "^mrcd: ready" "$log" && break; sleep 0.02; done
+	start "$host"
 	grep -q "took over the running device (mrcd number [0-9]* on it): [1-9][0-9]* QPs" "$log" ||
 		fail "restart $n: no takeover: $(cat "$log")"
 }
@@ -130,15 +143,10 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 sleep 1.5
-pid=$(cat "$TMP/h1.mrcd.pid")
-kill -KILL "$pid"
-for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+stop h1 KILL
 kill -KILL "$(cat "$TMP/gone.pid")" 2>/dev/null || true
 wait "$cli" 2>/dev/null || true
-rm -f "$TMP/h1.sock"
-mrcd_start h1
-disown
-for _ in $(seq 200); do grep -q "^mrcd: ready" "$TMP/h1.mrcd.log" && break; sleep 0.02; done
+start h1
 grep -q "ended before resuming: its objects are freed" "$TMP/h1.mrcd.log" ||
 	fail "a dead application's objects were not freed: $(cat "$TMP/h1.mrcd.log")"
 [ -z "$(ls "$(mrcd_pin_dir h1)/abi2/sq")" ] || fail "send queues left pinned: $(ls "$(mrcd_pin_dir h1)/abi2/sq")"
@@ -147,9 +155,7 @@ wait "$srv" 2>/dev/null || true
 log "an application killed while no mrcd ran: the next mrcd freed its QPs, regions and queues"
 
 # Another build's device: a map of another layout is refused by name.
-pid=$(cat "$TMP/h1.mrcd.pid")
-kill -KILL "$pid"
-for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+stop h1 KILL
 pins=$(mrcd_pin_dir h1)/abi2
 rm "$pins/maps/mrc_wake"
 bpftool map create "$pins/maps/mrc_wake" type array key 4 value 8 entries 4 name mrc_wake
@@ -168,10 +174,8 @@ log "a device with a map of another layout: refused ($(grep -o "map mrc_wake has
 rm -r "$pins"
 
 # No application: SIGTERM takes everything away.
-mrcd_start h1
-pid=$(cat "$TMP/h1.mrcd.pid")
-kill -TERM "$pid"
-for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+start h1
+stop h1 TERM
 [ -e "$(mrcd_pin_dir h1)/abi2" ] && fail "pins left after a stop with no application"
 for ifc in $(tb links | awk '$3 == "h1" { print $4 } $8 == "h1" { print $9 }') anc0; do
 	tb exec h1 ip -d link show "$ifc" | grep -q "prog/xdp" && fail "$ifc: XDP still attached"
