@@ -264,6 +264,7 @@ static __always_inline int mark_received(struct mrc_qp_rx *qp, struct rx *r,
 	struct mrc_rx_slot *slot;
 	int dup = 0;
 
+	s->ndue = 0;
 	bpf_spin_lock(&qp->lock);
 	if (qp->rx_bits[w] & (1ull << (i % 64))) {
 		dup = 1;
@@ -288,14 +289,17 @@ static __always_inline int mark_received(struct mrc_qp_rx *qp, struct rx *r,
 		cqe->opcode = 0;
 		if ((slot->flags & (MRC_SLOT_LAST | MRC_SLOT_IMM)) ==
 		    (MRC_SLOT_LAST | MRC_SLOT_IMM)) {
-			cqe->opcode = MRC_WC_RECV_RDMA_WITH_IMM;
-			cqe->status = MRC_WC_SUCCESS;
-			cqe->wr_id = 0;
-			cqe->qpn = r->qpn;
-			cqe->seq = qp->cqe_seq++;
-			cqe->byte_len = slot->msg_len;
-			cqe->imm = slot->imm;
-			cqe->psn = qp->cum_psn;
+			/* Whole: the ring is the application's to read. */
+			*cqe = (struct mrc_cqe){
+				.qpn = r->qpn,
+				.seq = qp->cqe_seq++,
+				.byte_len = slot->msg_len,
+				.imm = slot->imm,
+				.psn = qp->cum_psn,
+				.opcode = MRC_WC_RECV_RDMA_WITH_IMM,
+				.status = MRC_WC_SUCCESS,
+			};
+			s->ndue++;
 		}
 		slot->flags = 0;
 		qp->cum_psn = (qp->cum_psn + 1) & MRC_BTH_PSN_MASK;
@@ -435,7 +439,8 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 				    const struct ack_state *st, __u8 reason)
 {
 	__u32 new_len = r->udp_off + sizeof(struct udphdr) + MRC_ACK_LEN;
-	__u64 old_len = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
+	/* The whole frame: a multi-buffer frame's fragments too. */
+	__u64 old_len = bpf_xdp_get_buff_len(ctx);
 	struct udphdr *udp;
 	struct mrc_bth *bth;
 	struct mrc_aeth *aeth;
@@ -445,11 +450,6 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 	int sum;
 	__u32 k;
 
-	/*
-	 * Keep clang from folding the subtraction into 32-bit arithmetic on
-	 * the packet pointers, which the verifier rejects.
-	 */
-	asm volatile("" : "+r"(old_len));
 	if (bpf_xdp_adjust_tail(ctx, (int)new_len - (int)old_len))
 		return XDP_DROP;
 	if (turn_around(ctx, r, sizeof(*udp) + MRC_ACK_LEN))
@@ -553,6 +553,18 @@ delivered(struct mrc_qp_tx *qp, struct mrc_tx_rec *rec, struct mrc_scratch *s)
 }
 
 /*
+ * Under the send lock: psn is in flight, sent and not yet cumulatively
+ * acknowledged, so its ring slot holds its own record. Any other PSN's
+ * slot belongs to a PSN 512 away (or to nothing): a stale or forged ACK
+ * naming it must not touch that record.
+ */
+static __always_inline int psn_in_flight(const struct mrc_qp_tx *qp, __u32 psn)
+{
+	return mrc_psn_diff(psn, qp->una_psn) >= 0 &&
+	       mrc_psn_diff(psn, qp->next_psn) < 0;
+}
+
+/*
  * Under the send lock: take in what the ACK says. Everything before cum is
  * delivered; SACKed PSNs are delivered; a PSN still in flight that the
  * rules below call lost is queued for retransmission (once), as is the PSN
@@ -566,7 +578,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 {
 	__u32 k, psn, n = 0;
 	struct mrc_tx_rec *rec;
-	int bad = 0;
+	int bad = 0, in_flight;
 
 	s->sack_high = 0;
 	s->lost = 0;
@@ -574,14 +586,18 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	s->ack_rtt_ns = 0;
 	s->una_moved = 0;
 	s->nbad = 0;
+	s->ndue = 0;
 	s->acked_evs = 0; /* acked_n[] is all zero between ACKs */
 	bpf_spin_lock(&qp->lock);
 	/* An ACK for PSNs never sent is forged or stale: ignore it. */
 	if (mrc_psn_diff(a->cum_psn, qp->next_psn) > 0 ||
 	    mrc_psn_diff(r->psn, qp->next_psn) >= 0)
 		goto out;
+	/* The answered PSN's record, if it is still in flight; an ACK of a
+	 * PSN already delivered tells nothing about the record now there. */
+	in_flight = psn_in_flight(qp, r->psn);
 	rec = &qp->rec[r->psn % MRC_TX_RING];
-	if (rec->flags & MRC_REC_INFLIGHT) {
+	if (in_flight && (rec->flags & MRC_REC_INFLIGHT)) {
 		s->ack_ev = rec->ev_idx;
 		/* Karn: no RTT from a PSN sent more than once. */
 		if (rec->tries == 1)
@@ -604,6 +620,10 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		psn = (a->cum_psn + 1 + k) & MRC_BTH_PSN_MASK;
 		if (mrc_psn_diff(psn, qp->next_psn) >= 0)
 			break;
+		/* Below una: delivered long ago, and its slot may hold a PSN
+		 * 512 later that is in flight (an ACK far behind, or forged). */
+		if (mrc_psn_diff(psn, qp->una_psn) < 0)
+			continue;
 		if (sack_bit(a, k)) {
 			delivered(qp, &qp->rec[psn % MRC_TX_RING], s);
 			s->sack_high = k + 1;
@@ -655,7 +675,8 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			s->nbad++;
 		}
 	}
-	if (a->flags & MRC_AF_NACK) {
+	/* A NACK acts on the PSN it names only while that PSN is in flight. */
+	if ((a->flags & MRC_AF_NACK) && in_flight) {
 		rec = &qp->rec[r->psn % MRC_TX_RING];
 		switch (a->reason) {
 		case MRC_NACK_TRIMMED:
@@ -675,14 +696,15 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			if (rec->flags & MRC_REC_INFLIGHT) {
 				struct mrc_wqe *w =
 					&sq->wqe[rec->wqe % MRC_SQ_DEPTH];
-				struct mrc_cqe *c = &s->cqe[0];
 
-				c->wr_id = w->wr_id;
-				c->qpn = r->qpn;
-				c->seq = qp->cqe_seq++;
-				c->byte_len = 0;
-				c->opcode = MRC_WC_RDMA_WRITE;
-				c->status = MRC_WC_REM_ACCESS_ERR;
+				s->cqe[0] = (struct mrc_cqe){
+					.wr_id = w->wr_id,
+					.qpn = r->qpn,
+					.seq = qp->cqe_seq++,
+					.opcode = MRC_WC_RDMA_WRITE,
+					.status = MRC_WC_REM_ACCESS_ERR,
+				};
+				s->ndue = 1;
 				qp->state = MRC_QPS_ERR;
 				sq->err_wqe = rec->wqe;
 				bad = 1;
@@ -707,12 +729,20 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		    qp->wimm_inflight)
 			qp->wimm_inflight--;
 		if (w->flags & MRC_SEND_SIGNALED) {
-			c->wr_id = w->wr_id;
-			c->qpn = r->qpn;
-			c->seq = qp->cqe_seq++;
-			c->byte_len = w->len;
-			c->opcode = MRC_WC_RDMA_WRITE;
-			c->status = MRC_WC_SUCCESS;
+			/*
+			 * Whole: the scratch may still hold another QP's
+			 * receive completion (its imm and PSN), and the CQ
+			 * ring is another process's to read.
+			 */
+			*c = (struct mrc_cqe){
+				.wr_id = w->wr_id,
+				.qpn = r->qpn,
+				.seq = qp->cqe_seq++,
+				.byte_len = w->len,
+				.opcode = MRC_WC_RDMA_WRITE,
+				.status = MRC_WC_SUCCESS,
+			};
+			s->ndue++;
 		}
 		qp->sq_done++;
 	}
@@ -826,8 +856,10 @@ static __always_inline int take_probe_answer(struct xdp_md *ctx, struct rx *r)
 		mrc_count_drop(MRC_DROP_UNKNOWN_QP);
 		return XDP_DROP;
 	}
-	if (!px || px->ev_idx >= MRC_QP_EVS)
+	if (!px || px->ev_idx >= MRC_QP_EVS) {
+		mrc_count_drop(MRC_DROP_PROBE_EV);
 		return XDP_DROP;
+	}
 	if (r->qpn == MRC_PROBE_QPN) {
 		/* Only answers to probes mrcd sent and still waits for. */
 		__u32 zero = 0, seq = bpf_ntohl(px->seq);
@@ -918,14 +950,14 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 			     s->bad_kept[k] ? MRC_EV_R_MIN_ACTIVE :
 					      MRC_EV_R_LOSS);
 	}
-	if (s->ncqe) {
+	if (s->ndue) {
 		__u32 cq = qp->send_cq;
 
 		e.ring = bpf_map_lookup_elem(&mrc_cq, &cq);
 		if (e.ring)
 			bpf_loop(MRC_SQ_DEPTH, emit_one, &e, 0);
-		else
-			mrc_count_drop(MRC_DROP_CQ_OVERFLOW);
+		else /* no ring: every completion due is lost */
+			mrc_count_drops(MRC_DROP_CQ_OVERFLOW, s->ndue);
 	}
 	/* After the error completion, so the poster flushes behind it. */
 	if (qp->state == MRC_QPS_ERR)
@@ -1003,12 +1035,18 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 	/* The window first: a duplicate of a completed PSN is never placed. */
 	peek_state(qp, &st);
 	d = mrc_psn_diff(r.psn, st.cum_psn);
-	if (d < 0 || rx_bit(st.bits, r.psn)) {
+	if (d < 0) {
 		mrc_count_drop(MRC_DROP_DUPLICATE);
 		return make_ack(ctx, &r, &st, MRC_NACK_NONE);
 	}
+	/* Before the ring bit: beyond the window the ring slot is another
+	 * PSN's, and says nothing about this one. */
 	if (d > (int)qp->window || d > MRC_RX_WINDOW_MAX)
 		return reject(ctx, &r, qp, MRC_DROP_PSN_WINDOW);
+	if (rx_bit(st.bits, r.psn)) {
+		mrc_count_drop(MRC_DROP_DUPLICATE);
+		return make_ack(ctx, &r, &st, MRC_NACK_NONE);
+	}
 
 	idx = r.rkey & MRC_RKEY_INDEX_MASK;
 	mr = bpf_map_lookup_elem(&mrc_mr_info, &idx);
@@ -1029,15 +1067,15 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 
 	if (mark_received(qp, &r, s, &st)) {
 		mrc_count_drop(MRC_DROP_DUPLICATE);
-	} else if (s->ncqe) {
+	} else if (s->ndue) {
 		struct emit_ctx e = { .s = s };
 		__u32 cq = qp->recv_cq;
 
 		e.ring = bpf_map_lookup_elem(&mrc_cq, &cq);
 		if (e.ring)
 			bpf_loop(MRC_RX_WINDOW_MAX + 1, emit_one, &e, 0);
-		else
-			mrc_count_drop(MRC_DROP_CQ_OVERFLOW);
+		else /* no ring: every completion due is lost */
+			mrc_count_drops(MRC_DROP_CQ_OVERFLOW, s->ndue);
 	}
 	return make_ack(ctx, &r, &st, MRC_NACK_NONE);
 }

@@ -177,7 +177,8 @@ struct {
 /* Per-CPU scratch space, larger than the 512-byte BPF stack. */
 struct mrc_scratch {
 	__u8 buf[516]; /* a checksum chunk and its zero pad */
-	__u32 ncqe;
+	__u32 ncqe; /* cqe[] slots claimed */
+	__u32 ndue; /* of them completions (an opcode): what a CQ must take */
 	/*
 	 * Values the ACK loops carry from one iteration to the next live
 	 * here, not in registers: in a register each distinct value would be
@@ -209,13 +210,18 @@ struct {
 	__type(value, struct mrc_scratch);
 } mrc_scratch SEC(".maps");
 
-static __always_inline void mrc_count_drop(enum mrc_drop_reason r)
+static __always_inline void mrc_count_drops(enum mrc_drop_reason r, __u64 n)
 {
 	__u32 key = r;
 	__u64 *c = bpf_map_lookup_elem(&mrc_drop, &key);
 
 	if (c)
-		(*c)++;
+		*c += n;
+}
+
+static __always_inline void mrc_count_drop(enum mrc_drop_reason r)
+{
+	mrc_count_drops(r, 1);
 }
 
 static __always_inline void mrc_count_tx(enum mrc_tx_counter k, __u64 n)

@@ -312,6 +312,21 @@ static void probe_answer_is_an_event(void **state)
 	assert_true(ev[0].rtt_ns >= 4300 && ev[0].rtt_ns < 1000000000);
 }
 
+/* An answer naming an EV index no QP has is dropped, and counted so. */
+static void probe_answer_bad_ev_counted(void **state)
+{
+	struct pkt in;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	probe(&in, MRC_OP_PROBE_ANSWER, S_QPN, MRC_QP_EVS, mono_ns(), 700);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
+				 (uint32_t)in.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(drain_events(), 0);
+	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_PROBE_EV), 1);
+}
+
 /*
  * A device probe (the controller's EV probe, dqpn MRC_PROBE_QPN) needs no
  * QP: the peer answers it to MRC_PROBE_QPN, and the answer becomes an
@@ -745,6 +760,7 @@ int main(void)
 		cmocka_unit_test(probe_answered),
 		cmocka_unit_test(probe_refused),
 		cmocka_unit_test(probe_answer_is_an_event),
+		cmocka_unit_test(probe_answer_bad_ev_counted),
 		cmocka_unit_test(device_probe),
 		cmocka_unit_test(control_states),
 		cmocka_unit_test(spray_skips_unused),

@@ -49,6 +49,8 @@
 #define TRIM_DSCP 9
 
 static struct mrc_xdp_rx *skel;
+/* The same program loaded frags-aware (multi-buffer frames), on skel's maps. */
+static struct mrc_xdp_rx *frags;
 static uint8_t *mr_mem; /* the MR map, mmapped: chunk i at i * MRC_MR_ELEM */
 static struct ring_buffer *cq;
 static struct mrc_cqe cqes[64];
@@ -529,7 +531,8 @@ static const struct fixture cases[] = {
 
 /* --- sequences --------------------------------------------------------------- */
 
-static int run(const struct wr *w, struct pkt *out)
+static int run_prog(int prog_fd, const struct wr *w, size_t pad,
+		    struct pkt *out)
 {
 	static struct pkt in;
 	struct xdp_md ctx = {};
@@ -538,6 +541,9 @@ static int run(const struct wr *w, struct pkt *out)
 
 	pkt_init(&in);
 	data(&in, w);
+	/* Trailing bytes beyond the IP datagram, as a link may pad it. */
+	memset(in.data + in.len, 0xa5, pad);
+	in.len += pad;
 	ctx.data_end = in.len;
 	ctx.ingress_ifindex = 1;
 	opts.data_in = in.data;
@@ -549,12 +555,24 @@ static int run(const struct wr *w, struct pkt *out)
 		opts.data_out = out->data;
 		opts.data_size_out = sizeof(out->data);
 	}
-	if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.mrc_xdp_rx),
-				   &opts))
+	if (bpf_prog_test_run_opts(prog_fd, &opts))
 		return -1;
 	if (out)
 		out->len = opts.data_size_out;
 	return opts.retval;
+}
+
+static int run(const struct wr *w, struct pkt *out)
+{
+	return run_prog(bpf_program__fd(skel->progs.mrc_xdp_rx), w, 0, out);
+}
+
+static uint32_t ack_reason(const struct pkt *a)
+{
+	struct mrc_aext ax;
+
+	memcpy(&ax, a->data + a->len - sizeof(ax), sizeof(ax));
+	return ax.nack_reason;
 }
 
 static uint32_t ack_cum(const struct pkt *a)
@@ -686,6 +704,115 @@ static void psn_wraps(void **state)
 	assert_int_equal(drops(MRC_DROP_PSN_WINDOW), 0);
 }
 
+/*
+ * A PSN 512 or more beyond cum lands on the ring slot of a PSN in the
+ * window; that slot's bit says nothing about it. It is out of the window
+ * (NACKed so), not a duplicate.
+ */
+static void beyond_ring_is_out_of_window(void **state)
+{
+	static struct pkt out;
+	struct wr w = def_wr();
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	w.psn = CUM + 2;
+	assert_int_equal(run(&w, &out), XDP_TX);
+	w.psn = CUM + 2 + MRC_RX_RING;
+	w.va = VA + 1000;
+	assert_int_equal(run(&w, &out), XDP_TX);
+	assert_int_equal(ack_reason(&out), MRC_NACK_PSN_WINDOW);
+	assert_int_equal(drops(MRC_DROP_PSN_WINDOW), 1);
+	assert_int_equal(drops(MRC_DROP_DUPLICATE), 0);
+	assert_int_equal(mr_byte(1000), 0);
+}
+
+/*
+ * A QP whose receive CQ has no ring loses only the completions that were
+ * due: a plain WRITE advancing cum completes nothing and counts nothing.
+ */
+static void ringless_cq_counts_only_completions(void **state)
+{
+	static struct mrc_qp_rx qp;
+	static struct pkt out;
+	uint32_t qpn = QPN;
+	struct wr w = def_wr();
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(skel->maps.mrc_qp),
+					     &qpn, &qp),
+			 0);
+	qp.recv_cq = 9; /* no ring there */
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_qp),
+					     &qpn, &qp, BPF_ANY),
+			 0);
+	assert_int_equal(run(&w, &out), XDP_TX);
+	assert_int_equal(ack_cum(&out), CUM + 1);
+	assert_int_equal(drops(MRC_DROP_CQ_OVERFLOW), 0);
+	w.psn = CUM + 1;
+	w.op = MRC_OP_WRITE_ONLY_IMM;
+	assert_int_equal(run(&w, &out), XDP_TX);
+	assert_int_equal(drops(MRC_DROP_CQ_OVERFLOW), 1);
+}
+
+/*
+ * A multi-buffer frame (a frags-aware program, a frame longer than the
+ * linear part) becomes exactly the ACK a one-buffer frame becomes: the
+ * tail is cut over the fragments too.
+ */
+static void multibuffer_frame_acked_exactly(void **state)
+{
+	static struct pkt out, want;
+	struct wr w = def_wr();
+	uint32_t sack[8] = { 0 };
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	w.len = w.paylen = w.msg_len = 2048;
+	assert_int_equal(run_prog(bpf_program__fd(frags->progs.mrc_xdp_rx), &w,
+				  3000, &out),
+			 XDP_TX);
+	pkt_init(&want);
+	ack(&want, &w, 0, CUM + 1, sack, 0);
+	if (out.len != want.len || memcmp(out.data, want.data, want.len))
+		fixture_diff(want.data, want.len, out.data, out.len);
+	assert_int_equal(out.len, want.len);
+	assert_memory_equal(out.data, want.data, want.len);
+	assert_true(mr_holds(0, 2048, CUM));
+}
+
+/* Load the receive program again, frags-aware, over skel's maps. */
+static int load_frags(void)
+{
+	struct bpf_map *m;
+
+	frags = mrc_xdp_rx__open();
+	if (!frags)
+		return -1;
+	frags->rodata->trim_dscp = TRIM_DSCP;
+	bpf_program__set_flags(frags->progs.mrc_xdp_rx,
+			       bpf_program__flags(frags->progs.mrc_xdp_rx) |
+				       BPF_F_XDP_HAS_FRAGS);
+	bpf_object__for_each_map(m, frags->obj)
+	{
+		struct bpf_map *same;
+
+		if (bpf_map__is_internal(m))
+			continue;
+		same = bpf_object__find_map_by_name(skel->obj,
+						    bpf_map__name(m));
+		if (!same || bpf_map__reuse_fd(m, bpf_map__fd(same)))
+			return -1;
+	}
+	if (mrc_xdp_rx__load(frags)) {
+		fprintf(stderr, "loading mrc_xdp_rx with frags: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int setup(void)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mmapable,
@@ -721,7 +848,7 @@ static int setup(void)
 	/* The outer maps and the mapping hold them now. */
 	close(mr_fd);
 	close(cq_fd);
-	return 0;
+	return load_frags();
 }
 
 int main(void)
@@ -731,6 +858,9 @@ int main(void)
 		cmocka_unit_test(duplicates_neither_complete_nor_write),
 		cmocka_unit_test(multi_packet_imm_completes_when_whole),
 		cmocka_unit_test(psn_wraps),
+		cmocka_unit_test(beyond_ring_is_out_of_window),
+		cmocka_unit_test(ringless_cq_counts_only_completions),
+		cmocka_unit_test(multibuffer_frame_acked_exactly),
 	};
 	int failed;
 
@@ -748,6 +878,7 @@ int main(void)
 					      sequences, NULL, NULL);
 	ring_buffer__free(cq);
 	munmap(mr_mem, (size_t)CHUNKS * MRC_MR_ELEM);
+	mrc_xdp_rx__destroy(frags);
 	mrc_xdp_rx__destroy(skel);
 	return failed ? 1 : 0;
 }

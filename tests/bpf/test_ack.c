@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sender's ACK processing (bpf/mrc_xdp_rx.bpf.c, take_ack) against
+ * stale, forged and replayed ACKs and NACKs, through BPF_PROG_TEST_RUN: an
+ * ACK or NACK acts only on PSNs in flight, so it never frees, resends or
+ * fails the record of another PSN that shares its ring slot; every
+ * completion record is written whole; a CQ without a ring loses only the
+ * completions that were due.
+ *
+ *   the transmit program sends PSNs FIRST.. of QP S_QPN (4 EVs); ACKs and
+ *   NACKs from the peer (QP R_QPN) come back into the receive program,
+ *   which also receives WRITE_IMMs for its own QP L_QPN (another
+ *   process's, completing on CQ 1). Send completions go to CQ 0.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/bpf.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "fixture.h"
+#include "pkt.h"
+#include "mrc/abi.h"
+#include "mrc/drop.h"
+#include "mrc/wire.h"
+#include "mrc_xdp_rx.skel.h"
+#include "mrc_xdp_tx.skel.h"
+
+#define S_QPN 5 /* the sender */
+#define R_QPN 77 /* its peer */
+#define L_QPN 9 /* a QP of another process that receives here */
+#define NEV 4
+#define EV0 49152
+#define FIRST 1000 /* first PSN sent; slot FIRST % 512 = 488 */
+#define SENT 8
+#define MR_IDX 3
+#define RKEY ((0x4242u << MRC_RKEY_INDEX_BITS) | MR_IDX)
+#define VA 0x7f0000000000ull
+#define NO_RING_CQ 9
+
+static struct mrc_xdp_rx *rx;
+static struct mrc_xdp_tx *tx;
+static struct mrc_sq *sq;
+static struct ring_buffer *cqs; /* CQ 0 (send) and CQ 1 (L_QPN's receive) */
+static struct mrc_cqe cqe[2][64];
+static int ncqe[2];
+
+static int on_cqe(void *ctx, void *d, size_t len)
+{
+	int cq = (int)(long)ctx;
+
+	if (len != sizeof(struct mrc_cqe) || ncqe[cq] == 64)
+		return -EINVAL;
+	memcpy(&cqe[cq][ncqe[cq]++], d, len);
+	return 0;
+}
+
+static int drain(void)
+{
+	ncqe[0] = ncqe[1] = 0;
+	return ring_buffer__consume(cqs) < 0 ? -1 : 0;
+}
+
+static uint64_t percpu(struct bpf_map *m, uint32_t key)
+{
+	return fixture_percpu_sum(bpf_map__fd(m), key);
+}
+
+static int zero_percpu(struct bpf_map *m, uint32_t n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t zero[ncpu];
+	uint32_t k;
+
+	memset(zero, 0, sizeof(zero));
+	for (k = 0; k < n; k++)
+		if (bpf_map_update_elem(bpf_map__fd(m), &k, zero, BPF_ANY))
+			return -1;
+	return 0;
+}
+
+static struct mrc_qp_tx *get_qp_tx(void)
+{
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(rx->maps.mrc_qp_tx), &key, &qt))
+		return NULL;
+	return &qt;
+}
+
+static int xdp_run(int prog_fd, const void *in, uint32_t len)
+{
+	struct xdp_md ctx = { .data_end = len, .ingress_ifindex = 1 };
+	static uint8_t out[PKT_MAX];
+
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = len,
+		    .data_out = out, .data_size_out = sizeof(out),
+		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx));
+	if (bpf_prog_test_run_opts(prog_fd, &o))
+		return -1;
+	return (int)o.retval;
+}
+
+/*
+ * S_QPN in RTS with PSNs FIRST .. FIRST + SENT - 1 sent, one zero-length
+ * signaled WRITE each (wr_id 100 + i), completing on send_cq.
+ */
+static int send_some(uint32_t send_cq)
+{
+	static struct mrc_qp_tx qt;
+	static uint8_t frame[1600];
+	uint32_t key = S_QPN, i;
+
+	memset(&qt, 0, sizeof(qt));
+	qt.state = MRC_QPS_RTS;
+	qt.peer_qpn = R_QPN;
+	qt.send_cq = send_cq;
+	qt.window = MRC_RX_WINDOW_MAX;
+	qt.mtu = 1024;
+	qt.nev = NEV;
+	qt.timeout_ns = 1000000000ull;
+	qt.retry_linear = 7;
+	qt.retry_exp = 7;
+	qt.ev_min_active = 1;
+	qt.reorder_ns = 1000000000;
+	qt.next_psn = qt.una_psn = FIRST;
+	for (i = 0; i < NEV; i++) {
+		qt.ev[i] = (uint16_t)(EV0 + i);
+		qt.ev_port[i] = (uint8_t)i;
+		qt.ev_state[i] = MRC_EV_GOOD;
+		inet_pton(AF_INET, "198.18.2.2", qt.peer_addr[i]);
+	}
+	qt.ev_use = (1ull << NEV) - 1;
+	for (i = 0; i < NEV; i++) {
+		struct mrc_ev_stats st = {};
+		uint32_t ek = S_QPN * MRC_QP_EVS + i;
+
+		if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_ev_stats), &ek,
+					&st, BPF_ANY))
+			return -1;
+	}
+	memset(sq, 0, sizeof(*sq));
+	if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx), &key, &qt,
+				BPF_ANY))
+		return -1;
+	for (i = 0; i < SENT; i++) {
+		struct mrc_wqe *w = &sq->wqe[i];
+
+		w->opcode = MRC_WR_RDMA_WRITE;
+		w->flags = MRC_SEND_SIGNALED;
+		w->wr_id = 100 + i;
+	}
+	sq->tail = SENT;
+	for (i = 0; i < SENT; i++)
+		if (xdp_run(bpf_program__fd(tx->progs.mrc_xdp_tx), frame,
+			    sizeof(frame)) != XDP_REDIRECT)
+			return -1;
+	if (zero_percpu(rx->maps.mrc_drop, MRC_DROP_MAX) ||
+	    zero_percpu(rx->maps.mrc_tx_stats, MRC_TX_MAX))
+		return -1;
+	return drain();
+}
+
+/*
+ * An ACK (reason 0) or NACK from the peer for psn, cumulative cum, SACK
+ * words as given (NULL: none).
+ */
+static void ack(struct pkt *p, uint32_t psn, uint32_t cum, uint8_t reason,
+		const uint32_t *sack)
+{
+	pkt_init(p);
+	pkt_eth(p, PKT_MAC_A, PKT_MAC_B);
+	pkt_ipv4(p, "198.18.2.2", "198.18.1.2", 0x02);
+	pkt_udp(p, EV0, MRC_UDP_PORT);
+	pkt_bth(p, MRC_OP_ACK, S_QPN, psn, 0);
+	pkt_aeth(p, reason ? MRC_AETH_NAK | reason : MRC_AETH_ACK, 0);
+	pkt_aext(p, reason ? MRC_AF_NACK : 0, EV0, reason, cum, psn, 0, sack);
+	p->udp_csum = 1;
+	pkt_finish(p);
+}
+
+static int take(uint32_t psn, uint32_t cum, uint8_t reason,
+		const uint32_t *sack)
+{
+	static struct pkt a;
+
+	ack(&a, psn, cum, reason, sack);
+	return xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
+		       (uint32_t)a.len);
+}
+
+/* Records of every PSN sent are still in flight, none queued again. */
+static int all_in_flight(const struct mrc_qp_tx *qt)
+{
+	uint32_t i;
+
+	for (i = 0; i < SENT; i++)
+		if ((qt->rec[(FIRST + i) % MRC_TX_RING].flags &
+		     (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) != MRC_REC_INFLIGHT)
+			return 0;
+	return qt->una_psn == FIRST && qt->retx_tail == qt->retx_head;
+}
+
+static uint64_t ev_acked(void)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < NEV; i++) {
+		struct mrc_ev_stats st;
+		uint32_t key = S_QPN * MRC_QP_EVS + i;
+
+		if (!bpf_map_lookup_elem(bpf_map__fd(rx->maps.mrc_ev_stats),
+					 &key, &st))
+			n += st.acked + st.rtt_samples;
+	}
+	return n;
+}
+
+/*
+ * An ACK 513 PSNs behind una, every SACK bit set: its SACK range covers
+ * the ring slots of every PSN in flight. It frees none of them; the loss
+ * of FIRST is still found and resent, and everything completes.
+ */
+static void forged_sack_frees_nothing(void **state)
+{
+	const uint32_t all[8] = { ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u };
+	const uint32_t four[8] = { 0xf0000000u };
+	struct mrc_qp_tx *qt;
+
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	assert_int_equal(take(FIRST - 513, FIRST - 513, 0, all), XDP_DROP);
+	qt = get_qp_tx();
+	assert_non_null(qt);
+	assert_true(all_in_flight(qt));
+	assert_int_equal(ev_acked(), 0);
+	assert_int_equal(drain(), 0);
+	assert_int_equal(ncqe[0], 0);
+	/* The peer's real ACK: FIRST missing, the next four in. FIRST is
+	 * resent (not freed: resendable), then all of it is acknowledged. */
+	assert_int_equal(take(FIRST + 4, FIRST, 0, four), XDP_DROP);
+	qt = get_qp_tx();
+	assert_int_equal(qt->retx_tail - qt->retx_head, 1);
+	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], FIRST);
+	assert_int_equal(take(FIRST, FIRST + SENT, 0, NULL), XDP_DROP);
+	qt = get_qp_tx();
+	assert_int_equal(qt->una_psn, FIRST + SENT);
+	assert_int_equal(drain(), 0);
+	assert_int_equal(ncqe[0], SENT);
+	assert_int_equal(cqe[0][0].wr_id, 100);
+	assert_int_equal(cqe[0][SENT - 1].wr_id, 100 + SENT - 1);
+}
+
+/* An ACK of a PSN long delivered, sharing the slot of FIRST: no RTT
+ * sample, no delivery credited to FIRST's EV. */
+static void stale_ack_takes_no_sample(void **state)
+{
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	assert_int_equal(take(FIRST - MRC_TX_RING, FIRST, 0, NULL), XDP_DROP);
+	assert_int_equal(ev_acked(), 0);
+	assert_true(all_in_flight(get_qp_tx()));
+}
+
+/*
+ * A fatal NACK (remote access) naming a PSN below una fails nothing; one
+ * naming a PSN in flight fails that WQE with a whole completion record.
+ */
+static void stale_fatal_nack_fails_nothing(void **state)
+{
+	const struct mrc_cqe want = { .wr_id = 103,
+				      .qpn = S_QPN,
+				      .seq = 0,
+				      .opcode = MRC_WC_RDMA_WRITE,
+				      .status = MRC_WC_REM_ACCESS_ERR };
+	struct mrc_qp_tx *qt;
+
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	assert_int_equal(take(FIRST - MRC_TX_RING, FIRST, MRC_NACK_RKEY, NULL),
+			 XDP_DROP);
+	qt = get_qp_tx();
+	assert_int_equal(qt->state, MRC_QPS_RTS);
+	assert_int_equal(sq->state, 0);
+	assert_int_equal(drain(), 0);
+	assert_int_equal(ncqe[0], 0);
+	assert_true(all_in_flight(qt));
+
+	assert_int_equal(take(FIRST + 3, FIRST, MRC_NACK_RKEY, NULL), XDP_DROP);
+	assert_int_equal(get_qp_tx()->state, MRC_QPS_ERR);
+	assert_int_equal(sq->state, MRC_QPS_ERR);
+	assert_int_equal(drain(), 0);
+	assert_int_equal(ncqe[0], 1);
+	assert_memory_equal(&cqe[0][0], &want, sizeof(want));
+}
+
+/* A retryable NACK (trimmed) queues a resend only for a PSN in flight. */
+static void stale_retryable_nack_queues_nothing(void **state)
+{
+	struct mrc_qp_tx *qt;
+
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	assert_int_equal(take(FIRST - MRC_TX_RING, FIRST, MRC_NACK_TRIMMED,
+			      NULL),
+			 XDP_DROP);
+	assert_true(all_in_flight(get_qp_tx()));
+	assert_int_equal(take(FIRST + 2, FIRST, MRC_NACK_TRIMMED, NULL),
+			 XDP_DROP);
+	qt = get_qp_tx();
+	assert_int_equal(qt->retx_tail - qt->retx_head, 1);
+	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], FIRST + 2);
+}
+
+/* A WRITE_IMM for L_QPN, zero bytes, completing at once on CQ 1. */
+static int receive_imm(uint32_t imm, uint32_t psn)
+{
+	static struct pkt p;
+
+	pkt_init(&p);
+	pkt_eth(&p, PKT_MAC_A, PKT_MAC_B);
+	pkt_ipv4(&p, "198.18.2.2", "198.18.1.2", 0x02);
+	pkt_udp(&p, EV0, MRC_UDP_PORT);
+	pkt_bth(&p, MRC_OP_WRITE_ONLY_IMM, L_QPN, psn, 0);
+	pkt_reth(&p, VA, RKEY, 0);
+	pkt_immdt(&p, imm);
+	pkt_dext(&p, MRC_DF_LAST, EV0, 1, 0, 0);
+	p.udp_csum = 1;
+	pkt_finish(&p);
+	return xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), p.data,
+		       (uint32_t)p.len);
+}
+
+/*
+ * Send completions are built in the same per-CPU scratch as receive
+ * completions of other QPs: each record must be written whole, or the
+ * immediate and PSN of another process's message land in this one's CQ.
+ */
+static void send_completion_is_whole(void **state)
+{
+	struct mrc_cqe want = { .wr_id = 100,
+				.qpn = S_QPN,
+				.opcode = MRC_WC_RDMA_WRITE,
+				.status = MRC_WC_SUCCESS };
+	static struct mrc_qp_rx lq;
+	uint32_t key = L_QPN, i;
+
+	(void)state;
+	memset(&lq, 0, sizeof(lq));
+	lq.state = MRC_QPS_RTS;
+	lq.peer_qpn = 1;
+	lq.pd = 1;
+	lq.recv_cq = 1;
+	lq.window = MRC_RX_WINDOW_MAX;
+	lq.cum_psn = lq.cqe_psn = 5000;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp), &key,
+					     &lq, BPF_ANY),
+			 0);
+	assert_int_equal(send_some(0), 0);
+	for (i = 0; i < SENT; i++) {
+		/* Another process's message completes in the scratch... */
+		assert_int_equal(receive_imm(0xdeadbeef, 5000 + i), XDP_TX);
+		/* ...then this QP's WRITE does, in the same slot. */
+		assert_int_equal(take(FIRST + i, FIRST + i + 1, 0, NULL),
+				 XDP_DROP);
+		assert_int_equal(drain(), 0);
+		assert_int_equal(ncqe[1], 1);
+		assert_int_equal(ntohl(cqe[1][0].imm), 0xdeadbeef);
+		assert_int_equal(ncqe[0], 1);
+		want.wr_id = 100 + i;
+		want.seq = i;
+		assert_memory_equal(&cqe[0][0], &want, sizeof(want));
+	}
+}
+
+/*
+ * A send CQ without a ring: unsignaled WRITEs complete nothing, so an ACK
+ * covering them loses nothing; a signaled one is counted lost, once.
+ */
+static void ringless_cq_counts_only_completions(void **state)
+{
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(send_some(NO_RING_CQ), 0);
+	for (i = 0; i < SENT - 1; i++)
+		sq->wqe[i].flags = 0;
+	assert_int_equal(take(FIRST + 6, FIRST + SENT - 1, 0, NULL), XDP_DROP);
+	assert_int_equal(get_qp_tx()->una_psn, FIRST + SENT - 1);
+	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_CQ_OVERFLOW), 0);
+	assert_int_equal(take(FIRST + 7, FIRST + SENT, 0, NULL), XDP_DROP);
+	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_CQ_OVERFLOW), 1);
+}
+
+static int share_maps(struct bpf_object *obj)
+{
+	struct bpf_map *m, *same;
+
+	bpf_object__for_each_map(m, obj)
+	{
+		if (bpf_map__is_internal(m))
+			continue;
+		same = bpf_object__find_map_by_name(rx->obj, bpf_map__name(m));
+		if (!same || bpf_map__reuse_fd(m, bpf_map__fd(same)))
+			return -1;
+	}
+	return 0;
+}
+
+static int add_cq(uint32_t idx)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mrc_cq", 0, 0, 1 << 16,
+				NULL);
+	int err;
+
+	if (fd < 0 || bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_cq), &idx,
+					  &fd, BPF_ANY))
+		return -1;
+	err = cqs ? ring_buffer__add(cqs, fd, on_cqe, (void *)(long)idx) :
+		    ((cqs = ring_buffer__new(fd, on_cqe, (void *)(long)idx,
+					     NULL)) ?
+			     0 :
+			     -1);
+	close(fd);
+	return err;
+}
+
+static int setup(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
+	struct mrc_port port = { .ifindex = 1,
+				 .smac = { 2, 0, 0, 0, 0, 0xa },
+				 .dmac = { 2, 0, 0, 0, 0, 0xb } };
+	struct mrc_mr_info mr = {
+		.rkey = RKEY, .pd = 1, .va = VA, .len = 4096, .access = 2
+	};
+	uint32_t p, key = S_QPN, idx = MR_IDX;
+	cpu_set_t one;
+	int sq_fd;
+
+	/* One CPU: the per-CPU scratch of one run is the next one's. */
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return -1;
+	rx = mrc_xdp_rx__open_and_load();
+	if (!rx)
+		return -1;
+	tx = mrc_xdp_tx__open();
+	if (!tx || share_maps(tx->obj) || mrc_xdp_tx__load(tx))
+		return -1;
+	tx->bss->tx_qpn = S_QPN;
+	inet_pton(AF_INET, "198.18.1.2", port.saddr);
+	for (p = 0; p < NEV; p++) {
+		uint32_t lo = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_port), &p,
+					&port, BPF_ANY) ||
+		    bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_tx_port), &p,
+					&lo, BPF_ANY))
+			return -1;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_mr_info), &idx, &mr,
+				BPF_ANY) ||
+	    add_cq(0) || add_cq(1))
+		return -1;
+	sq_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_sq", 4,
+			       sizeof(struct mrc_sq), 1, &mm);
+	if (sq_fd < 0 || bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_sq), &key,
+					     &sq_fd, BPF_ANY))
+		return -1;
+	sq = mmap(NULL, sizeof(*sq), PROT_READ | PROT_WRITE, MAP_SHARED, sq_fd,
+		  0);
+	close(sq_fd);
+	return sq == MAP_FAILED ? -1 : 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(forged_sack_frees_nothing),
+		cmocka_unit_test(stale_ack_takes_no_sample),
+		cmocka_unit_test(stale_fatal_nack_fails_nothing),
+		cmocka_unit_test(stale_retryable_nack_queues_nothing),
+		cmocka_unit_test(send_completion_is_whole),
+		cmocka_unit_test(ringless_cq_counts_only_completions),
+	};
+	int failed;
+
+	if (geteuid() != 0) {
+		printf("SKIP: test_ack needs root (BPF)\n");
+		return 77;
+	}
+	if (setup()) {
+		fprintf(stderr, "test_ack: setup failed: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	failed = cmocka_run_group_tests_name("ACK processing at the sender",
+					     tests, NULL, NULL);
+	ring_buffer__free(cqs);
+	munmap(sq, sizeof(*sq));
+	mrc_xdp_tx__destroy(tx);
+	mrc_xdp_rx__destroy(rx);
+	return failed ? 1 : 0;
+}
