@@ -48,7 +48,7 @@ endif
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test check bench verify lint demo soak install uninstall clean \
+.PHONY: all deps test check bench verify lint demo fuzz soak install uninstall clean \
 	unit-tests bpf-tests system-tests
 
 # --- BPF objects and skeletons ------------------------------------------------
@@ -79,9 +79,11 @@ PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1 \
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check \
 	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e
-# Built for the tests, never installed: the service manager's stand-in and
-# a raw MRCD_RESUME.
-TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume
+# Fuzzers (tests/fuzz/): make fuzz runs them long, make check a seeded slice.
+FUZZERS := $(BUILD)/tests/fuzz_rx
+# Built for the tests, never installed: the service manager's stand-in, a
+# raw MRCD_RESUME, the fuzzers.
+TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume $(FUZZERS)
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
@@ -145,6 +147,12 @@ $(BUILD)/tests/mrc_api_check: tests/tools/mrc_api_check.c $(BUILD)/libmrc.a \
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_MRC) $(LIBS_CMOCKA)
+
+$(BUILD)/tests/fuzz_rx: tests/fuzz/fuzz_rx.c $(BUILD)/bpf/mrc_xdp_rx.skel.h \
+		$(wildcard include/mrc/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_BPF)
 
 $(BUILD)/tests/notify_listen: tests/tools/notify_listen.c
 	$(call msg,CC,$@)
@@ -256,6 +264,11 @@ verify: $(BPF_OBJS)
 
 demo: deps all
 	$(Q)tests/demo.sh
+
+# At least 10^7 frames through each fuzzer (FUZZ_FRAMES, FUZZ_SEED).
+FUZZ_FRAMES ?= 10000000
+fuzz: deps $(FUZZERS)
+	$(Q)tests/fuzz/run.sh $(FUZZ_FRAMES) $(FUZZ_SEED)
 
 # mrcd for 10 minutes under a mixed load: no growth (tests/soak.sh).
 soak: deps all

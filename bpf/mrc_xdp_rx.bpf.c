@@ -806,6 +806,7 @@ static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
 				       bpf_map_lookup_elem(&mrc_qp, &r->qpn) :
 				       NULL;
 	__u32 dqpn = MRC_PROBE_QPN; /* a device probe answers to the device */
+	__u64 old_len, new_len;
 	struct mrc_pext *px;
 	struct mrc_bth *bth;
 	struct udphdr *udp;
@@ -819,6 +820,15 @@ static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
 		}
 		dqpn = qp->peer_qpn;
 	}
+	/*
+	 * Bytes after the datagram (link padding, or a sender's) do not go
+	 * back: the answer is the probe's length exactly.
+	 */
+	old_len = bpf_xdp_get_buff_len(ctx);
+	new_len = r->udp_off + sizeof(*udp) + MRC_PROBE_LEN;
+	if (old_len != new_len &&
+	    bpf_xdp_adjust_tail(ctx, (int)new_len - (int)old_len))
+		return XDP_DROP;
 	if (turn_around(ctx, r, sizeof(*udp) + MRC_PROBE_LEN))
 		return XDP_DROP;
 	udp = at(ctx, r->udp_off, sizeof(*udp) + MRC_PROBE_LEN);

@@ -36,6 +36,9 @@ echo "== BPF fixture tests"
 # shellcheck disable=SC2086
 "$TOP"/tests/run-unit.sh $bpf_bins | tee "$out" || rc=1
 tally "$out"
+echo "== fuzzing, a seeded slice (make fuzz runs 10^7 frames)"
+"$TOP"/tests/fuzz/run.sh 1000000 1 | tee "$out" || rc=1
+tally "$out"
 echo "== lint"
 if make -s -C "$TOP" lint >"$out" 2>&1; then
 	echo "lint: 1 passed, 0 failed, 0 skipped"

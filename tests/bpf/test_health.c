@@ -312,6 +312,26 @@ static void probe_answer_is_an_event(void **state)
 	assert_true(ev[0].rtt_ns >= 4300 && ev[0].rtt_ns < 1000000000);
 }
 
+/* Bytes after the probe's datagram (padding) do not go back with the
+ * answer: it is exactly as long as the probe. */
+static void probe_answer_cut_to_length(void **state)
+{
+	struct pkt in, out;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	probe(&in, MRC_OP_PROBE, R_QPN, 3, 0x123456789ull, 0);
+	len = in.len;
+	memset(in.data + in.len, 0x5a, 100);
+	in.len += 100;
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
+				 (uint32_t)in.len, &out),
+			 XDP_TX);
+	assert_int_equal(out.len, len);
+	assert_int_equal(pkt_verify_csums(out.data, out.len), 0);
+}
+
 /* An answer naming an EV index no QP has is dropped, and counted so. */
 static void probe_answer_bad_ev_counted(void **state)
 {
@@ -758,6 +778,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(probe_answered),
+		cmocka_unit_test(probe_answer_cut_to_length),
 		cmocka_unit_test(probe_refused),
 		cmocka_unit_test(probe_answer_is_an_event),
 		cmocka_unit_test(probe_answer_bad_ev_counted),

@@ -36,6 +36,7 @@ cleanup() {
 	for j in $(jobs -p); do kill "$j" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	"$TESTBED" down >/dev/null 2>&1 || true
+	rm -rf "$NOBODY_BIN"
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP" # KEEP_TMP=1: keep the logs
 	exit $rc
 }
@@ -174,15 +175,39 @@ mrcd_start() {
 	fail "mrcd did not start in $host: $(cat "$TMP/$host.mrcd.log")"
 }
 
-# as_nobody HOST CMD...: CMD in HOST as an unprivileged user.
+# Programs of the checkout that nobody runs are copied here first: the
+# checkout may lie where nobody cannot reach (a clone in /root, mode 0700).
+# Nobody may traverse this directory, not list or change it.
+# Copies are renamed into place, so a copy made while an older one runs
+# (as_nobody in the background) never meets a half-written file.
+NOBODY_BIN=$(mktemp -d "/tmp/$TB_PREFIX.bin.XXXX")
+chmod 0711 "$NOBODY_BIN"
+nobody_copy() {
+	local dst
+	dst=$NOBODY_BIN/$(basename "$1")
+	if ! [ "$dst" -nt "$1" ]; then
+		install -m 0755 "$1" "$dst.$BASHPID"
+		mv -f "$dst.$BASHPID" "$dst"
+	fi
+	echo "$dst"
+}
+
+# as_nobody HOST CMD...: CMD in HOST as an unprivileged user; any argument
+# naming a program of the checkout runs as its copy (nobody_copy).
 # CMD's PID goes to $TMP/NAME.pid when PIDNAME=NAME is set.
 as_nobody() {
-	local host=$1
+	local host=$1 a args=()
 	shift
+	for a in "$@"; do
+		if [[ $a == "$TOP"/* && -f $a && -x $a ]]; then
+			a=$(nobody_copy "$a")
+		fi
+		args+=("$a")
+	done
 	# shellcheck disable=SC2016
 	tb exec "$host" sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/${PIDNAME:-last}.pid" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=-all --bounding-set=-all env MRC_SOCKET="$TMP/$host.sock" "$@"
+		--inh-caps=-all --bounding-set=-all env MRC_SOCKET="$TMP/$host.sock" "${args[@]}"
 }
 
 # perf NAME [mrc-perf client options]: mrc-perf server in h2, client in h1
