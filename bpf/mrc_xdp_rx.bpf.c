@@ -61,7 +61,7 @@ struct rx {
 	__u8 dflags;
 	__u16 ev;
 	__u32 msg_len;
-	__be32 tx_ts;
+	__be32 echo;
 };
 
 #define NOT_OURS -1
@@ -71,6 +71,7 @@ struct rx {
 /* An ACK's AEXT, copied off the frame. */
 struct ackin {
 	__u32 cum_psn;
+	__u32 echo; /* host order */
 	__u32 sack[MRC_SACK_BITS / 32]; /* host order */
 	__u8 flags;
 	__u8 reason;
@@ -90,7 +91,7 @@ static __always_inline int parse_ack(struct xdp_md *ctx, struct rx *r,
 	if (r->udp_len < end - r->udp_off || !at(ctx, r->udp_off, r->udp_len))
 		return MRC_DROP_TRUNCATED;
 	r->ev = bpf_ntohs(ax->ev);
-	r->tx_ts = ax->tx_ts;
+	r->echo = ax->echo;
 	return AN_ACK;
 }
 
@@ -192,7 +193,7 @@ static __always_inline int parse(struct xdp_md *ctx, struct rx *r)
 	r->dflags = dext->flags;
 	r->ev = bpf_ntohs(dext->ev);
 	r->msg_len = bpf_ntohl(dext->msg_len);
-	r->tx_ts = dext->tx_ts;
+	r->echo = dext->echo;
 	off += sizeof(*dext);
 	r->pay_off = off;
 
@@ -477,7 +478,7 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 	ax->pad[0] = ax->pad[1] = ax->pad[2] = 0;
 	ax->cum_psn = bpf_htonl(st->cum_psn);
 	ax->ack_psn = bpf_htonl(r->psn);
-	ax->tx_ts = r->tx_ts;
+	ax->echo = r->echo;
 	for (k = 0; k < MRC_SACK_BITS / 32; k++)
 		ax->sack[k] = bpf_htonl(sack_word(st, k));
 
@@ -578,7 +579,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 {
 	__u32 k, psn, n = 0;
 	struct mrc_tx_rec *rec;
-	int bad = 0, in_flight;
+	int bad = 0;
 
 	s->sack_high = 0;
 	s->lost = 0;
@@ -587,17 +588,28 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	s->una_moved = 0;
 	s->nbad = 0;
 	s->ndue = 0;
+	s->ack_drop = 0;
 	s->acked_evs = 0; /* acked_n[] is all zero between ACKs */
 	bpf_spin_lock(&qp->lock);
-	/* An ACK for PSNs never sent is forged or stale: ignore it. */
-	if (mrc_psn_diff(a->cum_psn, qp->next_psn) > 0 ||
-	    mrc_psn_diff(r->psn, qp->next_psn) >= 0)
+	/*
+	 * Only the peer's answer to a PSN in flight is taken in: it names a
+	 * PSN sent and not yet cumulatively acknowledged, and returns that
+	 * PSN's echo (wire.md). An answer to a PSN already delivered is late
+	 * and says nothing newer than what moved una; one with another echo
+	 * is forged (an off-path host cannot know it) or corrupt. Either
+	 * changes nothing: no record freed, resent or failed, no sample.
+	 */
+	if (!psn_in_flight(qp, r->psn) ||
+	    mrc_psn_diff(a->cum_psn, qp->next_psn) > 0) {
+		s->ack_drop = MRC_DROP_ACK_STALE;
 		goto out;
-	/* The answered PSN's record, if it is still in flight; an ACK of a
-	 * PSN already delivered tells nothing about the record now there. */
-	in_flight = psn_in_flight(qp, r->psn);
+	}
+	if (a->echo != mrc_echo(qp->echo_key, r->psn)) {
+		s->ack_drop = MRC_DROP_ACK_ECHO;
+		goto out;
+	}
 	rec = &qp->rec[r->psn % MRC_TX_RING];
-	if (in_flight && (rec->flags & MRC_REC_INFLIGHT)) {
+	if (rec->flags & MRC_REC_INFLIGHT) {
 		s->ack_ev = rec->ev_idx;
 		/* Karn: no RTT from a PSN sent more than once. */
 		if (rec->tries == 1)
@@ -675,8 +687,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			s->nbad++;
 		}
 	}
-	/* A NACK acts on the PSN it names only while that PSN is in flight. */
-	if ((a->flags & MRC_AF_NACK) && in_flight) {
+	if (a->flags & MRC_AF_NACK) {
 		rec = &qp->rec[r->psn % MRC_TX_RING];
 		switch (a->reason) {
 		case MRC_NACK_TRIMMED:
@@ -920,6 +931,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 	if (!ax)
 		return XDP_DROP;
 	a.cum_psn = bpf_ntohl(ax->cum_psn) & MRC_BTH_PSN_MASK;
+	a.echo = bpf_ntohl(ax->echo);
 	a.flags = ax->flags;
 	a.reason = ax->nack_reason;
 	for (k = 0; k < MRC_SACK_BITS / 32; k++)
@@ -941,6 +953,10 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 	mrc_count_tx(a.flags & MRC_AF_NACK ? MRC_TX_NACKS : MRC_TX_ACKS, 1);
 	s->now_ns = bpf_ktime_get_ns();
 	s->ncqe = take_ack(qp, sq, r, &a, s);
+	if (s->ack_drop) {
+		mrc_count_drop(s->ack_drop);
+		return XDP_DROP;
+	}
 	ev_account(r->qpn, &a, s);
 	/* mrcd waits for room in the window: this ACK made some. */
 	wake = s->una_moved ? bpf_map_lookup_elem(&mrc_wake, &r->qpn) : NULL;

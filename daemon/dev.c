@@ -560,6 +560,13 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 	qt->retry_exp = a->retry_exp;
 	qt->max_wimm = a->max_wimm;
 	qt->db_token = a->db_token;
+	/* Writing the send half resets it: nothing is in flight under an
+	 * older key. */
+	if (getrandom(&qt->echo_key, sizeof(qt->echo_key), 0) !=
+	    sizeof(qt->echo_key)) {
+		err = -errno;
+		goto out;
+	}
 	qt->peer_v6 = a->v6;
 	for (i = 0; i < a->nev; i++) {
 		if (a->evs_given && a->ev_port[i] >= d->nports) {

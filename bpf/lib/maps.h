@@ -179,6 +179,7 @@ struct mrc_scratch {
 	__u8 buf[516]; /* a checksum chunk and its zero pad */
 	__u32 ncqe; /* cqe[] slots claimed */
 	__u32 ndue; /* of them completions (an opcode): what a CQ must take */
+	__u32 ack_drop; /* why take_ack ignored the ACK (MRC_DROP_*), or 0 */
 	/*
 	 * Values the ACK loops carry from one iteration to the next live
 	 * here, not in registers: in a register each distinct value would be

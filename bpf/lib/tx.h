@@ -390,7 +390,7 @@ static __always_inline int tx_build(struct __ctx_buff *ctx,
 	dext->ev = bpf_htons(p->ev);
 	dext->msg_id = bpf_htonl(p->psn); /* for tracing: first use of id */
 	dext->msg_len = bpf_htonl(p->msg_len);
-	dext->tx_ts = bpf_htonl((__u32)p->tx_ns);
+	dext->echo = bpf_htonl(mrc_echo(qp->echo_key, p->psn));
 
 	if (tx_load_payload(ctx, udp_off + sizeof(*udp) + hdr_len, p->lkey,
 			    p->laddr, p->len))

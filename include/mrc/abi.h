@@ -248,7 +248,7 @@ struct mrc_qp_tx {
 	 * is dead (health.h).
 	 */
 	__u32 reorder_ns;
-	__u32 pad1;
+	__u32 echo_key; /* mrc_echo()'s key: random, never on the wire */
 	__u64 db_token; /* a doorbell for this QP must carry it (random) */
 	__u8 peer_v6;
 	__u8 pad0[3];

@@ -104,7 +104,7 @@ struct mrc_dext {
 	__be16 ev; /* entropy value the sender chose (its UDP source port) */
 	__be32 msg_id; /* sender's message number, for tracing */
 	__be32 msg_len; /* bytes in the whole message (WRITE_IMM byte_len) */
-	__be32 tx_ts; /* sender's clock, ns, low 32 bits; echoed for RTT */
+	__be32 echo; /* the sender's, returned in the ACK (mrc_echo) */
 };
 
 /*
@@ -148,7 +148,7 @@ struct mrc_aext {
 	__u8 pad[3];
 	__be32 cum_psn; /* every PSN before this one has been received */
 	__be32 ack_psn; /* PSN of the packet acknowledged (echo) */
-	__be32 tx_ts; /* its DEXT tx_ts (echo) */
+	__be32 echo; /* the acknowledged packet's DEXT echo, returned */
 	__be32 sack[MRC_SACK_BITS / 32];
 };
 
@@ -182,7 +182,7 @@ _Static_assert(sizeof(struct mrc_dext) == 16, "DEXT is 16 bytes");
 _Static_assert(__builtin_offsetof(struct mrc_dext, ev) == 2, "DEXT ev");
 _Static_assert(__builtin_offsetof(struct mrc_dext, msg_len) == 8,
 	       "DEXT msg_len");
-_Static_assert(__builtin_offsetof(struct mrc_dext, tx_ts) == 12, "DEXT tx_ts");
+_Static_assert(__builtin_offsetof(struct mrc_dext, echo) == 12, "DEXT echo");
 _Static_assert(sizeof(struct mrc_aeth) == 4, "AETH is 4 bytes");
 _Static_assert(sizeof(struct mrc_aext) == 52, "AEXT is 52 bytes");
 _Static_assert(__builtin_offsetof(struct mrc_aext, cum_psn) == 8,
@@ -210,6 +210,25 @@ _Static_assert(__builtin_offsetof(struct mrc_pext, svc_ns) == 20,
 #define MRC_MAX_PAYLOAD 4096
 
 /* 24-bit PSN arithmetic: a - b in -2^23..2^23-1. */
+/*
+ * The DEXT echo of PSN psn of a QP whose send side holds key (random,
+ * never on the wire): the receiver returns it in the ACK or NACK, and the
+ * sender acts on an answer only if it returns the echo of the PSN it
+ * names. An off-path host that sees no traffic cannot forge one: it would
+ * have to guess 32 bits for one PSN in flight (docs/security.md). A
+ * keyed mix (splitmix64's finaliser), not a MAC: it needs only to be
+ * unpredictable to whoever does not see the packets.
+ */
+static inline __u32 mrc_echo(__u32 key, __u32 psn)
+{
+	__u64 h = ((__u64)key << 32 | (psn & 0x00ffffffu)) +
+		  0x9e3779b97f4a7c15ull;
+
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+	return (__u32)(h ^ (h >> 31));
+}
+
 static inline int mrc_psn_diff(__u32 a, __u32 b)
 {
 	return (int)((a - b) << 8) >> 8;

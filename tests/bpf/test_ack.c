@@ -2,10 +2,11 @@
 /*
  * The sender's ACK processing (bpf/mrc_xdp_rx.bpf.c, take_ack) against
  * stale, forged and replayed ACKs and NACKs, through BPF_PROG_TEST_RUN: an
- * ACK or NACK acts only on PSNs in flight, so it never frees, resends or
- * fails the record of another PSN that shares its ring slot; every
- * completion record is written whole; a CQ without a ring loses only the
- * completions that were due.
+ * ACK or NACK acts only when it names a PSN in flight and returns that
+ * PSN's echo (mrc_echo), and then only on PSNs in flight, so it never
+ * frees, resends or fails the record of another PSN that shares its ring
+ * slot; every completion record is written whole; a CQ without a ring
+ * loses only the completions that were due.
  *
  *   the transmit program sends PSNs FIRST.. of QP S_QPN (4 EVs); ACKs and
  *   NACKs from the peer (QP R_QPN) come back into the receive program,
@@ -175,12 +176,16 @@ static int send_some(uint32_t send_cq)
 	return drain();
 }
 
+/* The echo the peer returns for psn: the QPs here have key 0. */
+#define ECHO(psn) mrc_echo(0, (psn))
+#define FORGED 0x12345678u /* an off-path host's guess */
+
 /*
  * An ACK (reason 0) or NACK from the peer for psn, cumulative cum, SACK
- * words as given (NULL: none).
+ * words as given (NULL: none), returning echo.
  */
 static void ack(struct pkt *p, uint32_t psn, uint32_t cum, uint8_t reason,
-		const uint32_t *sack)
+		const uint32_t *sack, uint32_t echo)
 {
 	pkt_init(p);
 	pkt_eth(p, PKT_MAC_A, PKT_MAC_B);
@@ -188,19 +193,27 @@ static void ack(struct pkt *p, uint32_t psn, uint32_t cum, uint8_t reason,
 	pkt_udp(p, EV0, MRC_UDP_PORT);
 	pkt_bth(p, MRC_OP_ACK, S_QPN, psn, 0);
 	pkt_aeth(p, reason ? MRC_AETH_NAK | reason : MRC_AETH_ACK, 0);
-	pkt_aext(p, reason ? MRC_AF_NACK : 0, EV0, reason, cum, psn, 0, sack);
+	pkt_aext(p, reason ? MRC_AF_NACK : 0, EV0, reason, cum, psn, echo,
+		 sack);
 	p->udp_csum = 1;
 	pkt_finish(p);
 }
 
-static int take(uint32_t psn, uint32_t cum, uint8_t reason,
-		const uint32_t *sack)
+static int take_echo(uint32_t psn, uint32_t cum, uint8_t reason,
+		     const uint32_t *sack, uint32_t echo)
 {
 	static struct pkt a;
 
-	ack(&a, psn, cum, reason, sack);
+	ack(&a, psn, cum, reason, sack, echo);
 	return xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
 		       (uint32_t)a.len);
+}
+
+/* The peer's answer: the echo of the PSN it names. */
+static int take(uint32_t psn, uint32_t cum, uint8_t reason,
+		const uint32_t *sack)
+{
+	return take_echo(psn, cum, reason, sack, ECHO(psn));
 }
 
 /* Records of every PSN sent are still in flight, none queued again. */
@@ -215,7 +228,8 @@ static int all_in_flight(const struct mrc_qp_tx *qt)
 	return qt->una_psn == FIRST && qt->retx_tail == qt->retx_head;
 }
 
-static uint64_t ev_acked(void)
+/* Packets the EVs count acknowledged, and RTT samples they took. */
+static uint64_t ev_sum(int samples)
 {
 	uint64_t n = 0;
 	uint32_t i;
@@ -226,17 +240,28 @@ static uint64_t ev_acked(void)
 
 		if (!bpf_map_lookup_elem(bpf_map__fd(rx->maps.mrc_ev_stats),
 					 &key, &st))
-			n += st.acked + st.rtt_samples;
+			n += samples ? st.rtt_samples : st.acked;
 	}
 	return n;
 }
 
+static uint64_t ev_acked(void)
+{
+	return ev_sum(0) + ev_sum(1);
+}
+
+static uint64_t drops(enum mrc_drop_reason r)
+{
+	return percpu(rx->maps.mrc_drop, r);
+}
+
 /*
- * An ACK 513 PSNs behind una, every SACK bit set: its SACK range covers
+ * An ACK whose cumulative PSN is 513 behind una, every SACK bit set,
+ * answering (with the right echo) a PSN in flight: its SACK range covers
  * the ring slots of every PSN in flight. It frees none of them; the loss
  * of FIRST is still found and resent, and everything completes.
  */
-static void forged_sack_frees_nothing(void **state)
+static void sack_below_una_frees_nothing(void **state)
 {
 	const uint32_t all[8] = { ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u };
 	const uint32_t four[8] = { 0xf0000000u };
@@ -244,11 +269,11 @@ static void forged_sack_frees_nothing(void **state)
 
 	(void)state;
 	assert_int_equal(send_some(0), 0);
-	assert_int_equal(take(FIRST - 513, FIRST - 513, 0, all), XDP_DROP);
+	assert_int_equal(take(FIRST + SENT - 1, FIRST - 513, 0, all), XDP_DROP);
 	qt = get_qp_tx();
 	assert_non_null(qt);
 	assert_true(all_in_flight(qt));
-	assert_int_equal(ev_acked(), 0);
+	assert_int_equal(ev_sum(0), 0);
 	assert_int_equal(drain(), 0);
 	assert_int_equal(ncqe[0], 0);
 	/* The peer's real ACK: FIRST missing, the next four in. FIRST is
@@ -267,7 +292,7 @@ static void forged_sack_frees_nothing(void **state)
 }
 
 /* An ACK of a PSN long delivered, sharing the slot of FIRST: no RTT
- * sample, no delivery credited to FIRST's EV. */
+ * sample, no delivery credited to FIRST's EV; counted stale. */
 static void stale_ack_takes_no_sample(void **state)
 {
 	(void)state;
@@ -275,6 +300,42 @@ static void stale_ack_takes_no_sample(void **state)
 	assert_int_equal(take(FIRST - MRC_TX_RING, FIRST, 0, NULL), XDP_DROP);
 	assert_int_equal(ev_acked(), 0);
 	assert_true(all_in_flight(get_qp_tx()));
+	assert_int_equal(drops(MRC_DROP_ACK_STALE), 1);
+}
+
+/*
+ * A blind injector's ACK and NACKs: the right QP and PSNs in flight (the
+ * worst case: it guessed them), every SACK bit, but not the echo. Nothing
+ * is freed, resent or failed; each is counted ack_bad_echo.
+ */
+static void forged_echo_changes_nothing(void **state)
+{
+	const uint32_t all[8] = { ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u };
+	struct mrc_qp_tx *qt;
+
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	assert_int_equal(take_echo(FIRST + 1, FIRST + SENT, 0, all, FORGED),
+			 XDP_DROP);
+	assert_int_equal(take_echo(FIRST + 2, FIRST, MRC_NACK_RKEY, NULL,
+				   FORGED),
+			 XDP_DROP);
+	assert_int_equal(take_echo(FIRST + 3, FIRST, MRC_NACK_TRIMMED, NULL,
+				   ECHO(FIRST + 4)),
+			 XDP_DROP);
+	qt = get_qp_tx();
+	assert_int_equal(qt->state, MRC_QPS_RTS);
+	assert_true(all_in_flight(qt));
+	assert_int_equal(ev_acked(), 0);
+	assert_int_equal(drain(), 0);
+	assert_int_equal(ncqe[0], 0);
+	assert_int_equal(drops(MRC_DROP_ACK_ECHO), 3);
+	/* The peer's own ACK still works. */
+	assert_int_equal(take(FIRST + SENT - 1, FIRST + SENT, 0, NULL),
+			 XDP_DROP);
+	assert_int_equal(get_qp_tx()->una_psn, FIRST + SENT);
+	assert_int_equal(drain(), 0);
+	assert_int_equal(ncqe[0], SENT);
 }
 
 /*
@@ -493,8 +554,9 @@ static int setup(void)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(forged_sack_frees_nothing),
+		cmocka_unit_test(sack_below_una_frees_nothing),
 		cmocka_unit_test(stale_ack_takes_no_sample),
+		cmocka_unit_test(forged_echo_changes_nothing),
 		cmocka_unit_test(stale_fatal_nack_fails_nothing),
 		cmocka_unit_test(stale_retryable_nack_queues_nothing),
 		cmocka_unit_test(send_completion_is_whole),

@@ -526,7 +526,7 @@ static void ack(struct pkt *p, uint16_t evport, uint32_t psn, uint32_t cum,
 	pkt_udp(p, evport, MRC_UDP_PORT);
 	pkt_bth(p, MRC_OP_ACK, S_QPN, psn, 0);
 	pkt_aeth(p, MRC_AETH_ACK, 0);
-	pkt_aext(p, 0, evport, 0, cum, psn, 0, sack);
+	pkt_aext(p, 0, evport, 0, cum, psn, mrc_echo(0, psn), sack);
 	p->udp_csum = 1;
 	pkt_finish(p);
 }

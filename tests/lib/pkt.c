@@ -130,7 +130,7 @@ void pkt_immdt(struct pkt *p, uint32_t imm)
 }
 
 void pkt_dext(struct pkt *p, uint8_t flags, uint16_t ev, uint32_t msg_id,
-	      uint32_t msg_len, uint32_t tx_ts)
+	      uint32_t msg_len, uint32_t echo)
 {
 	struct mrc_dext h = {
 		.version = MRC_WIRE_VERSION,
@@ -138,7 +138,7 @@ void pkt_dext(struct pkt *p, uint8_t flags, uint16_t ev, uint32_t msg_id,
 		.ev = htons(ev),
 		.msg_id = htonl(msg_id),
 		.msg_len = htonl(msg_len),
-		.tx_ts = htonl(tx_ts),
+		.echo = htonl(echo),
 	};
 
 	memcpy(put(p, sizeof(h)), &h, sizeof(h));
@@ -153,7 +153,7 @@ void pkt_aeth(struct pkt *p, uint8_t syndrome, uint32_t msn)
 }
 
 void pkt_aext(struct pkt *p, uint8_t flags, uint16_t ev, uint8_t reason,
-	      uint32_t cum_psn, uint32_t ack_psn, uint32_t tx_ts,
+	      uint32_t cum_psn, uint32_t ack_psn, uint32_t echo,
 	      const uint32_t *sack)
 {
 	struct mrc_aext h = {
@@ -163,7 +163,7 @@ void pkt_aext(struct pkt *p, uint8_t flags, uint16_t ev, uint8_t reason,
 		.nack_reason = reason,
 		.cum_psn = htonl(cum_psn),
 		.ack_psn = htonl(ack_psn),
-		.tx_ts = htonl(tx_ts),
+		.echo = htonl(echo),
 	};
 	int i;
 

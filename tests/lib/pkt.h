@@ -45,11 +45,11 @@ void pkt_bth(struct pkt *p, uint8_t opcode, uint32_t qpn, uint32_t psn,
 void pkt_reth(struct pkt *p, uint64_t va, uint32_t rkey, uint32_t len);
 void pkt_immdt(struct pkt *p, uint32_t imm);
 void pkt_dext(struct pkt *p, uint8_t flags, uint16_t ev, uint32_t msg_id,
-	      uint32_t msg_len, uint32_t tx_ts);
+	      uint32_t msg_len, uint32_t echo);
 void pkt_aeth(struct pkt *p, uint8_t syndrome, uint32_t msn);
 /* sack: 8 words, most significant bit first, host order; NULL: none. */
 void pkt_aext(struct pkt *p, uint8_t flags, uint16_t ev, uint8_t reason,
-	      uint32_t cum_psn, uint32_t ack_psn, uint32_t tx_ts,
+	      uint32_t cum_psn, uint32_t ack_psn, uint32_t echo,
 	      const uint32_t *sack);
 /* A probe's PEXT; tx_ts is the prober's clock in ns. */
 void pkt_pext(struct pkt *p, uint16_t ev, uint8_t ev_idx, uint32_t seq,
