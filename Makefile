@@ -82,8 +82,9 @@ TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 # Fuzzers (tests/fuzz/): make fuzz runs them long, make check a seeded slice.
 FUZZERS := $(BUILD)/tests/fuzz_rx
 # Built for the tests, never installed: the service manager's stand-in, a
-# raw MRCD_RESUME, the fuzzers.
-TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume $(FUZZERS)
+# raw MRCD_RESUME, the fuzzers, a blind injector.
+TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume $(FUZZERS) \
+	      $(BUILD)/tests/inject
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
@@ -153,6 +154,12 @@ $(BUILD)/tests/fuzz_rx: tests/fuzz/fuzz_rx.c $(BUILD)/bpf/mrc_xdp_rx.skel.h \
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_BPF)
+
+$(BUILD)/tests/inject: tests/tools/inject.c tests/lib/pkt.c lib/csum.c \
+		$(wildcard include/mrc/*.h tests/lib/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF)
 
 $(BUILD)/tests/notify_listen: tests/tools/notify_listen.c
 	$(call msg,CC,$@)

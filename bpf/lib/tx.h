@@ -48,6 +48,7 @@ struct tx_pick {
 	__u32 psn;
 	__u32 len;
 	__u32 lkey;
+	__u32 pd; /* the QP's protection domain: lkey's region must be in it */
 	__u32 rkey;
 	__u32 msg_len;
 	__be32 imm;
@@ -243,10 +244,15 @@ idle:
 	return -1;
 }
 
-/* Copy len bytes at offset off of a local region into the frame. */
+/*
+ * Copy len bytes at offset off of a local region into the frame. The
+ * region must be the QP's protection domain's (pd): an lkey is a number
+ * another process may know (it is the rkey its owner hands its peers), and
+ * sending from it would send that process's memory.
+ */
 static __always_inline int tx_load_payload(struct __ctx_buff *ctx,
-					   __u32 pay_off, __u32 lkey, __u64 off,
-					   __u32 len)
+					   __u32 pay_off, __u32 pd, __u32 lkey,
+					   __u64 off, __u32 len)
 {
 	__u32 idx = lkey & MRC_RKEY_INDEX_MASK, elem, in, first, rest = 0;
 	struct mrc_mr_info *mr = bpf_map_lookup_elem(&mrc_mr_info, &idx);
@@ -255,7 +261,8 @@ static __always_inline int tx_load_payload(struct __ctx_buff *ctx,
 
 	if (!len)
 		return 0;
-	if (!mr || mr->rkey != lkey || off > mr->len || len > mr->len - off)
+	if (!mr || !mr->rkey || mr->rkey != lkey || mr->pd != pd ||
+	    off > mr->len || len > mr->len - off)
 		return -1;
 	mem = bpf_map_lookup_elem(&mrc_mr, &idx);
 	if (!mem)
@@ -392,8 +399,8 @@ static __always_inline int tx_build(struct __ctx_buff *ctx,
 	dext->msg_len = bpf_htonl(p->msg_len);
 	dext->echo = bpf_htonl(mrc_echo(qp->echo_key, p->psn));
 
-	if (tx_load_payload(ctx, udp_off + sizeof(*udp) + hdr_len, p->lkey,
-			    p->laddr, p->len))
+	if (tx_load_payload(ctx, udp_off + sizeof(*udp) + hdr_len, p->pd,
+			    p->lkey, p->laddr, p->len))
 		return -1;
 	pseudo = mrc_pseudo_sum(ctx, sizeof(*eth), udp_len, v6);
 	data = mrc_data_sum(ctx, udp_off, udp_len, s, 0);
@@ -458,6 +465,7 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 	struct mrc_ev_stats *ev;
 	struct mrc_scratch *s;
 	struct tx_pick p = {};
+	struct mrc_qp_rx *own;
 	struct mrc_qp_tx *qp;
 	struct mrc_sq *sq;
 	__u32 zero = 0;
@@ -471,6 +479,11 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 	sq = bpf_map_lookup_elem(sqmap, &zero);
 	if (!sq)
 		goto idle;
+	/* The QP's protection domain lives in its receive half. */
+	own = bpf_map_lookup_elem(&mrc_qp, &qpn);
+	if (!own)
+		goto idle;
+	p.pd = own->pd;
 	p.tx_ns = bpf_ktime_get_ns();
 	if (tx_pick(qp, sq, &p)) {
 		tx_health_event(qpn, qp, &p);

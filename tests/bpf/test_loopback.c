@@ -179,7 +179,7 @@ static int setup(void)
 static int reset(uint32_t first_psn)
 {
 	static struct mrc_qp_tx qt;
-	static struct mrc_qp_rx qr;
+	static struct mrc_qp_rx qr, qs;
 	uint32_t s_qpn = S_QPN, r_qpn = R_QPN, i, p;
 	uint64_t off;
 
@@ -211,8 +211,16 @@ static int reset(uint32_t first_psn)
 	qr.pd = 1;
 	qr.window = MRC_RX_WINDOW_MAX;
 	qr.cum_psn = qr.cqe_psn = first_psn;
+	/* The sender's receive half holds its protection domain. */
+	memset(&qs, 0, sizeof(qs));
+	qs.state = MRC_QPS_RTS;
+	qs.peer_qpn = R_QPN;
+	qs.pd = 1;
+	qs.window = MRC_RX_WINDOW_MAX;
 	if (bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_qp_tx), &s_qpn,
 				&qt, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_qp), &s_qpn, &qs,
+				BPF_ANY) ||
 	    bpf_map_update_elem(bpf_map__fd(rcv.rx->maps.mrc_qp), &r_qpn, &qr,
 				BPF_ANY))
 		return -1;

@@ -48,6 +48,9 @@
 #define TOKEN 0x0123456789abcdefull
 #define MR_IDX 3
 #define S_LKEY ((0x5151u << MRC_RKEY_INDEX_BITS) | MR_IDX)
+/* Another process's region on the sender, in protection domain 2. */
+#define OTHER_IDX 4
+#define OTHER_LKEY ((0x0badu << MRC_RKEY_INDEX_BITS) | OTHER_IDX)
 #define R_RKEY ((0x7777u << MRC_RKEY_INDEX_BITS) | MR_IDX)
 #define R_VA 0x7f0000000000ull
 #define MR_LEN ((uint64_t)MRC_MR_CHUNK)
@@ -170,6 +173,7 @@ static int setup(void)
 static int set_qp_tx(uint32_t qpn, uint32_t port, uint64_t tok)
 {
 	static struct mrc_qp_tx qt;
+	static struct mrc_qp_rx own;
 
 	memset(&qt, 0, sizeof(qt));
 	qt.state = MRC_QPS_RTS;
@@ -186,7 +190,15 @@ static int set_qp_tx(uint32_t qpn, uint32_t port, uint64_t tok)
 	memcpy(qt.peer_addr[0], (uint8_t[]){ 198, 18, 0, 2 }, 4);
 	inet_pton(AF_INET6, "fd00:3::2", qt.peer_addr[1]);
 	qt.next_psn = qt.una_psn = FIRST_PSN;
+	/* Its receive half holds its protection domain, the regions'. */
+	memset(&own, 0, sizeof(own));
+	own.state = MRC_QPS_RTS;
+	own.peer_qpn = R_QPN;
+	own.pd = 1;
+	own.window = MRC_RX_WINDOW_MAX;
 	return bpf_map_update_elem(bpf_map__fd(srx->maps.mrc_qp_tx), &qpn, &qt,
+				   BPF_ANY) ||
+	       bpf_map_update_elem(bpf_map__fd(srx->maps.mrc_qp), &qpn, &own,
 				   BPF_ANY);
 }
 
@@ -224,6 +236,39 @@ static int reset(uint32_t port)
 	ring_buffer__consume(scq);
 	ring_buffer__consume(rcq);
 	ncqes = 0;
+	return 0;
+}
+
+/*
+ * Another process's region on the sender (PD 2, its bytes 0xee), whose
+ * key this process may know: its owner hands it to peers as an rkey.
+ */
+static int other_region(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mm,
+		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	struct mrc_mr_info mr = { .rkey = OTHER_LKEY,
+				  .pd = 2,
+				  .va = R_VA,
+				  .len = MR_LEN,
+				  .access = 2 };
+	uint32_t idx = OTHER_IDX;
+	uint8_t *mem;
+	int fd;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_mr", 4, MRC_MR_ELEM, 1,
+			    &mm);
+	if (fd < 0 || add_inner(srx->maps.mrc_mr, idx, fd) ||
+	    bpf_map_update_elem(bpf_map__fd(srx->maps.mrc_mr_info), &idx, &mr,
+				BPF_ANY))
+		return -1;
+	mem = mmap(NULL, MRC_MR_ELEM, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   0);
+	close(fd);
+	if (mem == MAP_FAILED)
+		return -1;
+	memset(mem, 0xee, MRC_MR_CHUNK);
+	munmap(mem, MRC_MR_ELEM);
 	return 0;
 }
 
@@ -616,6 +661,27 @@ static void expect_frame(const struct pkt *want)
 	assert_int_equal(pkt_verify_csums(out, out_len), 0);
 }
 
+/*
+ * A WQE naming another protection domain's region as its source: no
+ * packet leaves with that process's bytes; the build fails and is
+ * counted.
+ */
+static void lkey_of_another_pd(void **state)
+{
+	static struct pkt in;
+
+	(void)state;
+	assert_int_equal(reset(0), 0);
+	assert_int_equal(other_region(), 0);
+	post(7, 64, 0);
+	sq->wqe[(sq->tail - 1) % MRC_SQ_DEPTH].lkey = OTHER_LKEY;
+	pkt_init(&in);
+	doorbell(&in, S_QPN, TOKEN);
+	assert_int_equal(run_tc(&in), TC_ACT_SHOT);
+	assert_int_equal(txc(MRC_TX_PACKETS), 0);
+	assert_int_equal(txc(MRC_TX_BUILD_FAILED), 1);
+}
+
 /* WRITE_IMM of 8 bytes: the packet, then placed, ACKed, completed. */
 static void write_imm_8(uint32_t port)
 {
@@ -746,6 +812,7 @@ int main(void)
 		cmocka_unit_test(drop_bad_token),
 		cmocka_unit_test(drop_no_token),
 		cmocka_unit_test(idle_doorbell),
+		cmocka_unit_test(lkey_of_another_pd),
 		cmocka_unit_test(valid_ipv4),
 		cmocka_unit_test(valid_ipv6),
 		cmocka_unit_test(stev_flow_label),

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# An off-path host cannot hurt a QP (docs/security.md). h3 sees none of
+# the traffic between h1 and h2; during a verified transfer h1 -> h2 it
+# forges, with the peer's address as source, what would stall, fail or
+# slow the QP if it were believed (tests/tools/inject.c):
+#   - ACKs to h1 naming PSNs in flight, cumulative PSN at the next one to
+#     send, every SACK bit set: "all of it arrived" (would free records of
+#     packets h2 never got: the QP stalls);
+#   - fatal NACKs (rkey) to h1 naming PSNs in flight (would fail the QP);
+#   - trimmed NACKs to h1 (would make it resend);
+#   - WRITEs to h2 in its window with a guessed rkey, so h2 itself NACKs
+#     h1 (the NACK returns the forger's echo, not h1's).
+# It is told more than an off-path host knows: the QP numbers, and the
+# PSNs in flight read from the victims' own maps as they run. Only the
+# echo key it lacks. Every byte must arrive right, no completion may fail,
+# and h1 must have dropped the forged answers as ack_bad_echo (or, for
+# PSNs delivered meanwhile, ack_not_in_flight), h2 the WRITEs as bad_rkey.
+. "$(dirname "$0")/lib.sh"
+require_root
+
+tb up --hosts 3 --planes 4 --spines 2 >/dev/null
+require_xdp_fabric
+chmod 0755 "$TMP"
+mrcd_start h1
+mrcd_start h2
+
+INJECT=$TOP/build/tests/inject
+QPN=2 # the first QP each mrcd makes: mrc-perf's, on both sides
+TX_PIN=$(mrcd_pin_dir h1)/abi2/maps/mrc_qp_tx
+RX_PIN=$(mrcd_pin_dir h2)/abi2/maps/mrc_qp
+DMAC=$(tb exec p0l3 cat /sys/class/net/host/address) # h3's leaf, plane 0
+
+# drops HOST NAME: HOST's data path drop counter NAME (include/mrc/drop.h),
+# summed over CPUs, read from its pinned mrc_drop.
+drops() {
+	local idx
+	idx=$(grep -o 'X([A-Z_0-9]*, "[a-z_0-9]*"' "$TOP/include/mrc/drop.h" |
+		grep -n "\"$2\"" | cut -d: -f1)
+	[ -n "$idx" ] || fail "no drop reason $2"
+	bpftool -j map lookup pinned "$(mrcd_pin_dir "$1")/abi2/maps/mrc_drop" \
+		key "$idx" 0 0 0 | jq '[.. | objects | select(has("cpu")) | .value |
+			if type == "array" then (map(tonumber) | reverse | reduce .[] as $b (0; . * 256 + $b)) else . end] | add // 0'
+}
+
+attack() {
+	local m
+	sleep 1.5
+	for m in ack nack trim; do
+		"$INJECT" --mode $m --pin "$TX_PIN" --qpn $QPN --netns "$TB_PREFIX-h3" --dev p0 \
+			--dmac "$DMAC" --src "$(tb addr h2 0)" --dst "$(tb addr h1 0)" \
+			--seconds 1.2 >"$TMP/inject.$m" || echo '{"frames": -1}' >"$TMP/inject.$m"
+	done
+	"$INJECT" --mode data --pin "$RX_PIN" --qpn $QPN --netns "$TB_PREFIX-h3" --dev p0 \
+		--dmac "$DMAC" --src "$(tb addr h1 0)" --dst "$(tb addr h2 0)" \
+		--seconds 1.2 >"$TMP/inject.data" || echo '{"frames": -1}' >"$TMP/inject.data"
+}
+
+echo_before=$(drops h1 ack_bad_echo)
+stale_before=$(drops h1 ack_not_in_flight)
+rkey_before=$(drops h2 bad_rkey)
+PIDNAME=srv as_nobody h2 "$PERF" server --wait 60 >"$TMP/srv" 2>&1 &
+srv=$!
+attack &
+job=$!
+as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify -s 1M -D 7 \
+	>"$TMP/xfer.json" 2>"$TMP/xfer.err" ||
+	fail "transfer under injection: mrc-perf: $(cat "$TMP/xfer.err" "$TMP/srv")"
+wait $job $srv || true
+jq -e '.ok and .results[0].bad_bytes == 0 and .results[0].send_errors == 0 and
+	.client_send_errors == 0' "$TMP/xfer.json" >/dev/null ||
+	fail "transfer under injection: $(cat "$TMP/xfer.json")"
+
+sent=0
+for m in ack nack trim data; do
+	n=$(jq .frames "$TMP/inject.$m")
+	[ "$n" -gt 0 ] || fail "the injector sent no $m frames: $(cat "$TMP/inject.$m")"
+	sent=$((sent + n))
+done
+forged_answers=$(($(jq .frames "$TMP/inject.ack") + $(jq .frames "$TMP/inject.nack") + $(jq .frames "$TMP/inject.trim")))
+bad_echo=$(($(drops h1 ack_bad_echo) - echo_before))
+stale=$(($(drops h1 ack_not_in_flight) - stale_before))
+bad_rkey=$(($(drops h2 bad_rkey) - rkey_before))
+[ "$bad_echo" -gt 0 ] || fail "h1 dropped no answer for its echo ($stale as not in flight) of $forged_answers forged"
+[ "$bad_rkey" -gt 0 ] || fail "h2 counted no bad rkey of $(jq .frames "$TMP/inject.data") forged WRITEs"
+# Everything h1 refused was forged: h2's own answers all return the echo.
+[ $((bad_echo)) -le $((forged_answers + bad_rkey)) ] ||
+	fail "h1 refused $bad_echo answers for their echo, more than the $forged_answers + $bad_rkey forged"
+log "$(jq .results[0].gbit_per_s "$TMP/xfer.json") Gbit/s verified while h3 forged $sent packets; h1 refused $bad_echo for their echo and $stale as not in flight, h2 $bad_rkey WRITEs for their rkey"
