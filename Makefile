@@ -80,7 +80,7 @@ TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check \
 	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e
 # Fuzzers (tests/fuzz/): make fuzz runs them long, make check a seeded slice.
-FUZZERS := $(BUILD)/tests/fuzz_rx
+FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_config
 # Built for the tests, never installed: the service manager's stand-in, a
 # raw MRCD_RESUME, the fuzzers, a blind injector.
 TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume $(FUZZERS) \
@@ -154,6 +154,15 @@ $(BUILD)/tests/fuzz_rx: tests/fuzz/fuzz_rx.c $(BUILD)/bpf/mrc_xdp_rx.skel.h \
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_BPF)
+
+# libFuzzer targets: clang, with ASan and UBSan.
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Iinclude -Idaemon \
+	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+$(BUILD)/tests/fuzz_config: tests/fuzz/fuzz_config.c daemon/config.c daemon/plane.c \
+		$(wildcard daemon/config.h daemon/plane.h include/mrc/*.h)
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
 $(BUILD)/tests/inject: tests/tools/inject.c tests/lib/pkt.c lib/csum.c \
 		$(wildcard include/mrc/*.h tests/lib/*.h)
@@ -272,7 +281,8 @@ verify: $(BPF_OBJS)
 demo: deps all
 	$(Q)tests/demo.sh
 
-# At least 10^7 frames through each fuzzer (FUZZ_FRAMES, FUZZ_SEED).
+# At least 10^7 frames through each packet fuzzer (FUZZ_FRAMES), 10^6
+# inputs through each libFuzzer target (FUZZ_FRAMES / 10); FUZZ_SEED.
 FUZZ_FRAMES ?= 10000000
 fuzz: deps $(FUZZERS)
 	$(Q)tests/fuzz/run.sh $(FUZZ_FRAMES) $(FUZZ_SEED)

@@ -83,6 +83,21 @@ static uint64_t jittered(uint64_t ns)
 	return ns - ns / 4 + (uint64_t)r % (ns / 2 + 1);
 }
 
+/*
+ * A QP probe's sequence number, which its answer must return: random, so
+ * a host that does not see the probe cannot answer it in the EV's name
+ * (docs/security.md). Never 0 (no probe out).
+ */
+static uint32_t probe_nonce(void)
+{
+	uint32_t r = 0;
+
+	while (!r)
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+			r = (uint32_t)mrcd_now_ns() * 0x9e3779b9u;
+	return r;
+}
+
 static void start_probing(struct mrcd *m, uint32_t qpn, uint32_t idx,
 			  struct ev_health *e, uint64_t now)
 {
@@ -190,7 +205,7 @@ static void on_probe(struct mrcd *m, const struct mrc_ev_event *v)
 		e->first_ok_ns = now;
 	if (e->ok < m->cfg.probe_answers) {
 		/* The next one at once: a path that answers is back fast. */
-		e->seq = ++m->probe_seq ? m->probe_seq : ++m->probe_seq;
+		e->seq = probe_nonce();
 		e->deadline_ns = now + PROBE_TIMEOUT_NS(m);
 		if (probe_send(m, v->qpn, v->ev_idx, e->seq))
 			e->seq = 0;
@@ -406,7 +421,7 @@ void health_tick(struct mrcd *m)
 			m->probes_lost++;
 		}
 		if (!e->seq && now >= e->due_ns) {
-			e->seq = ++m->probe_seq ? m->probe_seq : ++m->probe_seq;
+			e->seq = probe_nonce();
 			e->deadline_ns = now + PROBE_TIMEOUT_NS(m);
 			if (probe_send(m, qpn, idx, e->seq)) {
 				e->seq = 0;
@@ -540,6 +555,9 @@ int health_init(struct mrcd *m)
 
 	for (i = 0; i < MRC_MAX_PORTS; i++)
 		m->probe_fd[i] = -1;
+	/* Device probes number consecutive runs (mrc_probe_arm) from a
+	 * random start, for the same reason as probe_nonce(). */
+	m->probe_seq = probe_nonce();
 	for (i = 0; i < m->nports; i++) {
 		struct sockaddr_ll sll = {
 			.sll_family = AF_PACKET,

@@ -11,6 +11,8 @@ PKGS=(
 	libmnl-dev libibverbs-dev
 	# tests
 	libcmocka-dev iproute2 ethtool iputils-ping jq procps util-linux
+	# fuzzing (libFuzzer)
+	libclang-rt-14-dev
 	# lint
 	clang-format shellcheck cppcheck
 	# benchmarks and plots

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The fuzzers (tests/fuzz/), each for FRAMES frames from SEED (default: the
-# time, printed so a failure can be replayed). make fuzz runs 10^7 frames;
-# make check a seeded slice. Closes with "fuzz: N passed, N failed, N
-# skipped" for run-all.sh.
+# The fuzzers (tests/fuzz/), from SEED (default: the time, printed so a
+# failure can be replayed): the packet fuzzers for FRAMES frames each, the
+# libFuzzer targets (ASan, UBSan) for FRAMES / 10 inputs each, from their
+# corpus in tests/fuzz/corpus/. make fuzz runs 10^7 frames; make check a
+# seeded slice. Closes with "fuzz: N passed, N failed, N skipped" for
+# run-all.sh.
 #   tests/fuzz/run.sh FRAMES [SEED]
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,19 +14,44 @@ BUILD=${BUILD:-$TOP/build}
 frames=${1:?usage: run.sh FRAMES [SEED]}
 seed=${2:-$(date +%s)}
 pass=0 fail=0 skip=0
+# Packet fuzzers (-n FRAMES -s SEED) and libFuzzer targets.
+PACKET_FUZZERS="fuzz_rx"
+LIB_FUZZERS="fuzz_config"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
-# shellcheck disable=SC2086 # a list of names
-for f in ${FUZZERS:-fuzz_rx}; do
-	echo "  $f -n $frames -s $seed"
-	"$BUILD/tests/$f" -n "$frames" -s "$seed"
-	case $? in
+result() { # NAME RC REPLAY
+	case $2 in
 	0) pass=$((pass + 1)) ;;
 	77) skip=$((skip + 1)) ;;
 	*)
 		fail=$((fail + 1))
-		echo "FAIL $f: replay with: $BUILD/tests/$f -n $frames -s $seed"
+		echo "FAIL $1: replay with: $3"
 		;;
 	esac
+}
+
+for f in $PACKET_FUZZERS; do
+	cmd="$BUILD/tests/$f -n $frames -s $seed"
+	echo "  $cmd"
+	$cmd
+	result $f $? "$cmd"
+done
+
+for f in $LIB_FUZZERS; do
+	corpus=$TOP/tests/fuzz/corpus/${f#fuzz_}
+	mkdir -p "$work/$f"
+	dict=$TOP/tests/fuzz/corpus/${f#fuzz_}.dict
+	cmd="$BUILD/tests/$f -seed=$seed -runs=$((frames / 10)) -max_len=4096 -dict=$dict $work/$f $corpus"
+	echo "  $cmd"
+	$cmd >"$work/$f.log" 2>&1
+	rc=$?
+	grep -E "^#[0-9]+.*DONE|Done [0-9]+ runs" "$work/$f.log" | tail -1 | sed 's/^/    /'
+	if [ $rc != 0 ]; then
+		tail -40 "$work/$f.log"
+		rc=1
+	fi
+	result $f $rc "$cmd (the crashing input is in the log above)"
 done
 echo "fuzz: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
