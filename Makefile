@@ -80,7 +80,8 @@ TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check \
 	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e
 # Fuzzers (tests/fuzz/): make fuzz runs them long, make check a seeded slice.
-FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_config
+FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_config \
+	   $(BUILD)/tests/fuzz_mrcd $(BUILD)/daemon/mrcd-asan
 # Built for the tests, never installed: the service manager's stand-in, a
 # raw MRCD_RESUME, the fuzzers, a blind injector.
 TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume $(FUZZERS) \
@@ -142,6 +143,19 @@ $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Idaemon -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF) -lmnl
+
+# mrcd under ASan and UBSan, for the socket protocol fuzzer (150).
+$(BUILD)/daemon/mrcd-asan: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
+		$(BUILD)/bpf/mrc_tc_tx.skel.h \
+		$(wildcard include/mrc/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -Idaemon -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF) -lmnl
+
+$(BUILD)/tests/fuzz_mrcd: tests/fuzz/fuzz_mrcd.c lib/msg.c $(wildcard include/mrc/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^)
 
 $(BUILD)/tests/mrc_api_check: tests/tools/mrc_api_check.c $(BUILD)/libmrc.a \
 		$(LIBMRC_HDRS)

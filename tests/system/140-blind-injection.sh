@@ -40,8 +40,11 @@ drops() {
 		grep -n "\"$2\"" | cut -d: -f1)
 	[ -n "$idx" ] || fail "no drop reason $2"
 	bpftool -j map lookup pinned "$(mrcd_pin_dir "$1")/abi2/maps/mrc_drop" \
-		key "$idx" 0 0 0 | jq '[.. | objects | select(has("cpu")) | .value |
-			if type == "array" then (map(tonumber) | reverse | reduce .[] as $b (0; . * 256 + $b)) else . end] | add // 0'
+		key "$idx" 0 0 0 | jq '
+		def hex: ascii_downcase | ltrimstr("0x") | explode |
+			reduce .[] as $c (0; . * 16 + (if $c >= 97 then $c - 87 else $c - 48 end));
+		(.formatted.values // .values) | map(.value |
+			if type == "array" then (map(hex) | reverse | reduce .[] as $b (0; . * 256 + $b)) else . end) | add // 0'
 }
 
 attack() {

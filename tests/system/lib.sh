@@ -153,9 +153,9 @@ mrcd_ports() {
 # directory, which `testbed down` removes whatever happens.
 mrcd_pin_dir() { echo "/sys/fs/bpf/$TB_PREFIX/$1-mrcd"; }
 
-# mrcd_start HOST [mrcd options]: mrcd in HOST, socket $TMP/HOST.sock,
-# pins under $(mrcd_pin_dir HOST), log $TMP/HOST.mrcd.log; waits until
-# it listens.
+# mrcd_start HOST [mrcd options]: mrcd ($MRCD, default the build's) in
+# HOST, socket $TMP/HOST.sock, pins under $(mrcd_pin_dir HOST), log
+# $TMP/HOST.mrcd.log; waits until it listens.
 mrcd_start() {
 	local host=$1
 	shift
@@ -165,7 +165,7 @@ mrcd_start() {
 	# own, where /sys/fs/bpf is not the host's bpffs and pins are lost.
 	nsenter --net="/run/netns/$TB_PREFIX-$host" \
 		sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/$host.mrcd.pid" \
-		"$TOP/build/daemon/mrcd" $(mrcd_ports "$host") -a anc0 \
+		"${MRCD:-$TOP/build/daemon/mrcd}" $(mrcd_ports "$host") -a anc0 \
 		-s "$TMP/$host.sock" -P "$(mrcd_pin_dir "$host")" "$@" \
 		>"$TMP/$host.mrcd.log" 2>&1 &
 	for _ in $(seq 100); do

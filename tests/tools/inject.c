@@ -180,7 +180,8 @@ int main(int argc, char **argv)
 			break;
 		case 'M':
 			if (parse_mac(optarg, o.dmac)) {
-				fprintf(stderr, "inject: --dmac %s: not a MAC\n",
+				fprintf(stderr,
+					"inject: --dmac %s: not a MAC\n",
 					optarg);
 				return 2;
 			}
@@ -240,8 +241,8 @@ int main(int argc, char **argv)
 				       MRC_BTH_PSN_MASK;
 
 			forge(&p, &o, psn, hi_psn & MRC_BTH_PSN_MASK, src_mac);
-			if (sendto(sk, p.data, p.len, 0,
-				   (struct sockaddr *)&to, sizeof(to)) < 0) {
+			if (sendto(sk, p.data, p.len, 0, (struct sockaddr *)&to,
+				   sizeof(to)) < 0) {
 				if (errno == ENOBUFS || errno == EAGAIN)
 					continue;
 				return die("sending");
