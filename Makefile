@@ -298,8 +298,8 @@ demo: deps all
 # At least 10^7 frames through each packet fuzzer (FUZZ_FRAMES), 10^6
 # inputs through each libFuzzer target (FUZZ_FRAMES / 10); FUZZ_SEED.
 FUZZ_FRAMES ?= 10000000
-fuzz: deps $(FUZZERS)
-	$(Q)tests/fuzz/run.sh $(FUZZ_FRAMES) $(FUZZ_SEED)
+fuzz: deps all
+	$(Q)FUZZ_MRCD=1 tests/fuzz/run.sh $(FUZZ_FRAMES) $(FUZZ_SEED)
 
 # mrcd for 10 minutes under a mixed load: no growth (tests/soak.sh).
 soak: deps all

@@ -138,6 +138,34 @@ static int do_pd_free(struct mrcd *m, struct client *c, uint32_t pd)
 	return 0;
 }
 
+/*
+ * Bytes of regions the connections of uid hold: region maps are kernel
+ * memory mrcd allocates, so without a bound one unprivileged user could
+ * take the host's memory (and hold mrcd's loop for seconds zeroing it).
+ */
+static uint64_t mr_bytes_of_uid(struct mrcd *m, uint32_t uid)
+{
+	int fd = bpf_map__fd(m->dev.rx->maps.mrc_mr_info);
+	struct mrc_mr_info info;
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < MRC_MAX_MR; i++)
+		if (m->mr_owner[i] && m->mr_owner[i]->uid == uid &&
+		    !bpf_map_lookup_elem(fd, &i, &info))
+			sum += info.len;
+	return sum;
+}
+
+/* What one user may register in all: half the host's memory. */
+static uint64_t mr_limit_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 :
+				       (uint64_t)MRC_MR_CHUNK * 1024;
+}
+
 static int do_mr_reg(struct mrcd *m, struct client *c,
 		     const struct mrcd_mr_req *r, struct mrcd_rep *rep, int *fd)
 {
@@ -149,6 +177,9 @@ static int do_mr_reg(struct mrcd *m, struct client *c,
 	if (!r->len || r->len > (uint64_t)MRC_MR_CHUNK * 65536 ||
 	    r->head >= 4096 || r->va < r->head)
 		return EINVAL;
+	if (r->len + r->head > mr_limit_bytes() ||
+	    mr_bytes_of_uid(m, c->uid) + r->len + r->head > mr_limit_bytes())
+		return ENOMEM;
 	idx = free_slot(m->mr_owner, 0, MRC_MAX_MR);
 	if (idx < 0)
 		return ENOMEM;

@@ -36,6 +36,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mrc/mrcd_proto.h"
@@ -71,6 +72,7 @@ static struct {
 	uint64_t sent, replies, no_reply, dropped, truncated, fds_sent;
 	uint64_t deaths, reconnects, checks, garbage_sq;
 	uint64_t err[140];
+	uint64_t no_reply_op[MRCD_CTL_EVENTS_CLOSE + 2]; /* last: others */
 } st;
 
 static int connect_mrcd(void)
@@ -86,6 +88,14 @@ static int connect_mrcd(void)
 		return -1;
 	}
 	return fd;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* A reply within ms, its fds in fds; 1, 0 on timeout, -1 when dropped. */
@@ -171,9 +181,13 @@ static void make_req(struct mrcd_req *r)
 	case MRCD_MR_REG:
 		r->mr.pd = some_idx(0);
 		r->mr.access = below(16);
+		/* Small, none, or beyond any host's memory: a legitimate
+		 * region of gigabytes takes mrcd seconds to zero, which
+		 * tells nothing and stalls the run. */
 		r->mr.len = chance(60) ? 1 + below(1 << 16) :
 			    chance(50) ? 0 :
-					 rnd() >> below(64);
+			    chance(50) ? (1ull << 40) + (rnd() >> 20) :
+					 rnd();
 		r->mr.va = chance(80) ? 0x10000ull * below(1 << 20) : rnd();
 		r->mr.head = chance(80) ? below(4096) : (uint32_t)rnd();
 		break;
@@ -242,6 +256,7 @@ static int one(int fd)
 	struct mrcd_req r;
 	struct mrcd_rep rep;
 	int fds[4], nfds = 0, rfds[8], rn = 0, i, got;
+	double t0;
 	size_t len = sizeof(r);
 	const void *buf = &r;
 
@@ -277,12 +292,21 @@ static int one(int fd)
 	for (i = 0; i < nfds; i++)
 		close(fds[i]);
 	st.sent++;
+	t0 = now_ms();
 	got = get_reply(fd, &rep, rfds, &rn, 2000);
+	if (now_ms() - t0 > 500)
+		fprintf(stderr,
+			"fuzz_mrcd: slow: op %u len %zu (mr len %llu) took %.0f ms%s\n",
+			r.op, len, (unsigned long long)r.mr.len, now_ms() - t0,
+			got ? "" : ", no reply");
 	if (got <= 0) {
 		/* A probe can take its time; anything else is dropped. */
-		if (got == 0)
+		if (got == 0) {
 			st.no_reply++;
-		else
+			st.no_reply_op[r.op <= MRCD_CTL_EVENTS_CLOSE ?
+					       r.op :
+					       MRCD_CTL_EVENTS_CLOSE + 1]++;
+		} else
 			st.dropped++;
 		close(fd);
 		return connect_mrcd();
@@ -419,6 +443,11 @@ int main(int argc, char **argv)
 		if (st.err[e])
 			printf(" %s %llu", e ? strerrorname_np(e) : "ok",
 			       (unsigned long long)st.err[e]);
+	printf("\n  no reply in 2 s, by operation:");
+	for (e = 0; e <= MRCD_CTL_EVENTS_CLOSE + 1; e++)
+		if (st.no_reply_op[e])
+			printf(" %d: %llu", e,
+			       (unsigned long long)st.no_reply_op[e]);
 	printf("\n");
 	close(fd);
 	return 0;

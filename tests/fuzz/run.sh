@@ -53,5 +53,11 @@ for f in $LIB_FUZZERS; do
 	fi
 	result $f $rc "$cmd (the crashing input is in the log above)"
 done
+# mrcd's socket protocol needs a testbed: its suite, when asked (make fuzz).
+if [ "${FUZZ_MRCD:-0}" = 1 ]; then
+	echo "  tests/system/150-fuzz-mrcd.sh, $((frames / 200)) requests per client"
+	FUZZ_MRCD_REQUESTS=$((frames / 200)) FUZZ_SEED=$seed "$TOP/tests/system/150-fuzz-mrcd.sh"
+	result fuzz_mrcd $? "FUZZ_MRCD_REQUESTS=$((frames / 200)) FUZZ_SEED=$seed tests/system/150-fuzz-mrcd.sh"
+fi
 echo "fuzz: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
