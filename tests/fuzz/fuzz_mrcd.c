@@ -255,7 +255,7 @@ static int one(int fd)
 	static uint8_t big[70000];
 	struct mrcd_req r;
 	struct mrcd_rep rep;
-	int fds[4], nfds = 0, rfds[8], rn = 0, i, got;
+	int fds[4] = { -1, -1, -1, -1 }, nfds = 0, rfds[8], rn = 0, i, got;
 	double t0;
 	size_t len = sizeof(r);
 	const void *buf = &r;
@@ -275,11 +275,13 @@ static int one(int fd)
 	}
 	if (chance(15)) {
 		nfds = 1 + (int)below(4);
-		for (i = 0; i < nfds; i++)
+		for (i = 0; i < nfds; i++) {
 			fds[i] = junk_fd();
-		for (i = 0; i < nfds; i++)
-			if (fds[i] < 0)
-				nfds = i;
+			if (fds[i] < 0) {
+				nfds = i; /* as many as could be made */
+				break;
+			}
+		}
 		st.fds_sent += (uint64_t)nfds;
 	}
 	if (mrc_msg_send(fd, buf, len, nfds ? fds : NULL, nfds) < 0) {
