@@ -532,6 +532,15 @@ static __always_inline void ev_delivered(struct mrc_qp_tx *qp,
 {
 	__u32 e = rec->ev_idx & 63;
 
+	/*
+	 * Karn, for paths: a PSN sent more than once may have arrived by an
+	 * earlier transmission, on another EV, while the record names the
+	 * last. Crediting the last one's EV with a delivery it may not have
+	 * made would prove losses on it that are only packets in flight.
+	 */
+	if (rec->tries > 1)
+		return;
+
 	if (rec->tx_ns > qp->ev_acked_ns[e])
 		qp->ev_acked_ns[e] = rec->tx_ns;
 	if (rec->tx_ns > qp->acked_tx_ns)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Gray-failure detection (gray.h): the median RTT of a QP's judged EVs,
- * and the EVs far above it. Pure arithmetic, so unit tests drive it.
+ * Gray-failure detection (gray.h): the median RTT and loss rate of a QP's
+ * judged EVs, and the EVs far above them. Pure arithmetic, so unit tests
+ * drive it.
  */
 #include <stdlib.h>
 
@@ -43,4 +44,40 @@ uint64_t gray_find(const struct gray_ev *ev, unsigned int nev,
 			gray |= 1ull << i;
 	}
 	return gray;
+}
+
+static uint32_t permille(const struct gray_ev *e)
+{
+	return (uint32_t)((uint64_t)e->lost * 1000 / e->sent);
+}
+
+uint64_t lossy_find(const struct gray_ev *ev, unsigned int nev,
+		    uint32_t *median_permille)
+{
+	uint32_t rate[64], med;
+	unsigned int i, n = 0;
+	uint64_t lossy = 0;
+
+	*median_permille = 0;
+	if (nev > 64)
+		nev = 64;
+	for (i = 0; i < nev; i++)
+		if (ev[i].in_use && ev[i].sent >= LOSSY_MIN_SENT)
+			rate[n++] = permille(&ev[i]);
+	if (n < GRAY_MIN_PEERS)
+		return 0;
+	qsort(rate, n, sizeof(rate[0]), cmp_u32);
+	med = rate[n / 2];
+	*median_permille = med;
+	for (i = 0; i < nev; i++) {
+		uint32_t r;
+
+		if (!ev[i].in_use || ev[i].sent < LOSSY_MIN_SENT ||
+		    ev[i].lost < LOSSY_MIN_LOST)
+			continue;
+		r = permille(&ev[i]);
+		if (r >= LOSSY_MIN_PERMILLE && r >= med * LOSSY_FACTOR)
+			lossy |= 1ull << i;
+	}
+	return lossy;
 }

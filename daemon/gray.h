@@ -23,8 +23,25 @@
 struct gray_ev {
 	uint32_t srtt_ns; /* smoothed RTT (first transmissions only) */
 	uint32_t samples; /* RTT samples since the last look */
+	uint32_t sent; /* packets sent on it since the last look */
+	uint32_t lost; /* of them resent as lost (SACK hole, timeout) */
 	uint8_t in_use; /* GOOD and carrying traffic */
 };
+
+/*
+ * An EV is lossy when, since the last look, at least LOSSY_MIN_SENT of
+ * its packets went out, at least LOSSY_MIN_LOST of them were resent as
+ * lost, and its loss rate is at least LOSSY_MIN_PERMILLE and LOSSY_FACTOR
+ * times the median of the QP's judged EVs. A lossy path still delivers
+ * most packets, so the rule that proves a loss by a later packet on the
+ * same EV seldom fires: the resend on another EV (after MRC_REORDER_PKTS
+ * later PSNs) comes first. Reordering resends fall on every EV alike and
+ * raise the median, not one EV.
+ */
+#define LOSSY_MIN_SENT 64
+#define LOSSY_MIN_LOST 8
+#define LOSSY_MIN_PERMILLE 50
+#define LOSSY_FACTOR 3
 
 /*
  * The EVs (bit i: ev[i]) that are gray among nev (<= 64). *median_ns gets
@@ -32,5 +49,13 @@ struct gray_ev {
  */
 uint64_t gray_find(const struct gray_ev *ev, unsigned int nev,
 		   unsigned int factor, uint32_t *median_ns);
+
+/*
+ * The EVs (bit i: ev[i]) that are lossy among nev (<= 64); *median_permille
+ * gets the median loss rate of the judged EVs (0 too when there are fewer
+ * than GRAY_MIN_PEERS of them, and nothing is lossy).
+ */
+uint64_t lossy_find(const struct gray_ev *ev, unsigned int nev,
+		    uint32_t *median_permille);
 
 #endif /* MRC_DAEMON_GRAY_H */

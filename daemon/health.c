@@ -434,8 +434,8 @@ void health_tick(struct mrcd *m)
 void health_gray(struct mrcd *m)
 {
 	struct gray_ev g[MRC_QP_EVS];
-	uint32_t qpn, i, med;
-	uint64_t gray;
+	uint32_t qpn, i, med, loss_med;
+	uint64_t gray, lossy;
 
 	if (!m->ev_stats)
 		return;
@@ -453,12 +453,29 @@ void health_gray(struct mrcd *m)
 
 			g[i].srtt_ns = st->rtt_srtt_ns;
 			g[i].samples = (uint32_t)(n - e->prev_samples);
+			g[i].sent = (uint32_t)(st->sent - e->prev_sent);
+			g[i].lost = (uint32_t)(st->lost - e->prev_lost);
 			g[i].in_use = !e->state || e->state == MRC_EV_GOOD;
 			e->prev_samples = n;
+			e->prev_sent = st->sent;
+			e->prev_lost = st->lost;
 		}
 		gray = gray_find(g, q->nev, m->cfg.gray_factor, &med);
 		if (med)
 			q->rtt_median_ns = med;
+		/* Lossy: one look is evidence enough (gray.h's minimums). */
+		lossy = lossy_find(g, q->nev, &loss_med);
+		for (i = 0; i < q->nev && i < MRC_QP_EVS; i++) {
+			if (!(lossy & (1ull << i)))
+				continue;
+			mrcd_log(
+				m, 1,
+				"QP %u EV %u: lost %u of %u packets, its siblings' median %u per mille\n",
+				qpn, i, g[i].lost, g[i].sent, loss_med);
+			dev_ev_cmd(&m->dev, MRC_DP_EV_BAD, qpn, i,
+				   MRC_EV_R_LOSSY);
+			gray &= ~(1ull << i);
+		}
 		for (i = 0; i < q->nev && i < MRC_QP_EVS; i++) {
 			if (!(gray & (1ull << i))) {
 				q->ev[i].gray_looks = 0;

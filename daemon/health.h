@@ -23,12 +23,14 @@ struct mrcd;
 #define HEALTH_BACKOFF_MIN_NS 1000000ull /* first wait, and after a fail */
 #define HEALTH_BACKOFF_MAX_NS 64000000ull
 /*
- * Marked bad again this soon after GOOD: a flap. Then the backoff keeps
+ * Marked bad again this soon after GOOD: a flap (a second: longer than
+ * two gray looks, so a lossy or slow path found by them flaps too). Then
+ * the backoff keeps
  * doubling, and the EV must answer every probe for a hold time (10 ms,
  * doubling with each flap up to 1 s) before it is GOOD again, so a path
  * that flaps faster than the hold stays out of use.
  */
-#define HEALTH_FLAP_NS 100000000ull
+#define HEALTH_FLAP_NS 1000000000ull
 #define HEALTH_HOLD_MIN_NS 10000000ull
 #define HEALTH_HOLD_MAX_NS 1000000000ull
 #define HEALTH_MAX_PROBING 8192 /* (QP, EV) pairs probed at once */
@@ -49,6 +51,8 @@ struct ev_health {
 	uint32_t gray_limit_ns; /* gray: answers slower than this fail */
 	uint32_t gray_looks; /* looks in a row that found it gray */
 	uint64_t prev_samples; /* ev_stats.rtt_samples at the last gray look */
+	uint64_t prev_sent; /* ev_stats.sent at the last look */
+	uint64_t prev_lost; /* ev_stats.lost at the last look */
 };
 
 /* The newest events of one QP, for MRCD_QP_HEALTH. */

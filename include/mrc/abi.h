@@ -318,6 +318,7 @@ enum mrc_ev_reason {
 	MRC_EV_R_PROBE_ANSWER = 9, /* a probe came back (MRC_EVT_PROBE) */
 	MRC_EV_R_SILENT = 10, /* delivered nothing while later packets did */
 	MRC_EV_R_GRAY = 11, /* delivers, but its RTT is far above its peers' */
+	MRC_EV_R_LOSSY = 12, /* delivers, but loses far more than its peers */
 };
 
 /* Record types in mrc_ev_events. */

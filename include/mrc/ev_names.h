@@ -31,6 +31,7 @@ static inline const char *mrc_ev_reason_name(unsigned int r)
 		[MRC_EV_R_PROBE_ANSWER] = "probe answer",
 		[MRC_EV_R_SILENT] = "silent while later packets got through",
 		[MRC_EV_R_GRAY] = "gray: RTT far above its siblings'",
+		[MRC_EV_R_LOSSY] = "lossy: loses far more than its siblings",
 	};
 
 	return r < sizeof(names) / sizeof(names[0]) && names[r] ? names[r] :

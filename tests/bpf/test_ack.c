@@ -388,6 +388,45 @@ static void stale_retryable_nack_queues_nothing(void **state)
 	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], FIRST + 2);
 }
 
+/*
+ * Karn, for paths: PSN FIRST + 5 was sent twice, the last time on EV 1
+ * long after FIRST + 1 left on EV 1. Its delivery may be the first
+ * transmission's, on another EV: it proves nothing about EV 1, so
+ * FIRST + 1 missing is no loss on EV 1, which stays GOOD.
+ */
+static void resent_psn_proves_nothing(void **state)
+{
+	const uint32_t sack[8] = { 0x08000000u }; /* FIRST + 5 */
+	struct mrc_qp_tx *qt;
+	uint32_t key = S_QPN;
+
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	qt = get_qp_tx();
+	qt->reorder_ns = 1000000; /* within one EV: 125 us */
+	qt->rec[(FIRST + 5) % MRC_TX_RING].tries = 2;
+	qt->rec[(FIRST + 5) % MRC_TX_RING].tx_ns =
+		qt->rec[(FIRST + 1) % MRC_TX_RING].tx_ns + 200000000ull;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, qt, BPF_ANY),
+			 0);
+	assert_int_equal(take(FIRST + 5, FIRST, 0, sack), XDP_DROP);
+	qt = get_qp_tx();
+	assert_int_equal(qt->ev_state[1], MRC_EV_GOOD);
+	assert_int_equal(qt->ev_use, (1ull << NEV) - 1);
+	/* Sent once, the same delivery is proof: EV 1 lost FIRST + 1. */
+	assert_int_equal(send_some(0), 0);
+	qt = get_qp_tx();
+	qt->reorder_ns = 1000000;
+	qt->rec[(FIRST + 5) % MRC_TX_RING].tx_ns =
+		qt->rec[(FIRST + 1) % MRC_TX_RING].tx_ns + 200000000ull;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, qt, BPF_ANY),
+			 0);
+	assert_int_equal(take(FIRST + 5, FIRST, 0, sack), XDP_DROP);
+	assert_int_equal(get_qp_tx()->ev_state[1], MRC_EV_ASSUMED_BAD);
+}
+
 /* A WRITE_IMM for L_QPN, zero bytes, completing at once on CQ 1. */
 static int receive_imm(uint32_t imm, uint32_t psn)
 {
@@ -557,6 +596,7 @@ int main(void)
 		cmocka_unit_test(sack_below_una_frees_nothing),
 		cmocka_unit_test(stale_ack_takes_no_sample),
 		cmocka_unit_test(forged_echo_changes_nothing),
+		cmocka_unit_test(resent_psn_proves_nothing),
 		cmocka_unit_test(stale_fatal_nack_fails_nothing),
 		cmocka_unit_test(stale_retryable_nack_queues_nothing),
 		cmocka_unit_test(send_completion_is_whole),

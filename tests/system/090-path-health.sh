@@ -137,7 +137,7 @@ phase three_planes "tb fail plane 0; tb fail plane 1; tb fail plane 2" \
 # fabricctl call each, for a second (about 20 flaps), under a transfer. No
 # error completion, byte-exact; each of its EVs goes ASSUMED_BAD a number
 # of times the probe backoff bounds (it doubles while an EV keeps failing
-# within 100 ms of coming back); all GOOD once it stops.
+# within a second of coming back); all GOOD once it stops.
 SPINE_NODE="$TB_PREFIX-p${PLANE}s${SPINE}:/sys/fs/bpf/$TB_PREFIX/p${PLANE}s${SPINE}"
 FABCTL=$TOP/build/tests/fabricctl
 flapper() {

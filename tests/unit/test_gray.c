@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Gray-failure detection (daemon/gray.c) with worked vectors: which EVs a
- * QP's RTTs single out, and when there is too little to judge.
+ * QP's RTTs and loss rates single out, and when there is too little to
+ * judge.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -105,6 +106,77 @@ static void only_evs_in_use(void **state)
 	assert_int_equal(gray_find(ev, 64, GRAY_FACTOR, &med), 1ull << 63);
 }
 
+/* 16 EVs in use, 600 packets each since the last look, 1 % resent. */
+static void sending(struct gray_ev *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		ev[i] = (struct gray_ev){ .sent = 600, .lost = 6, .in_use = 1 };
+}
+
+/* A path that loses 30 % among paths that lose 1 %: lossy, alone. */
+static void one_lossy_path(void **state)
+{
+	struct gray_ev ev[16];
+	uint32_t med;
+
+	(void)state;
+	sending(ev);
+	assert_int_equal(lossy_find(ev, 16, &med), 0);
+	assert_int_equal(med, 10);
+	ev[5].lost = 180;
+	assert_int_equal(lossy_find(ev, 16, &med), 1u << 5);
+	assert_int_equal(med, 10);
+}
+
+/* Reordering resends on every EV alike raise the median: none lossy. */
+static void loss_everywhere_is_no_path(void **state)
+{
+	struct gray_ev ev[16];
+	unsigned int i;
+	uint32_t med;
+
+	(void)state;
+	sending(ev);
+	for (i = 0; i < 16; i++)
+		ev[i].lost = 60 + 2 * i; /* 10..15 % */
+	assert_int_equal(lossy_find(ev, 16, &med), 0);
+	ev[3].lost = 240; /* 40 %: over 3 x the median, 13 % */
+	assert_int_equal(lossy_find(ev, 16, &med), 1u << 3);
+}
+
+/* Each minimum holds on its own: rate, factor, packets sent and lost. */
+static void lossy_minimums(void **state)
+{
+	struct gray_ev ev[16];
+	uint32_t med;
+	unsigned int i;
+
+	(void)state;
+	sending(ev);
+	for (i = 0; i < 16; i++)
+		ev[i].lost = 0;
+	ev[2].lost = 29; /* 4.8 %, above 3 x 0 but under 5 % */
+	assert_int_equal(lossy_find(ev, 16, &med), 0);
+	ev[2].lost = 30; /* 5 % */
+	assert_int_equal(lossy_find(ev, 16, &med), 1u << 2);
+	ev[2] = (struct gray_ev){ .sent = 63, .lost = 40, .in_use = 1 };
+	assert_int_equal(lossy_find(ev, 16, &med), 0); /* too few sent */
+	ev[2] = (struct gray_ev){ .sent = 64, .lost = 7, .in_use = 1 };
+	assert_int_equal(lossy_find(ev, 16, &med), 0); /* too few lost */
+	ev[2].lost = 8;
+	assert_int_equal(lossy_find(ev, 16, &med), 1u << 2);
+	ev[2].in_use = 0; /* out of use already */
+	assert_int_equal(lossy_find(ev, 16, &med), 0);
+	/* Fewer than GRAY_MIN_PEERS judged: no median, nothing lossy. */
+	for (i = 0; i < 16; i++)
+		ev[i].sent = i < GRAY_MIN_PEERS - 1 || i == 9 ? 600 : 10;
+	ev[9].lost = 300;
+	assert_int_equal(lossy_find(ev, 16, &med), 0);
+	assert_int_equal(med, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +185,9 @@ int main(void)
 		cmocka_unit_test(factor_and_floor_both_needed),
 		cmocka_unit_test(too_little_to_judge),
 		cmocka_unit_test(only_evs_in_use),
+		cmocka_unit_test(one_lossy_path),
+		cmocka_unit_test(loss_everywhere_is_no_path),
+		cmocka_unit_test(lossy_minimums),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
