@@ -535,16 +535,16 @@ static __always_inline void ev_delivered(struct mrc_qp_tx *qp,
 	/*
 	 * Karn, for paths: a PSN sent more than once may have arrived by an
 	 * earlier transmission, on another EV, while the record names the
-	 * last. Crediting the last one's EV with a delivery it may not have
-	 * made would prove losses on it that are only packets in flight.
+	 * last. Its delivery proves no loss on the last one's EV and is no
+	 * yardstick for the others' silence (both would blame paths for
+	 * packets still in flight); it still ends its own EV's silence.
 	 */
-	if (rec->tries > 1)
-		return;
-
-	if (rec->tx_ns > qp->ev_acked_ns[e])
-		qp->ev_acked_ns[e] = rec->tx_ns;
-	if (rec->tx_ns > qp->acked_tx_ns)
-		qp->acked_tx_ns = rec->tx_ns;
+	if (rec->tries == 1) {
+		if (rec->tx_ns > qp->ev_acked_ns[e])
+			qp->ev_acked_ns[e] = rec->tx_ns;
+		if (rec->tx_ns > qp->acked_tx_ns)
+			qp->acked_tx_ns = rec->tx_ns;
+	}
 	if (rec->tx_ns >= qp->ev_silent_ns[e])
 		qp->ev_silent_ns[e] = 0;
 }
