@@ -185,7 +185,7 @@ done
 sleep 1 # the last client's objects
 read -r rss1 fds1 pins1 maps1 progs1 < <(measure)
 log "$n rounds in $(($(date +%s) - start)) s: mrcd VmRSS ${rss0} -> ${rss1} KiB, fds $fds0 -> $fds1${restarted_at:+ (from round $restarted_at, after its last restart)}, pinned objects $pins0 -> $pins1, BPF maps $maps0 -> $maps1, programs $progs0 -> $progs1"
-log "chaos: $chaos_rounds verified transfers, $((verified_bytes / 1048576)) MiB checked, no error, none hung; faults: $(sort "$TMP/faults" | uniq -c | awk '{ printf "%s%s %d", NR > 1 ? ", " : "", $2, $1 }')"
+log "chaos: $chaos_rounds verified transfers, $((verified_bytes / 1048576)) MiB checked, no error, none hung; faults: $(sort "$TMP/faults" | uniq -c | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $2, $1 }')"
 # 1 MiB of allocator slack; descriptors, pins, maps, programs: exactly.
 [ "$rss1" -le $((rss0 + 1024)) ] || fail "mrcd memory grew: $rss0 -> $rss1 KiB"
 [ "$fds1" -le "$fds0" ] || fail "mrcd file descriptors grew: $fds0 -> $fds1 ($(ls -l /proc/"$pid"/fd | tail -n +2 | awk '{print $NF}' | sort | uniq -c | sort -rn | head -5 | tr '\n' ' '))"
