@@ -673,8 +673,10 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			continue;
 		e = rec->ev_idx & 63;
 		/* Sent a little earlier on the same EV (two CPUs may swap
-		 * packets of one EV as they leave), and still missing. */
-		same_ev = rec->tx_ns + qp->reorder_ns / 8 < qp->ev_acked_ns[e];
+		 * packets of one EV as they leave), and still missing; not
+		 * through the kernel stack, which later XDP frames overtake. */
+		same_ev = !(rec->flags & MRC_REC_SKB) &&
+			  rec->tx_ns + qp->reorder_ns / 8 < qp->ev_acked_ns[e];
 		if (!same_ev && k + MRC_REORDER_PKTS >= s->sack_high)
 			continue;
 		/*

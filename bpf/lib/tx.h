@@ -216,6 +216,11 @@ spray:
 	rec->port = qp->ev_port[i];
 	rec->tries++;
 	rec->tx_ns = p->tx_ns;
+#ifdef MRC_CTX_SKB
+	rec->flags |= MRC_REC_SKB;
+#else
+	rec->flags &= ~MRC_REC_SKB;
+#endif
 
 	w = &sq->wqe[rec->wqe % MRC_SQ_DEPTH];
 	p->psn = psn;

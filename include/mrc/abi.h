@@ -192,6 +192,9 @@ struct mrc_sq {
 #define MRC_REC_LAST 0x02 /* last packet of its WQE */
 #define MRC_REC_RETX_Q 0x04 /* queued for retransmission */
 #define MRC_REC_LOST 0x08 /* ...because a SACK hole showed it lost */
+/* Last sent through the kernel stack (the tc path), not as an XDP frame:
+ * later frames on its EV may overtake it, so they prove no loss of it. */
+#define MRC_REC_SKB 0x10
 
 /* What the sender remembers of one PSN in flight. */
 struct mrc_tx_rec {

@@ -427,6 +427,31 @@ static void resent_psn_proves_nothing(void **state)
 	assert_int_equal(get_qp_tx()->ev_state[1], MRC_EV_ASSUMED_BAD);
 }
 
+/*
+ * FIRST + 1 left on EV 1 through the kernel stack (the tc path); FIRST + 5
+ * left on EV 1 later as an XDP frame and arrived first. XDP frames
+ * overtake the stack: that is no loss on EV 1.
+ */
+static void stack_sent_psn_not_proven_lost(void **state)
+{
+	const uint32_t sack[8] = { 0x08000000u }; /* FIRST + 5 */
+	struct mrc_qp_tx *qt;
+	uint32_t key = S_QPN;
+
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	qt = get_qp_tx();
+	qt->reorder_ns = 1000000;
+	qt->rec[(FIRST + 1) % MRC_TX_RING].flags |= MRC_REC_SKB;
+	qt->rec[(FIRST + 5) % MRC_TX_RING].tx_ns =
+		qt->rec[(FIRST + 1) % MRC_TX_RING].tx_ns + 200000000ull;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, qt, BPF_ANY),
+			 0);
+	assert_int_equal(take(FIRST + 5, FIRST, 0, sack), XDP_DROP);
+	assert_int_equal(get_qp_tx()->ev_state[1], MRC_EV_GOOD);
+}
+
 /* A WRITE_IMM for L_QPN, zero bytes, completing at once on CQ 1. */
 static int receive_imm(uint32_t imm, uint32_t psn)
 {
@@ -597,6 +622,7 @@ int main(void)
 		cmocka_unit_test(stale_ack_takes_no_sample),
 		cmocka_unit_test(forged_echo_changes_nothing),
 		cmocka_unit_test(resent_psn_proves_nothing),
+		cmocka_unit_test(stack_sent_psn_not_proven_lost),
 		cmocka_unit_test(stale_fatal_nack_fails_nothing),
 		cmocka_unit_test(stale_retryable_nack_queues_nothing),
 		cmocka_unit_test(send_completion_is_whole),
