@@ -80,19 +80,6 @@ static uint64_t percpu(struct bpf_map *m, uint32_t key)
 	return fixture_percpu_sum(bpf_map__fd(m), key);
 }
 
-static int zero_percpu(struct bpf_map *m, uint32_t n)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t zero[ncpu];
-	uint32_t k;
-
-	memset(zero, 0, sizeof(zero));
-	for (k = 0; k < n; k++)
-		if (bpf_map_update_elem(bpf_map__fd(m), &k, zero, BPF_ANY))
-			return -1;
-	return 0;
-}
-
 static struct mrc_qp_tx *get_qp_tx(void)
 {
 	static struct mrc_qp_tx qt;
@@ -170,8 +157,8 @@ static int send_some(uint32_t send_cq)
 		if (xdp_run(bpf_program__fd(tx->progs.mrc_xdp_tx), frame,
 			    sizeof(frame)) != XDP_REDIRECT)
 			return -1;
-	if (zero_percpu(rx->maps.mrc_drop, MRC_DROP_MAX) ||
-	    zero_percpu(rx->maps.mrc_tx_stats, MRC_TX_MAX))
+	if (fixture_zero_percpu(bpf_map__fd(rx->maps.mrc_drop), MRC_DROP_MAX) ||
+	    fixture_zero_percpu(bpf_map__fd(rx->maps.mrc_tx_stats), MRC_TX_MAX))
 		return -1;
 	return drain();
 }
@@ -389,6 +376,26 @@ static void stale_retryable_nack_queues_nothing(void **state)
 }
 
 /*
+ * EV 1 (reorder_ns / 8 = 125 us) carried FIRST + 1 and, 200 ms later,
+ * FIRST + 5, the latter sent tries times; FIRST + 1 has flags too.
+ */
+static int later_on_ev1(uint16_t tries, uint8_t flags)
+{
+	struct mrc_qp_tx *qt = get_qp_tx();
+	uint32_t key = S_QPN;
+
+	if (!qt)
+		return -1;
+	qt->reorder_ns = 1000000;
+	qt->rec[(FIRST + 1) % MRC_TX_RING].flags |= flags;
+	qt->rec[(FIRST + 5) % MRC_TX_RING].tries = tries;
+	qt->rec[(FIRST + 5) % MRC_TX_RING].tx_ns =
+		qt->rec[(FIRST + 1) % MRC_TX_RING].tx_ns + 200000000ull;
+	return bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx), &key, qt,
+				   BPF_ANY);
+}
+
+/*
  * Karn, for paths: PSN FIRST + 5 was sent twice, the last time on EV 1
  * long after FIRST + 1 left on EV 1. Its delivery may be the first
  * transmission's, on another EV: it proves nothing about EV 1, so
@@ -398,31 +405,17 @@ static void resent_psn_proves_nothing(void **state)
 {
 	const uint32_t sack[8] = { 0x08000000u }; /* FIRST + 5 */
 	struct mrc_qp_tx *qt;
-	uint32_t key = S_QPN;
 
 	(void)state;
 	assert_int_equal(send_some(0), 0);
-	qt = get_qp_tx();
-	qt->reorder_ns = 1000000; /* within one EV: 125 us */
-	qt->rec[(FIRST + 5) % MRC_TX_RING].tries = 2;
-	qt->rec[(FIRST + 5) % MRC_TX_RING].tx_ns =
-		qt->rec[(FIRST + 1) % MRC_TX_RING].tx_ns + 200000000ull;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, qt, BPF_ANY),
-			 0);
+	assert_int_equal(later_on_ev1(2, 0), 0);
 	assert_int_equal(take(FIRST + 5, FIRST, 0, sack), XDP_DROP);
 	qt = get_qp_tx();
 	assert_int_equal(qt->ev_state[1], MRC_EV_GOOD);
 	assert_int_equal(qt->ev_use, (1ull << NEV) - 1);
 	/* Sent once, the same delivery is proof: EV 1 lost FIRST + 1. */
 	assert_int_equal(send_some(0), 0);
-	qt = get_qp_tx();
-	qt->reorder_ns = 1000000;
-	qt->rec[(FIRST + 5) % MRC_TX_RING].tx_ns =
-		qt->rec[(FIRST + 1) % MRC_TX_RING].tx_ns + 200000000ull;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, qt, BPF_ANY),
-			 0);
+	assert_int_equal(later_on_ev1(1, 0), 0);
 	assert_int_equal(take(FIRST + 5, FIRST, 0, sack), XDP_DROP);
 	assert_int_equal(get_qp_tx()->ev_state[1], MRC_EV_ASSUMED_BAD);
 }
@@ -435,19 +428,10 @@ static void resent_psn_proves_nothing(void **state)
 static void stack_sent_psn_not_proven_lost(void **state)
 {
 	const uint32_t sack[8] = { 0x08000000u }; /* FIRST + 5 */
-	struct mrc_qp_tx *qt;
-	uint32_t key = S_QPN;
 
 	(void)state;
 	assert_int_equal(send_some(0), 0);
-	qt = get_qp_tx();
-	qt->reorder_ns = 1000000;
-	qt->rec[(FIRST + 1) % MRC_TX_RING].flags |= MRC_REC_SKB;
-	qt->rec[(FIRST + 5) % MRC_TX_RING].tx_ns =
-		qt->rec[(FIRST + 1) % MRC_TX_RING].tx_ns + 200000000ull;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, qt, BPF_ANY),
-			 0);
+	assert_int_equal(later_on_ev1(1, MRC_REC_SKB), 0);
 	assert_int_equal(take(FIRST + 5, FIRST, 0, sack), XDP_DROP);
 	assert_int_equal(get_qp_tx()->ev_state[1], MRC_EV_GOOD);
 }
@@ -532,21 +516,6 @@ static void ringless_cq_counts_only_completions(void **state)
 	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_CQ_OVERFLOW), 1);
 }
 
-static int share_maps(struct bpf_object *obj)
-{
-	struct bpf_map *m, *same;
-
-	bpf_object__for_each_map(m, obj)
-	{
-		if (bpf_map__is_internal(m))
-			continue;
-		same = bpf_object__find_map_by_name(rx->obj, bpf_map__name(m));
-		if (!same || bpf_map__reuse_fd(m, bpf_map__fd(same)))
-			return -1;
-	}
-	return 0;
-}
-
 static int add_cq(uint32_t idx)
 {
 	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mrc_cq", 0, 0, 1 << 16,
@@ -587,7 +556,7 @@ static int setup(void)
 	if (!rx)
 		return -1;
 	tx = mrc_xdp_tx__open();
-	if (!tx || share_maps(tx->obj) || mrc_xdp_tx__load(tx))
+	if (!tx || fixture_share_maps(tx->obj, rx->obj) || mrc_xdp_tx__load(tx))
 		return -1;
 	tx->bss->tx_qpn = S_QPN;
 	inet_pton(AF_INET, "198.18.1.2", port.saddr);

@@ -32,6 +32,34 @@ uint64_t fixture_percpu_sum(int map_fd, uint32_t key)
 	return sum;
 }
 
+int fixture_zero_percpu(int map_fd, uint32_t n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t zero[ncpu > 0 ? ncpu : 1];
+	uint32_t k;
+
+	memset(zero, 0, sizeof(zero));
+	for (k = 0; k < n; k++)
+		if (bpf_map_update_elem(map_fd, &k, zero, BPF_ANY))
+			return -1;
+	return 0;
+}
+
+int fixture_share_maps(struct bpf_object *obj, struct bpf_object *from)
+{
+	struct bpf_map *m, *same;
+
+	bpf_object__for_each_map(m, obj)
+	{
+		if (bpf_map__is_internal(m))
+			continue; /* .rodata and .bss: the program's own */
+		same = bpf_object__find_map_by_name(from, bpf_map__name(m));
+		if (!same || bpf_map__reuse_fd(m, bpf_map__fd(same)))
+			return -1;
+	}
+	return 0;
+}
+
 void fixture_diff(const uint8_t *want, size_t want_len, const uint8_t *got,
 		  size_t got_len)
 {

@@ -60,6 +60,16 @@ int fixture_run_xdp(const char *group, const struct fixture *cases, size_t n,
 /* Sum over CPUs of a per-CPU array's u64 at key; ~0 if the lookup fails. */
 uint64_t fixture_percpu_sum(int map_fd, uint32_t key);
 
+/* Zero keys 0 .. n-1 of a per-CPU array of u64; 0 or -1. */
+int fixture_zero_percpu(int map_fd, uint32_t n);
+
+struct bpf_object;
+/*
+ * Before obj is loaded: every map of obj that from has too (by name) is
+ * from's, so two programs share their state; 0 or -1.
+ */
+int fixture_share_maps(struct bpf_object *obj, struct bpf_object *from);
+
 /* Print a hex dump of the first difference between two frames to stderr. */
 void fixture_diff(const uint8_t *want, size_t want_len, const uint8_t *got,
 		  size_t got_len);
