@@ -126,7 +126,15 @@ one_fault() {
 			"$FABCTL" fault "$(spine_node $p $s)" l1 clear
 			sleep 0.02
 		done ;;
-	10) kind=mrcd_kill_sender; restart h1 ;;
+	10) # The sender's mrcd only in the first two thirds: the last one
+		# lives long enough for its memory and descriptors to be judged.
+		if [ $(($(date +%s) - ${start:-0})) -lt $((SECONDS_WANTED * 2 / 3)) ]; then
+			kind=mrcd_kill_sender
+			restart h1
+		else
+			kind=mrcd_kill_receiver
+			restart h2
+		fi ;;
 	11) kind=mrcd_kill_receiver; restart h2 ;;
 	*) kind=application_killed
 		as_nobody h1 timeout -s KILL 0.3 "$PERF" client "$(tb addr h2 0)" --wait 1 \
