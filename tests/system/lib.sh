@@ -129,7 +129,7 @@ xfer() {
 	[ "$(jq .errors "$TMP/$name.client")" = 0 ] || fail "$name: error completions"
 	# Every WRITE_IMM completed at the receiver exactly once.
 	[ "$(jq .recv_completions "$TMP/$name.server")" = "$(jq .imm_writes "$TMP/$name.client")" ] ||
-		fail "$name: $(jq .recv_completions "$TMP/$name.server") receive completions for $(jq .imm_writes "$TMP/$name.client") WRITE_IMMs"
+		fail "$name: $(jq .recv_completions "$TMP/$name.server") receive completions for $(jq .imm_writes "$TMP/$name.client") WRITE_IMMs ($(jq .cq_overflows "$TMP/$name.server") dropped for a full CQ ring)"
 }
 
 # -p arguments for mrcd on HOST: each port with its next hop's MAC, and in

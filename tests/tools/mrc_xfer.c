@@ -32,6 +32,7 @@
 #include <bpf/libbpf.h>
 
 #include "dev.h"
+#include "mrc/drop.h"
 #include "mrc_xdp_rx.skel.h"
 
 #define QPN 7
@@ -275,6 +276,21 @@ static int make_qp(struct dev *d, const struct opts *o, const struct info *peer,
 	return dev_qp_create(d, &a, sq);
 }
 
+/* Completions the data path dropped for want of room in a CQ ring. */
+static uint64_t cq_overflows(struct dev *d)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	uint64_t v[ncpu > 0 ? ncpu : 1], sum = 0;
+	uint32_t key = MRC_DROP_CQ_OVERFLOW;
+
+	if (ncpu <= 0 ||
+	    bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_drop), &key, v))
+		return 0;
+	for (i = 0; i < ncpu; i++)
+		sum += v[i];
+	return sum;
+}
+
 static int server(const struct opts *o)
 {
 	static struct mrc_cqe cqe[2048];
@@ -342,9 +358,10 @@ static int server(const struct opts *o)
 	}
 	printf("{\"role\":\"server\",\"bytes_checked\":%llu,"
 	       "\"bytes_written\":%llu,\"bad_bytes\":%llu,"
-	       "\"recv_completions\":%llu}\n",
+	       "\"recv_completions\":%llu,\"cq_overflows\":%llu}\n",
 	       (unsigned long long)o->region, (unsigned long long)covered,
-	       (unsigned long long)bad, (unsigned long long)imms);
+	       (unsigned long long)bad, (unsigned long long)imms,
+	       (unsigned long long)cq_overflows(&d));
 	free(cov);
 	dev_qp_destroy(&d, QPN, sq);
 	dev_cq_destroy(&cq);
