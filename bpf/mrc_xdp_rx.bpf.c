@@ -1010,9 +1010,9 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 	struct ack_state st;
 	struct mrc_qp_rx *qp;
 	struct rx r = {};
-	__u32 zero = 0, idx;
+	__u32 zero = 0, idx, cq;
 	__u64 off;
-	void *mem;
+	void *mem, *ring;
 	int rc, d;
 
 	rc = parse(ctx, &r);
@@ -1093,6 +1093,20 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 	off = r.va - mr->va;
 	if (r.va < mr->va + mr->head || off > mr->len || r.len > mr->len - off)
 		return reject(ctx, &r, qp, MRC_DROP_BOUNDS);
+	/*
+	 * Back-pressure, as RNR is in RDMA: a packet may complete up to a
+	 * window of messages, and a completion the ring has no room for
+	 * would be lost while the QP goes on. With less room than that (on
+	 * two CPUs at once), take nothing: no placement, no ACK; the sender
+	 * resends once its timeout passes, by when the application may have
+	 * polled. A CQ with no ring loses its completions anyway.
+	 */
+	cq = qp->recv_cq;
+	ring = bpf_map_lookup_elem(&mrc_cq, &cq);
+	if (ring && bpf_ringbuf_query(ring, BPF_RB_RING_SIZE) <
+			    bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) +
+				    MRC_CQ_ROOM_BYTES)
+		return reject(ctx, &r, qp, MRC_DROP_CQ_FULL);
 	if (r.len) {
 		mem = bpf_map_lookup_elem(&mrc_mr, &idx);
 		if (!mem || place(ctx, &r, mem, off))
@@ -1105,10 +1119,8 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 	if (mark_received(qp, &r, s, &st)) {
 		mrc_count_drop(MRC_DROP_DUPLICATE);
 	} else if (s->ndue) {
-		struct emit_ctx e = { .s = s };
-		__u32 cq = qp->recv_cq;
+		struct emit_ctx e = { .s = s, .ring = ring };
 
-		e.ring = bpf_map_lookup_elem(&mrc_cq, &cq);
 		if (e.ring)
 			bpf_loop(MRC_RX_WINDOW_MAX + 1, emit_one, &e, 0);
 		else /* no ring: every completion due is lost */

@@ -112,6 +112,12 @@ struct mrc_mr_info {
 
 /* Bytes of one completion ring: 32768 completions. */
 #define MRC_CQ_RING_BYTES (1u << 20)
+/*
+ * Room a receive CQ ring must have for a packet to be taken: a window of
+ * completions (a ring record is 8 header bytes and the CQE) on each of two
+ * CPUs at once.
+ */
+#define MRC_CQ_ROOM_BYTES (2u * (MRC_RX_WINDOW_MAX + 1) * (8 + 32))
 
 /* Receive completion opcode, as enum ibv_wc_opcode numbers it. */
 #define MRC_WC_RECV_RDMA_WITH_IMM 129

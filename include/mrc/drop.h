@@ -34,7 +34,8 @@
 	X(STRAY_PROBE_ANSWER, "stray_probe_answer", MRC_NACK_NONE) \
 	X(PROBE_EV, "probe_bad_ev_index", MRC_NACK_NONE)           \
 	X(ACK_STALE, "ack_not_in_flight", MRC_NACK_NONE)           \
-	X(ACK_ECHO, "ack_bad_echo", MRC_NACK_NONE)
+	X(ACK_ECHO, "ack_bad_echo", MRC_NACK_NONE)                 \
+	X(CQ_FULL, "cq_full", MRC_NACK_NONE)
 
 #define MRC_X_DROP_ENUM(name, str, nack) MRC_DROP_##name,
 enum mrc_drop_reason {

@@ -782,6 +782,77 @@ static void multibuffer_frame_acked_exactly(void **state)
 	assert_true(mr_holds(0, 2048, CUM));
 }
 
+static int count_cqe(void *ctx, void *d, size_t len)
+{
+	(*(int *)ctx)++;
+	(void)d;
+	(void)len;
+	return 0;
+}
+
+/*
+ * Back-pressure: a receive CQ ring with room for about 300 completions,
+ * never polled, takes one-packet WRITE_IMMs only while it has room for a
+ * window's worth; the next ones are not taken (nothing placed, no ACK,
+ * counted cq_full), so no completion is ever lost. Once polled, the
+ * packet refused before is taken.
+ */
+static void full_cq_refuses_and_loses_nothing(void **state)
+{
+	static struct mrc_qp_rx qp;
+	static struct pkt out;
+	struct ring_buffer *small;
+	uint32_t qpn = QPN, idx = 2, psn;
+	int fd, got = 0, taken = 0;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mrc_cq_2", 0, 0, 1 << 15,
+			    NULL);
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_cq),
+					     &idx, &fd, BPF_ANY),
+			 0);
+	small = ring_buffer__new(fd, count_cqe, &got, NULL);
+	close(fd);
+	assert_non_null(small);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(skel->maps.mrc_qp),
+					     &qpn, &qp),
+			 0);
+	qp.recv_cq = idx;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_qp),
+					     &qpn, &qp, BPF_ANY),
+			 0);
+	for (psn = CUM; psn < CUM + 400; psn++) {
+		struct wr w = def_wr();
+
+		w.op = MRC_OP_WRITE_ONLY_IMM;
+		w.len = w.paylen = 0;
+		w.psn = psn;
+		if (run(&w, &out) != XDP_TX)
+			break;
+		taken++;
+	}
+	assert_true(taken > 200 && taken < 400);
+	assert_int_equal(drops(MRC_DROP_CQ_FULL), 1);
+	assert_int_equal(drops(MRC_DROP_CQ_OVERFLOW), 0);
+	assert_int_equal(ring_buffer__consume(small), taken);
+	assert_int_equal(got, taken); /* every one taken completed */
+	{
+		struct wr w = def_wr();
+
+		w.op = MRC_OP_WRITE_ONLY_IMM;
+		w.len = w.paylen = 0;
+		w.psn = CUM + (uint32_t)taken; /* the refused one, resent */
+		assert_int_equal(run(&w, &out), XDP_TX);
+		assert_int_equal(ack_cum(&out), CUM + (uint32_t)taken + 1);
+	}
+	assert_int_equal(ring_buffer__consume(small), 1);
+	ring_buffer__free(small);
+	idx = 2;
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.mrc_cq), &idx);
+}
+
 /* Load the receive program again, frags-aware, over skel's maps. */
 static int load_frags(void)
 {
@@ -861,6 +932,7 @@ int main(void)
 		cmocka_unit_test(beyond_ring_is_out_of_window),
 		cmocka_unit_test(ringless_cq_counts_only_completions),
 		cmocka_unit_test(multibuffer_frame_acked_exactly),
+		cmocka_unit_test(full_cq_refuses_and_loses_nothing),
 	};
 	int failed;
 
