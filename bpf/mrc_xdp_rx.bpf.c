@@ -381,18 +381,26 @@ static __always_inline __u32 sack_word(const struct ack_state *st, __u32 k)
 }
 
 /*
- * Send the packet back where it came from: Ethernet and IP addresses
- * swapped, UDP ports kept (so it takes the EV's reverse path), the IP
- * length for udp_len bytes of UDP, a fresh hop limit, ECT(0) with the DSCP
- * cleared (ACKs and probe answers are ECN-capable too). For make_ack and
- * answer_probe. 0, or -1 when the headers are not there.
+ * Send the packet back where it came from, as udp_len bytes of UDP: the
+ * frame cut or grown to exactly that (a multi-buffer frame's fragments and
+ * whatever followed the datagram go), Ethernet and IP addresses swapped,
+ * UDP ports kept (so it takes the EV's reverse path), the IP length, a
+ * fresh hop limit, ECT(0) with the DSCP cleared (ACKs and probe answers
+ * are ECN-capable too). For make_ack and answer_probe. 0, or -1 when the
+ * frame cannot be resized or the headers are not there.
  */
 static __always_inline int turn_around(struct xdp_md *ctx, struct rx *r,
 				       __u32 udp_len)
 {
-	struct ethhdr *eth = at(ctx, 0, sizeof(*eth));
+	__u64 old_len = bpf_xdp_get_buff_len(ctx);
+	__u32 new_len = r->udp_off + udp_len;
+	struct ethhdr *eth;
 	__u8 mac[ETH_ALEN];
 
+	if (old_len != new_len &&
+	    bpf_xdp_adjust_tail(ctx, (int)new_len - (int)old_len))
+		return -1;
+	eth = at(ctx, 0, sizeof(*eth));
 	if (!eth)
 		return -1;
 	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
@@ -439,9 +447,6 @@ static __always_inline int turn_around(struct xdp_md *ctx, struct rx *r,
 static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 				    const struct ack_state *st, __u8 reason)
 {
-	__u32 new_len = r->udp_off + sizeof(struct udphdr) + MRC_ACK_LEN;
-	/* The whole frame: a multi-buffer frame's fragments too. */
-	__u64 old_len = bpf_xdp_get_buff_len(ctx);
 	struct udphdr *udp;
 	struct mrc_bth *bth;
 	struct mrc_aeth *aeth;
@@ -451,8 +456,6 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 	int sum;
 	__u32 k;
 
-	if (bpf_xdp_adjust_tail(ctx, (int)new_len - (int)old_len))
-		return XDP_DROP;
 	if (turn_around(ctx, r, sizeof(*udp) + MRC_ACK_LEN))
 		return XDP_DROP;
 	udp = at(ctx, r->udp_off, sizeof(*udp) + MRC_ACK_LEN);
@@ -828,7 +831,6 @@ static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
 				       bpf_map_lookup_elem(&mrc_qp, &r->qpn) :
 				       NULL;
 	__u32 dqpn = MRC_PROBE_QPN; /* a device probe answers to the device */
-	__u64 old_len, new_len;
 	struct mrc_pext *px;
 	struct mrc_bth *bth;
 	struct udphdr *udp;
@@ -842,15 +844,6 @@ static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
 		}
 		dqpn = qp->peer_qpn;
 	}
-	/*
-	 * Bytes after the datagram (link padding, or a sender's) do not go
-	 * back: the answer is the probe's length exactly.
-	 */
-	old_len = bpf_xdp_get_buff_len(ctx);
-	new_len = r->udp_off + sizeof(*udp) + MRC_PROBE_LEN;
-	if (old_len != new_len &&
-	    bpf_xdp_adjust_tail(ctx, (int)new_len - (int)old_len))
-		return XDP_DROP;
 	if (turn_around(ctx, r, sizeof(*udp) + MRC_PROBE_LEN))
 		return XDP_DROP;
 	udp = at(ctx, r->udp_off, sizeof(*udp) + MRC_PROBE_LEN);

@@ -15,6 +15,15 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The median of v[0..n), sorting v; 0 below GRAY_MIN_PEERS values. */
+static uint32_t median_of(uint32_t *v, unsigned int n)
+{
+	if (n < GRAY_MIN_PEERS)
+		return 0;
+	qsort(v, n, sizeof(v[0]), cmp_u32);
+	return v[n / 2];
+}
+
 uint64_t gray_find(const struct gray_ev *ev, unsigned int nev,
 		   unsigned int factor, uint32_t *median_ns)
 {
@@ -29,11 +38,10 @@ uint64_t gray_find(const struct gray_ev *ev, unsigned int nev,
 		if (ev[i].in_use && ev[i].samples >= GRAY_MIN_SAMPLES &&
 		    ev[i].srtt_ns)
 			rtt[n++] = ev[i].srtt_ns;
-	if (n < GRAY_MIN_PEERS)
-		return 0;
-	qsort(rtt, n, sizeof(rtt[0]), cmp_u32);
-	med = rtt[n / 2];
+	med = median_of(rtt, n);
 	*median_ns = med;
+	if (!med)
+		return 0;
 	for (i = 0; i < nev; i++) {
 		uint64_t r = ev[i].srtt_ns;
 
@@ -66,8 +74,7 @@ uint64_t lossy_find(const struct gray_ev *ev, unsigned int nev,
 			rate[n++] = permille(&ev[i]);
 	if (n < GRAY_MIN_PEERS)
 		return 0;
-	qsort(rate, n, sizeof(rate[0]), cmp_u32);
-	med = rate[n / 2];
+	med = median_of(rate, n);
 	*median_permille = med;
 	for (i = 0; i < nev; i++) {
 		uint32_t r;
