@@ -678,7 +678,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		/* Sent a little earlier on the same EV (two CPUs may swap
 		 * packets of one EV as they leave), and still missing; not
 		 * through the kernel stack, which later XDP frames overtake. */
-		same_ev = !(rec->flags & MRC_REC_SKB) &&
+		same_ev = !(rec->flags & (MRC_REC_SKB | MRC_REC_UNSENT)) &&
 			  rec->tx_ns + qp->reorder_ns / 8 < qp->ev_acked_ns[e];
 		if (!same_ev && k + MRC_REORDER_PKTS >= s->sack_high)
 			continue;
@@ -690,7 +690,10 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		if (qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
 			/* Counted lost when resent (tx.h), not now: a late
 			 * packet may still arrive before that. */
-			rec->flags |= MRC_REC_RETX_Q | MRC_REC_LOST;
+			rec->flags |= MRC_REC_RETX_Q |
+				      (rec->flags & MRC_REC_UNSENT ?
+					       0 :
+					       MRC_REC_LOST);
 			qp->retx[qp->retx_tail++ % MRC_RETX_Q] = psn;
 			s->lost++;
 		}

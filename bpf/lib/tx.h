@@ -163,11 +163,13 @@ timeout:
 	if (p->tx_ns - rec->tx_ns < (qp->timeout_ns << k))
 		goto idle;
 	psn = qp->una_psn;
-	p->timed_out = 1;
-	p->lost_ev_idx = rec->ev_idx;
-	{
+	/* A retry either way; but one that never left is no evidence
+	 * against its EV. */
+	if (!(rec->flags & MRC_REC_UNSENT)) {
 		int kept;
 
+		p->timed_out = 1;
+		p->lost_ev_idx = rec->ev_idx;
 		p->ev_bad = (__u8)health_mark_bad(qp, rec->ev_idx, &kept);
 		p->ev_kept = (__u8)kept;
 	}
@@ -216,6 +218,7 @@ spray:
 	rec->port = qp->ev_port[i];
 	rec->tries++;
 	rec->tx_ns = p->tx_ns;
+	rec->flags &= ~MRC_REC_UNSENT;
 #ifdef MRC_CTX_SKB
 	rec->flags |= MRC_REC_SKB;
 #else
@@ -433,6 +436,39 @@ static __always_inline void tx_fail_wqe(struct mrc_qp_tx *qp, struct tx_pick *p,
 		mrc_count_drop(MRC_DROP_CQ_OVERFLOW);
 }
 
+/*
+ * The pick recorded a transmission that building the frame then failed to
+ * make: now and then bpf_xdp_adjust_tail refuses a live frame (seen in
+ * 090 about once in a few million frames), or the WQE names a region the
+ * QP may not send from. Nothing left, so nothing may take the PSN for a
+ * loss on its EV: a later packet there delivered would prove a healthy
+ * path lossy. A first attempt goes again at once from the resend queue;
+ * a PSN that failed before waits for its timeout, which counts against
+ * the retry budget, so a WQE that can never be built fails the QP as
+ * before instead of spinning.
+ */
+static __always_inline void tx_unsend(struct mrc_qp_tx *qp,
+				      const struct tx_pick *p)
+{
+	struct mrc_tx_rec *rec = &qp->rec[p->psn % MRC_TX_RING];
+	__u32 e = p->ev_idx & (MRC_QP_EVS - 1);
+
+	bpf_spin_lock(&qp->lock);
+	/* Still this pick's: not acknowledged or picked again meanwhile. */
+	if ((rec->flags & MRC_REC_INFLIGHT) && rec->tx_ns == p->tx_ns &&
+	    rec->ev_idx == p->ev_idx) {
+		rec->flags |= MRC_REC_UNSENT;
+		if (qp->ev_silent_ns[e] == p->tx_ns)
+			qp->ev_silent_ns[e] = 0;
+		if (rec->tries == 1 && !(rec->flags & MRC_REC_RETX_Q) &&
+		    qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
+			rec->flags |= MRC_REC_RETX_Q;
+			qp->retx[qp->retx_tail++ % MRC_RETX_Q] = p->psn;
+		}
+	}
+	bpf_spin_unlock(&qp->lock);
+}
+
 /* What tx_one() did; TX_SENT leaves the packet built for *port. */
 #define TX_SENT 0
 /* EV idx went ASSUMED_BAD for reason (or would have: kept in use). */
@@ -502,7 +538,7 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 		goto idle;
 	}
 	if (tx_build(ctx, qp, &p, s)) {
-		/* The PSN stays in flight: the ACK timeout resends it. */
+		tx_unsend(qp, &p);
 		mrc_count_tx(MRC_TX_BUILD_FAILED, 1);
 		return TX_FAILED;
 	}

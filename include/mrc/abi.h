@@ -201,6 +201,9 @@ struct mrc_sq {
 /* Last sent through the kernel stack (the tc path), not as an XDP frame:
  * later frames on its EV may overtake it, so they prove no loss of it. */
 #define MRC_REC_SKB 0x10
+/* Its last transmission never left: building the frame failed after the
+ * pick (tx.h, tx_unsend). Its EV lost nothing. */
+#define MRC_REC_UNSENT 0x20
 
 /* What the sender remembers of one PSN in flight. */
 struct mrc_tx_rec {

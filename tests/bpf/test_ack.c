@@ -436,6 +436,88 @@ static void stack_sent_psn_not_proven_lost(void **state)
 	assert_int_equal(get_qp_tx()->ev_state[1], MRC_EV_GOOD);
 }
 
+static int put_qp_tx(const struct mrc_qp_tx *qt)
+{
+	uint32_t key = S_QPN;
+
+	return bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx), &key, qt,
+				   BPF_ANY);
+}
+
+static int run_tx(void)
+{
+	static uint8_t frame[1600];
+
+	return xdp_run(bpf_program__fd(tx->progs.mrc_xdp_tx), frame,
+		       sizeof(frame));
+}
+
+/*
+ * The pick of FIRST + 8 is recorded, then building its frame fails (its
+ * WQE names no region; on a live port a refused bpf_xdp_adjust_tail does
+ * the same): nothing left. It goes again at once from the resend queue;
+ * failing again, it waits for its timeout. FIRST + 9 leaves later on the
+ * same EV and is delivered, and FIRST + 8 times out: neither is evidence
+ * against that EV, which stays GOOD (before: ASSUMED_BAD for "loss on
+ * this EV", a healthy path blamed in 090).
+ */
+static void build_failure_blames_no_ev(void **state)
+{
+	const uint32_t sack[8] = { 0x80000000u }; /* FIRST + 9 */
+	const uint32_t bad = FIRST + SENT, good = FIRST + SENT + 1;
+	struct mrc_qp_tx *qt;
+	struct mrc_tx_rec *r;
+	uint32_t e, i;
+	int rc = 0;
+
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	sq->wqe[SENT] =
+		(struct mrc_wqe){ .opcode = MRC_WR_RDMA_WRITE,
+				  .len = 64,
+				  .lkey = 0x7777u << MRC_RKEY_INDEX_BITS,
+				  .wr_id = 200 };
+	sq->wqe[SENT + 1] =
+		(struct mrc_wqe){ .opcode = MRC_WR_RDMA_WRITE, .wr_id = 201 };
+	sq->tail = SENT + 2;
+	assert_int_equal(run_tx(), XDP_DROP);
+	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_BUILD_FAILED), 1);
+	qt = get_qp_tx();
+	r = &qt->rec[bad % MRC_TX_RING];
+	assert_int_equal(r->flags & (MRC_REC_INFLIGHT | MRC_REC_UNSENT |
+				     MRC_REC_RETX_Q),
+			 MRC_REC_INFLIGHT | MRC_REC_UNSENT | MRC_REC_RETX_Q);
+	assert_int_equal(qt->retx_tail - qt->retx_head, 1);
+	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], bad);
+	/* Again at once, failing again; then FIRST + 9 leaves. */
+	for (i = 0; i < 3 && rc != XDP_REDIRECT; i++)
+		rc = run_tx();
+	assert_int_equal(rc, XDP_REDIRECT);
+	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_BUILD_FAILED), 2);
+	qt = get_qp_tx();
+	assert_int_equal(qt->next_psn, good + 1);
+	/* On one EV, FIRST + 9 well after FIRST + 8. */
+	e = qt->rec[good % MRC_TX_RING].ev_idx;
+	qt->rec[bad % MRC_TX_RING].ev_idx = (uint8_t)e;
+	qt->reorder_ns = 1000;
+	qt->rec[good % MRC_TX_RING].tx_ns =
+		qt->rec[bad % MRC_TX_RING].tx_ns + 1000000;
+	assert_int_equal(put_qp_tx(qt), 0);
+	assert_int_equal(take(good, bad, 0, sack), XDP_DROP);
+	qt = get_qp_tx();
+	assert_int_equal(qt->una_psn, bad);
+	assert_int_equal(qt->ev_state[e], MRC_EV_GOOD);
+	/* Its timeout: a retry, still no evidence. */
+	qt->rec[bad % MRC_TX_RING].tx_ns = 1;
+	qt->timeout_ns = 1000;
+	assert_int_equal(put_qp_tx(qt), 0);
+	assert_int_equal(run_tx(), XDP_DROP);
+	qt = get_qp_tx();
+	assert_int_equal(qt->rec[bad % MRC_TX_RING].timeouts, 1);
+	for (i = 0; i < NEV; i++)
+		assert_int_equal(qt->ev_state[i], MRC_EV_GOOD);
+}
+
 /* A WRITE_IMM for L_QPN, zero bytes, completing at once on CQ 1. */
 static int receive_imm(uint32_t imm, uint32_t psn)
 {
@@ -592,6 +674,7 @@ int main(void)
 		cmocka_unit_test(forged_echo_changes_nothing),
 		cmocka_unit_test(resent_psn_proves_nothing),
 		cmocka_unit_test(stack_sent_psn_not_proven_lost),
+		cmocka_unit_test(build_failure_blames_no_ev),
 		cmocka_unit_test(stale_fatal_nack_fails_nothing),
 		cmocka_unit_test(stale_retryable_nack_queues_nothing),
 		cmocka_unit_test(send_completion_is_whole),
