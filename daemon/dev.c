@@ -431,9 +431,22 @@ static int cq_sample(void *ctx, void *data, size_t len)
 {
 	struct dev_cq *cq = ctx;
 
-	if (len != sizeof(struct mrc_cqe) || cq->nout >= cq->max)
-		return -ENOSPC;
-	memcpy(&cq->out[cq->nout++], data, len);
+	if (len != sizeof(struct mrc_cqe))
+		return 0; /* not a completion: skipped, never stops the read */
+	if (cq->nout < cq->max) {
+		memcpy(&cq->out[cq->nout++], data, len);
+		return 0;
+	}
+	if (cq->nstash == cq->stash_cap) {
+		size_t cap = cq->stash_cap ? 2 * cq->stash_cap : 256;
+		struct mrc_cqe *s = realloc(cq->stash, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM; /* the record is lost: said by the error */
+		cq->stash = s;
+		cq->stash_cap = cap;
+	}
+	memcpy(&cq->stash[cq->nstash++], data, len);
 	return 0;
 }
 
@@ -480,11 +493,20 @@ int dev_cq_create(struct dev *d, uint32_t idx, struct dev_cq *cq)
 
 int dev_cq_poll(struct dev_cq *cq, struct mrc_cqe *out, int max)
 {
+	size_t lim = max > 0 ? (size_t)max : 0;
+	size_t n = cq->nstash < lim ? cq->nstash : lim;
 	int err;
 
+	/* What an earlier poll read past its max comes first, in order. */
+	if (n) {
+		memcpy(out, cq->stash, n * sizeof(*out));
+		memmove(cq->stash, cq->stash + n,
+			(cq->nstash - n) * sizeof(*out));
+		cq->nstash -= n;
+	}
 	cq->out = out;
 	cq->max = max;
-	cq->nout = 0;
+	cq->nout = (int)n;
 	err = ring_buffer__consume(cq->rb);
 	return err < 0 && !cq->nout ? err : cq->nout;
 }
@@ -493,6 +515,9 @@ void dev_cq_destroy(struct dev_cq *cq)
 {
 	ring_buffer__free(cq->rb);
 	cq->rb = NULL;
+	free(cq->stash);
+	cq->stash = NULL;
+	cq->nstash = cq->stash_cap = 0;
 }
 
 int dev_sq_create(struct dev *d, uint32_t qpn, struct mrc_sq **sq, int *fdp)

@@ -56,6 +56,13 @@ struct dev_cq {
 	struct ring_buffer *rb;
 	struct mrc_cqe *out; /* where dev_cq_poll puts completions */
 	int nout, max;
+	/*
+	 * Completions read past max, for the next poll: libbpf reads the
+	 * whole ring in one go and has no way to stop at max (a callback's
+	 * error drops the record it was given).
+	 */
+	struct mrc_cqe *stash;
+	size_t nstash, stash_cap;
 };
 
 int dev_open(struct dev *d);
