@@ -267,7 +267,14 @@ static __always_inline int mark_received(struct mrc_qp_rx *qp, struct rx *r,
 
 	s->ndue = 0;
 	bpf_spin_lock(&qp->lock);
-	if (qp->rx_bits[w] & (1ull << (i % 64))) {
+	/*
+	 * The window was checked on a copy taken before placing: another
+	 * CPU may have received this PSN since and moved cum_psn past it,
+	 * clearing its bit. Setting the bit then would mark the PSN 512
+	 * later received before it is.
+	 */
+	if (mrc_psn_diff(r->psn, qp->cum_psn) < 0 ||
+	    (qp->rx_bits[w] & (1ull << (i % 64)))) {
 		dup = 1;
 		goto snapshot;
 	}
