@@ -85,7 +85,7 @@ FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_config \
 # Built for the tests, never installed: the service manager's stand-in, a
 # raw MRCD_RESUME, the fuzzers, a blind injector.
 TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume $(FUZZERS) \
-	      $(BUILD)/tests/inject
+	      $(BUILD)/tests/inject $(BUILD)/tests/nl_forge
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
@@ -183,6 +183,11 @@ $(BUILD)/tests/inject: tests/tools/inject.c tests/lib/pkt.c lib/csum.c \
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Itests/lib -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF)
+
+$(BUILD)/tests/nl_forge: tests/tools/nl_forge.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
 $(BUILD)/tests/notify_listen: tests/tools/notify_listen.c
 	$(call msg,CC,$@)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -105,6 +106,8 @@ static int on_msg(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
 		return MNL_CB_OK;
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
+		return MNL_CB_OK; /* too short to name a link */
 	for (p = 0; p < m->nports; p++) {
 		if (m->dev.port[p].ifindex != ifi->ifi_index)
 			continue;
@@ -117,13 +120,52 @@ static int on_msg(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * One datagram from the rtnetlink socket, and who sent it. Any local
+ * process may unicast to this socket's port id, whatever its uid: only
+ * the kernel's messages (port id 0) are the links' state.
+ */
+static ssize_t links_recv(struct mrcd *m, char *buf, size_t len, uint32_t *from)
+{
+	struct sockaddr_nl sa = { 0 };
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = { .msg_name = &sa,
+			     .msg_namelen = sizeof(sa),
+			     .msg_iov = &iov,
+			     .msg_iovlen = 1 };
+	ssize_t n = recvmsg(mnl_socket_get_fd(m->nl), &mh, 0);
+
+	if (n < 0)
+		return -1;
+	if (mh.msg_flags & MSG_TRUNC) {
+		errno = ENOSPC;
+		return -1;
+	}
+	*from = mh.msg_namelen >= sizeof(sa) && sa.nl_family == AF_NETLINK ?
+			sa.nl_pid :
+			UINT32_MAX;
+	return n;
+}
+
 void links_event(struct mrcd *m)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
+	uint32_t from;
 	ssize_t n;
 
-	while ((n = mnl_socket_recvfrom(m->nl, buf, sizeof(buf))) > 0)
+	while ((n = links_recv(m, buf, sizeof(buf), &from)) >= 0) {
+		if (from != 0) {
+			m->links_forged++;
+			if (m->links_forged == 1 || !(m->links_forged % 1000))
+				mrcd_log(
+					m, 0,
+					"rtnetlink: ignored %llu messages not from the kernel (last from port id %u)\n",
+					(unsigned long long)m->links_forged,
+					from);
+			continue;
+		}
 		mnl_cb_run(buf, (size_t)n, 0, 0, on_msg, m);
+	}
 	if (n < 0 && errno == ENOBUFS) {
 		/* Missed messages: read every port's state again. */
 		int p;

@@ -116,6 +116,7 @@ struct mrcd {
 	/* Link watch (links.c). */
 	struct mnl_socket *nl;
 	int port_up[MRC_MAX_PORTS]; /* carrier */
+	uint64_t links_forged; /* rtnetlink messages not from the kernel */
 	/* The controller (ctl.c). */
 	int port_admin[MRC_MAX_PORTS]; /* enum mrc_ctl_port_admin_state */
 	struct profiles prof;
