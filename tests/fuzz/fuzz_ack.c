@@ -1,0 +1,1807 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzzer of the sender's ACK processing (bpf/mrc_xdp_rx.bpf.c: handle_ack,
+ * take_ack and the completions it claims), through BPF_PROG_TEST_RUN,
+ * against a model of the send side written here from docs/wire.md,
+ * docs/health.md and include/mrc/abi.h. The model parses every frame
+ * itself and says the verdict, the drop reason, and what the QP's send
+ * state (struct mrc_qp_tx, every byte of it), its send queue page and its
+ * send CQ look like after it.
+ *
+ * A few sending QPs, each from a random PSN (often just below the 24-bit
+ * wrap) with a random key for mrc_echo(), window, MTU, EVs and
+ * reorder_ns, post WQEs of random lengths (one to several packets, some
+ * WRITE_IMM, most signaled), sent by running the transmit program
+ * (mrc_xdp_tx) for real; its frames say which PSN left on which EV. ACKs
+ * and NACKs from the peer then come in classes:
+ *   valid     naming a PSN in flight with its echo, cumulative PSN in
+ *             [una, next] (now and then behind una), SACK bits over the
+ *             PSNs in flight, ECN marks, retryable NACKs
+ *   stale     naming PSNs delivered long ago, 512 apart from one in
+ *             flight, or not sent yet, each with its own (old) echo; or a
+ *             cumulative PSN beyond next
+ *   forged    a PSN in flight with a wrong echo (random, a neighbour's,
+ *             the previous key's), every SACK bit set
+ *   nack      NACKs of every reason, in flight and stale
+ *   malformed wrong version, truncated, UDP length lies, bad or no UDP
+ *             checksum, wrong QP, IP options, bytes flipped
+ * After every frame: the verdict; the drop counter the model expects
+ * moved; the QP's whole mrc_qp_tx against the model's (una never goes
+ * back nor past next, moves only on a valid answer; no record freed that
+ * no valid answer delivered; a stale, forged or malformed frame changes
+ * not one byte); the send queue page (done, state, err_wqe); every send
+ * completion (in order, each once, only for WQEs whose every PSN was
+ * delivered; one error completion for a fatal NACK in flight, none for a
+ * stale one). After every batch: each drop reason, the send counters,
+ * each EV's counters. A failure prints the seed, the frame number (replay
+ * with -n that number) and the frame in hex.
+ *
+ *   fuzz_ack [-n FRAMES] [-s SEED] [-b BATCH] [-q]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "mrc/abi.h"
+#include "mrc/drop.h"
+#include "mrc/wire.h"
+#include "mrc_xdp_rx.skel.h"
+#include "mrc_xdp_tx.skel.h"
+
+#define FRAME_MAX 512
+#define ACK_LEN 68 /* BTH 12 + AETH 4 + AEXT 52 */
+#define NQP 2
+#define QPN0 5 /* the QPs that send: QPN0, QPN0 + 1 */
+#define PEER0 77
+#define NOSQ_QPN 9 /* sends (RTS) but has no send queue map */
+#define EV0 49152
+#define NPORT 4
+#define MR_IDX 3
+#define MR_RKEY ((0x5a5au << MRC_RKEY_INDEX_BITS) | MR_IDX)
+#define PD 1
+#define TX_FRAME 1600
+
+/* --- a seeded generator (xorshift64*) ---------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static uint32_t below(uint32_t n)
+{
+	return n ? (uint32_t)(rnd() % n) : 0;
+}
+
+static int chance(unsigned int pct)
+{
+	return below(100) < pct;
+}
+
+static int chance_in(uint32_t n) /* one in n */
+{
+	return below(n) == 0;
+}
+
+/* --- bytes and checksums (RFC 1071), the model's own ------------------------- */
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = (v >> 16) & 0xff;
+	p[2] = (v >> 8) & 0xff;
+	p[3] = v & 0xff;
+}
+
+static uint32_t sum16(const uint8_t *p, size_t n, uint32_t s)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)p[i] << 8 | p[i + 1];
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	return s;
+}
+
+static uint16_t fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* The UDP pseudo-header and datagram folded: 0xffff when it checks. */
+static uint16_t udp_sum(const uint8_t *f, int v6, size_t udp, uint32_t udp_len)
+{
+	uint32_t s;
+
+	s = v6 ? sum16(f + 14 + 8, 32, 0) : sum16(f + 14 + 12, 8, 0);
+	s += 17 + udp_len;
+	return fold(sum16(f + udp, udp_len, s));
+}
+
+static void set_udp_csum(uint8_t *f, int v6, size_t udp, uint32_t udp_len)
+{
+	uint16_t c;
+
+	f[udp + 6] = f[udp + 7] = 0;
+	c = (uint16_t)~udp_sum(f, v6, udp, udp_len);
+	put16(f + udp + 6, c ? c : 0xffff);
+}
+
+static void set_ip_csum(uint8_t *f)
+{
+	f[24] = f[25] = 0;
+	put16(f + 24, (uint16_t)~fold(sum16(f + 14, 20, 0)));
+}
+
+/* 24-bit PSN arithmetic (wire.md): a - b in -2^23 .. 2^23 - 1. */
+static int psn_diff(uint32_t a, uint32_t b)
+{
+	return (int)((a - b) << 8) >> 8;
+}
+
+static uint32_t psn_add(uint32_t a, int d)
+{
+	return (a + (uint32_t)d) & MRC_BTH_PSN_MASK;
+}
+
+/* --- the model of one sending QP ---------------------------------------------- */
+
+/* Record flags the model follows: all of them but SKB and UNSENT, which
+ * nothing here may set (XDP frames that always build). */
+struct mrec {
+	uint32_t psn; /* the PSN whose record the slot holds */
+	uint8_t flags; /* MRC_REC_* */
+	uint16_t tries;
+	uint8_t ev_idx;
+	uint32_t wqe;
+	uint64_t tx_ns; /* the transmit program's clock: read, not made */
+};
+
+struct mwqe {
+	uint64_t wr_id;
+	uint32_t len, opcode, signaled, last_psn;
+};
+
+struct mq {
+	uint32_t qpn, peer, key, old_key, window, mtu, nev, reorder_ns;
+	uint32_t state; /* MRC_QPS_RTS or MRC_QPS_ERR */
+	uint32_t una, next;
+	uint32_t tail, sq_head, sq_off, sq_done, cqe_seq, wimm;
+	uint32_t retx_head, retx_tail, retx[MRC_RETX_Q];
+	struct mrec rec[MRC_TX_RING];
+	struct mwqe wqe[MRC_SQ_DEPTH];
+	uint64_t ev_acked_ns[MRC_QP_EVS], acked_tx_ns;
+	/* Per EV, since the QP was made (its mrc_ev_stats are zeroed). */
+	uint64_t ev_sent[MRC_QP_EVS], ev_retx[MRC_QP_EVS];
+	uint64_t ev_acked[MRC_QP_EVS], ev_samples[MRC_QP_EVS];
+	uint64_t ev_trimmed[MRC_QP_EVS], ev_ecn[MRC_QP_EVS];
+	uint32_t fatal_per_mille; /* how often a valid NACK is fatal */
+	uint32_t budget; /* PSNs to send before the QP is made anew */
+	uint32_t sent_psns, err_frames, err_wqe;
+	int broken; /* the device and the model parted: start again */
+	uint64_t next_wr_id;
+	struct mrc_sq *sq;
+	struct mrc_qp_tx cur; /* the device's, after the last step */
+};
+
+static struct mq qps[NQP];
+static struct mrc_xdp_rx *rx;
+static struct mrc_xdp_tx *tx;
+static struct ring_buffer *cq0;
+static struct mrc_cqe got_cqe[MRC_SQ_DEPTH + 8];
+static int ngot_cqe, cqe_overrun;
+
+/* Model counters, against the maps after every batch. */
+static uint64_t m_drop[MRC_DROP_MAX], m_tx[MRC_TX_MAX];
+
+static int in_flight(const struct mq *q, uint32_t psn)
+{
+	return psn_diff(psn, q->una) >= 0 && psn_diff(psn, q->next) < 0;
+}
+
+static uint32_t nflight(const struct mq *q)
+{
+	return (uint32_t)psn_diff(q->next, q->una);
+}
+
+/* --- frames ---------------------------------------------------------------------- */
+
+enum { C_VALID, C_STALE, C_FORGED, C_NACK, C_MALFORMED, C_MAX };
+static const char *const cls_name[C_MAX] = { "valid", "stale", "forged", "nack",
+					     "malformed" };
+
+struct frame {
+	uint8_t b[FRAME_MAX + 64];
+	uint32_t len;
+	int cls;
+};
+
+/* What an ACK or NACK says, before it is laid out. */
+struct ack {
+	int v6;
+	uint32_t qpn, psn, cum, echo, sack[MRC_SACK_BITS / 32];
+	uint8_t flags, reason, version, tos;
+	uint16_t sport;
+	int no_csum, bad_csum, ip_opts, ip_frag;
+	int udp_len_delta; /* added to the UDP length (lies) */
+	uint32_t trail; /* bytes after the datagram, outside udp_len */
+	uint32_t extra; /* bytes inside udp_len after the AEXT */
+};
+
+static void lay_ack(struct frame *fr, const struct ack *a)
+{
+	static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 0xa };
+	static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 0xb };
+	uint8_t *f = fr->b;
+	uint32_t udp, o, i, udp_len;
+
+	memset(f, 0, 14 + 60 + 8 + ACK_LEN);
+	memcpy(f, mac_a, 6);
+	memcpy(f + 6, mac_b, 6);
+	if (a->v6) {
+		put16(f + 12, 0x86dd);
+		f[14] = 0x60 | a->tos >> 4;
+		f[15] = (uint8_t)(a->tos << 4);
+		f[20] = 17;
+		f[21] = 64;
+		f[22] = 0xfd;
+		f[37] = 2;
+		f[38] = 0xfd;
+		f[39] = 1;
+		f[53] = 2;
+		udp = 54;
+	} else {
+		put16(f + 12, 0x0800);
+		f[14] = a->ip_opts ? 0x46 : 0x45;
+		f[15] = a->tos;
+		put16(f + 20, a->ip_frag ? 0x2001 : 0x4000);
+		f[22] = 64;
+		f[23] = 17;
+		put32(f + 26, 0xc6120202); /* 198.18.2.2 */
+		put32(f + 30, 0xc6120102); /* 198.18.1.2 */
+		udp = 34;
+		if (a->ip_opts) {
+			memset(f + 34, 1, 4);
+			udp = 38;
+		}
+	}
+	put16(f + udp, a->sport);
+	put16(f + udp + 2, MRC_UDP_PORT);
+	o = udp + 8;
+	f[o] = MRC_OP_ACK;
+	put16(f + o + 2, MRC_PKEY_DEFAULT);
+	put32(f + o + 4, a->qpn);
+	put32(f + o + 8, a->psn);
+	f[o + 12] = a->flags & MRC_AF_NACK ?
+			    (uint8_t)(MRC_AETH_NAK | (a->reason & 0x1f)) :
+			    MRC_AETH_ACK;
+	o += 16;
+	f[o] = a->version;
+	f[o + 1] = a->flags;
+	put16(f + o + 2, a->sport);
+	f[o + 4] = a->reason;
+	put32(f + o + 8, a->cum);
+	put32(f + o + 12, a->psn);
+	put32(f + o + 16, a->echo);
+	for (i = 0; i < MRC_SACK_BITS / 32; i++)
+		put32(f + o + 20 + i * 4, a->sack[i]);
+	o += 52;
+	for (i = 0; i < a->extra; i++)
+		f[o + i] = (uint8_t)rnd();
+	o += a->extra;
+	udp_len = o - udp;
+	put16(f + udp + 4, (uint16_t)(udp_len + (uint32_t)a->udp_len_delta));
+	if (a->v6) {
+		put16(f + 18, (uint16_t)udp_len);
+	} else {
+		put16(f + 16, (uint16_t)(o - 14));
+		set_ip_csum(f);
+	}
+	if (!a->no_csum && udp_len + (uint32_t)a->udp_len_delta == udp_len)
+		set_udp_csum(f, a->v6, udp, udp_len);
+	else if (!a->no_csum)
+		put16(f + udp + 6, (uint16_t)rnd() | 1);
+	if (a->bad_csum)
+		f[udp + 7] ^= (uint8_t)(1u << below(8));
+	for (i = 0; i < a->trail; i++)
+		f[o + i] = (uint8_t)rnd();
+	fr->len = o + a->trail;
+}
+
+static void set_sack(struct ack *a, uint32_t i)
+{
+	a->sack[i / 32] |= 1u << (31 - i % 32);
+}
+
+/* A PSN in flight: most often one whose record is still in flight. */
+static uint32_t pick_flight(const struct mq *q)
+{
+	uint32_t n = nflight(q), i, p;
+
+	for (i = 0; i < 4; i++) {
+		p = psn_add(q->una, (int)below(n));
+		if (q->rec[p % MRC_TX_RING].flags & MRC_REC_INFLIGHT)
+			return p;
+	}
+	return psn_add(q->una, (int)below(n));
+}
+
+/* The peer's own answer, as a receiver could send it. */
+static struct ack valid_ack(const struct mq *q)
+{
+	struct ack a = {
+		.v6 = chance(30),
+		.qpn = q->qpn,
+		.version = MRC_WIRE_VERSION,
+		.tos = 0x02,
+		.sport = (uint16_t)(EV0 + below(q->nev)),
+	};
+	uint32_t n = nflight(q), k, density;
+	int d;
+
+	a.psn = pick_flight(q);
+	switch (below(8)) {
+	case 0: /* behind una: a receiver's older view */
+		a.cum = psn_add(q->una, -(int)below(700));
+		break;
+	case 1:
+		a.cum = q->next;
+		break;
+	case 2:
+		a.cum = q->una;
+		break;
+	default:
+		a.cum = psn_add(q->una, (int)below(n + 1));
+	}
+	density = (uint32_t[]){ 0, 0, 10, 50, 90, 100 }[below(6)];
+	for (k = 0; k < MRC_SACK_BITS; k++) {
+		d = psn_diff(psn_add(a.cum, (int)k + 1), q->next);
+		if (d < 0 && chance(density))
+			set_sack(&a, k);
+		else if (d >= 0 && chance_in(500)) /* past next: ignored */
+			set_sack(&a, k);
+	}
+	if (chance(10))
+		a.flags |= MRC_AF_ECN_CE;
+	a.echo = mrc_echo(q->key, a.psn);
+	return a;
+}
+
+static const uint8_t retryable[] = { MRC_NACK_TRIMMED, MRC_NACK_CHECKSUM,
+				     MRC_NACK_PSN_WINDOW };
+static const uint8_t fatal[] = { MRC_NACK_RKEY, MRC_NACK_BOUNDS,
+				 MRC_NACK_QP_STATE };
+
+/* A PSN not in flight, with its own echo: a late answer. */
+static void stale_psn(const struct mq *q, struct ack *a)
+{
+	uint32_t n = nflight(q);
+
+	switch (below(5)) {
+	case 0: /* just delivered */
+		a->psn = psn_add(q->una, -1 - (int)below(8));
+		break;
+	case 1: /* long delivered, maybe the slot of one in flight */
+		a->psn = psn_add(q->una, -1 - (int)below(2000));
+		break;
+	case 2: /* 512 before one in flight: the same ring slot */
+		a->psn = psn_add(q->una, (int)below(n + 1) - MRC_TX_RING);
+		break;
+	case 3: /* not sent yet */
+		a->psn = psn_add(q->next, (int)below(600));
+		break;
+	default:
+		a->psn = (uint32_t)rnd() & MRC_BTH_PSN_MASK;
+	}
+	a->echo = mrc_echo(q->key, a->psn);
+}
+
+static void all_sack(struct ack *a)
+{
+	memset(a->sack, 0xff, sizeof(a->sack));
+}
+
+static struct ack stale_ack(const struct mq *q)
+{
+	struct ack a = valid_ack(q);
+
+	if (chance(25) && nflight(q)) {
+		/* In flight, its echo, but a cumulative PSN beyond next. */
+		a.cum = psn_add(q->next, 1 + (int)below(400));
+		return a;
+	}
+	stale_psn(q, &a);
+	if (chance(50))
+		all_sack(&a);
+	if (chance(30))
+		a.cum = psn_add(q->next, -(int)below(1200));
+	if (chance(30)) {
+		a.flags |= MRC_AF_NACK;
+		a.reason = chance(50) ? retryable[below(3)] : fatal[below(3)];
+	}
+	return a;
+}
+
+static struct ack forged_ack(const struct mq *q)
+{
+	struct ack a = valid_ack(q);
+
+	switch (below(4)) {
+	case 0:
+		a.echo = (uint32_t)rnd();
+		break;
+	case 1: /* a neighbour's */
+		a.echo = mrc_echo(q->key, psn_add(a.psn, chance(50) ? 1 : -1));
+		break;
+	case 2: /* the QP before this one's */
+		a.echo = mrc_echo(q->old_key, a.psn);
+		break;
+	default: /* one bit off */
+		a.echo ^= 1u << below(32);
+	}
+	if (a.echo == mrc_echo(q->key, a.psn))
+		a.echo ^= 1;
+	if (chance(70)) {
+		all_sack(&a);
+		a.cum = chance(50) ? q->next :
+				     psn_add(q->una, -(int)below(600));
+	}
+	if (chance(10)) /* blind: any PSN */
+		a.psn = (uint32_t)rnd() & MRC_BTH_PSN_MASK;
+	if (chance(30)) {
+		a.flags |= MRC_AF_NACK;
+		a.reason = chance(50) ? retryable[below(3)] : fatal[below(3)];
+	}
+	return a;
+}
+
+static struct ack nack_ack(const struct mq *q)
+{
+	struct ack a = valid_ack(q);
+
+	a.flags |= MRC_AF_NACK;
+	/* A NACK says the PSN was not taken: cum is at or below it. */
+	if (psn_diff(a.cum, a.psn) > 0)
+		a.cum = chance(50) ? a.psn : q->una;
+	memset(a.sack, 0, sizeof(a.sack));
+	if (chance(50))
+		a.sack[0] = (uint32_t)rnd();
+	if (chance(60))
+		a.reason = retryable[below(3)];
+	else if (chance_in(3))
+		a.reason = (uint8_t)(chance(50) ? 0 : 7 + below(249));
+	else
+		a.reason = fatal[below(3)];
+	/* A fatal one in flight ends the QP: mostly stale ones, then. */
+	if (!memchr(retryable, a.reason, sizeof(retryable)) &&
+	    below(1000) >= q->fatal_per_mille * 20)
+		stale_psn(q, &a);
+	else if (chance(20))
+		stale_psn(q, &a);
+	return a;
+}
+
+static void mutate(struct frame *fr)
+{
+	int n = 1 + (int)below(4), v6;
+	uint32_t at, udp;
+
+	while (n--) {
+		at = below(fr->len);
+		switch (below(6)) {
+		case 0:
+			fr->b[at] ^= (uint8_t)(1u << below(8));
+			break;
+		case 1:
+			fr->b[at] = (uint8_t)rnd();
+			break;
+		case 2: /* cut, to no less than an Ethernet header */
+			fr->len = at > 14 ? at : 14;
+			break;
+		case 3:
+			if (fr->len < FRAME_MAX - 64) {
+				uint32_t k = 1 + below(64), i;
+
+				for (i = 0; i < k; i++)
+					fr->b[fr->len + i] = (uint8_t)rnd();
+				fr->len += k;
+			}
+			break;
+		case 4: /* the AEXT: cum, PSN, echo, SACK */
+			at = 34 + 8 + 16 + below(52);
+			fr->b[at] = (uint8_t)rnd();
+			break;
+		default:
+			at = 14 + below(100);
+			put32(fr->b + at, (uint32_t)rnd());
+		}
+	}
+	v6 = get16(fr->b + 12) == 0x86dd;
+	udp = v6 ? 54 : 34;
+	/* Still an ACK: the model knows nothing of the data path. */
+	if (fr->len > udp + 8)
+		fr->b[udp + 8] = MRC_OP_ACK;
+	if (chance(50) && fr->len >= udp + 8) {
+		uint32_t ul = get16(fr->b + udp + 4);
+
+		if (ul >= 8 && udp + ul <= fr->len)
+			set_udp_csum(fr->b, v6, udp, ul);
+	}
+}
+
+static void malformed(struct frame *fr, const struct mq *q)
+{
+	struct ack a = chance(50) ? valid_ack(q) : forged_ack(q);
+
+	switch (below(14)) {
+	case 0:
+		a.version = (uint8_t)(chance(50) ? 0 : 2 + below(254));
+		break;
+	case 1:
+		a.udp_len_delta = -(int)(1 + below(60));
+		break;
+	case 2:
+		a.udp_len_delta = 1 + (int)below(500);
+		break;
+	case 3:
+		a.bad_csum = 1;
+		break;
+	case 4:
+		a.no_csum = 1;
+		break;
+	case 5:
+		a.qpn = (uint32_t)rnd() & MRC_BTH_QPN_MASK;
+		break;
+	case 6:
+		a.qpn = chance(50) ? NOSQ_QPN : 2 + below(MRC_MAX_QP - 2);
+		break;
+	case 7:
+		a.qpn = qps[below(NQP)].qpn; /* maybe the other QP's */
+		break;
+	case 8:
+		a.ip_opts = !a.v6;
+		break;
+	case 9:
+		a.ip_frag = !a.v6;
+		break;
+	case 10: /* link padding, or bytes inside the datagram */
+		if (chance(50))
+			a.trail = 1 + below(40);
+		else
+			a.extra = 1 + below(40);
+		break;
+	default:
+		lay_ack(fr, &a);
+		mutate(fr);
+		return;
+	}
+	lay_ack(fr, &a);
+	if (chance(10)) /* cut short */
+		fr->len = 14 + below(fr->len - 14);
+}
+
+static void make_frame(struct frame *fr, int cls, const struct mq *q)
+{
+	struct ack a;
+
+	fr->cls = cls;
+	switch (cls) {
+	case C_VALID:
+		a = valid_ack(q);
+		if (chance(25)) {
+			a.flags |= MRC_AF_NACK;
+			a.reason = retryable[below(3)];
+		} else if (below(1000) < q->fatal_per_mille) {
+			a.flags |= MRC_AF_NACK;
+			a.reason = fatal[below(3)];
+		}
+		break;
+	case C_STALE:
+		a = stale_ack(q);
+		break;
+	case C_FORGED:
+		a = forged_ack(q);
+		break;
+	case C_NACK:
+		a = nack_ack(q);
+		break;
+	default:
+		malformed(fr, q);
+		return;
+	}
+	lay_ack(fr, &a);
+}
+
+/* --- the model ------------------------------------------------------------------- */
+
+struct verdict {
+	int action; /* XDP_* */
+	int drop; /* MRC_DROP_*, 0: taken in */
+	struct mq *q; /* the QP it was for */
+	int taken; /* valid: acted on */
+	int una_moved;
+	uint32_t blamed; /* EVs it proved lossy, in order */
+	struct mrc_cqe due[MRC_SQ_DEPTH + 1];
+	int ndue;
+};
+
+static struct mq *find_qp(uint32_t qpn)
+{
+	unsigned int i;
+
+	for (i = 0; i < NQP; i++)
+		if (qps[i].qpn == qpn)
+			return &qps[i];
+	return NULL;
+}
+
+static int sack_bit(const uint32_t *sack, uint32_t i)
+{
+	return sack[i / 32] >> (31 - i % 32) & 1;
+}
+
+/* A record's last transmission got through: what its EV proves. */
+static void ev_proven(struct mq *q, const struct mrec *r)
+{
+	uint32_t e = r->ev_idx;
+
+	/* Karn, for paths (health.md): a PSN sent more than once proves
+	 * nothing about the EV its record names, nor for the others; it
+	 * still ends that EV's silence. */
+	if (r->tries == 1) {
+		if (r->tx_ns > q->ev_acked_ns[e])
+			q->ev_acked_ns[e] = r->tx_ns;
+		if (r->tx_ns > q->acked_tx_ns)
+			q->acked_tx_ns = r->tx_ns;
+	}
+	if (q->cur.ev_silent_ns[e] && r->tx_ns >= q->cur.ev_silent_ns[e])
+		q->cur.ev_silent_ns[e] = 0;
+}
+
+static void deliver(struct mq *q, uint32_t psn)
+{
+	struct mrec *r = &q->rec[psn % MRC_TX_RING];
+
+	if (!(r->flags & MRC_REC_INFLIGHT))
+		return;
+	r->flags &= (uint8_t)~MRC_REC_INFLIGHT;
+	q->ev_acked[r->ev_idx]++;
+	ev_proven(q, r);
+}
+
+static void push_retx(struct mq *q, uint32_t psn)
+{
+	q->retx[q->retx_tail++ % MRC_RETX_Q] = psn;
+}
+
+/* health.md: a GOOD EV with proven loss goes ASSUMED_BAD and out of use,
+ * unless fewer than ev_min_active would stay in use. */
+static int blame(struct mq *q, uint32_t e)
+{
+	uint64_t bit = 1ull << e;
+
+	if (q->cur.ev_state[e] != MRC_EV_GOOD)
+		return 0;
+	q->cur.ev_state[e] = MRC_EV_ASSUMED_BAD;
+	if ((uint32_t)__builtin_popcountll(q->cur.ev_use & ~bit) >=
+	    q->cur.ev_min_active)
+		q->cur.ev_use &= ~bit;
+	return 1;
+}
+
+/*
+ * What the sender does with an ACK or NACK it trusts (wire.md): every PSN
+ * before cum is delivered, every SACKed PSN in flight; holes below the
+ * highest SACKed PSN are resent when a packet sent later on their EV was
+ * delivered (proven loss, the EV blamed) or when the highest SACKed PSN
+ * is more than MRC_REORDER_PKTS beyond them; a retryable NACK resends its
+ * PSN, a fatal one fails its WQE and the QP; then WQEs whose every PSN is
+ * delivered complete, in order. The device's mrc_qp_tx fields outside
+ * the model (health) are updated in q->cur, from the copy before.
+ */
+static void take(struct mq *q, uint32_t psn, uint32_t cum, uint8_t flags,
+		 uint8_t reason, const uint32_t *sack, struct verdict *v)
+{
+	struct mrec *named = &q->rec[psn % MRC_TX_RING], *r;
+	uint32_t k, p, high = 0, nbad = 0;
+	int bad = 0;
+
+	v->taken = 1;
+	if (named->flags & MRC_REC_INFLIGHT) {
+		uint32_t e = named->ev_idx;
+
+		if (named->tries == 1)
+			q->ev_samples[e]++;
+		if (flags & MRC_AF_ECN_CE)
+			q->ev_ecn[e]++;
+		if ((flags & MRC_AF_NACK) && reason == MRC_NACK_TRIMMED)
+			q->ev_trimmed[e]++;
+		ev_proven(q, named);
+	}
+	while (psn_diff(cum, q->una) > 0) {
+		deliver(q, q->una);
+		q->una = psn_add(q->una, 1);
+		v->una_moved = 1;
+	}
+	for (k = 0; k < MRC_SACK_BITS; k++) {
+		p = psn_add(cum, (int)k + 1);
+		if (!sack_bit(sack, k) || !in_flight(q, p))
+			continue;
+		deliver(q, p);
+		high = k + 1;
+	}
+	for (k = 0; k < high; k++) {
+		int same_ev;
+
+		p = psn_add(cum, (int)k);
+		if (!in_flight(q, p))
+			continue;
+		r = &q->rec[p % MRC_TX_RING];
+		if ((r->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) !=
+		    MRC_REC_INFLIGHT)
+			continue;
+		same_ev = r->tx_ns + q->reorder_ns / 8 <
+			  q->ev_acked_ns[r->ev_idx];
+		if (!same_ev && high - k <= MRC_REORDER_PKTS)
+			continue;
+		if (q->retx_tail - q->retx_head < MRC_RETX_Q) {
+			r->flags |= MRC_REC_RETX_Q | MRC_REC_LOST;
+			push_retx(q, p);
+		}
+		if (same_ev && nbad < 8 && blame(q, r->ev_idx)) {
+			v->blamed |= 1u << r->ev_idx;
+			nbad++;
+		}
+	}
+	if (flags & MRC_AF_NACK) {
+		if (memchr(retryable, reason, sizeof(retryable))) {
+			if ((named->flags &
+			     (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) ==
+				    MRC_REC_INFLIGHT &&
+			    q->retx_tail - q->retx_head < MRC_RETX_Q) {
+				named->flags |= MRC_REC_RETX_Q;
+				push_retx(q, psn);
+			}
+		} else if (named->flags & MRC_REC_INFLIGHT) {
+			/* Any other reason: the peer refuses the access. */
+			v->due[0] = (struct mrc_cqe){
+				.wr_id =
+					q->wqe[named->wqe % MRC_SQ_DEPTH].wr_id,
+				.qpn = q->qpn,
+				.seq = q->cqe_seq++,
+				.opcode = MRC_WC_RDMA_WRITE,
+				.status = MRC_WC_REM_ACCESS_ERR,
+			};
+			v->ndue = 1;
+			q->state = MRC_QPS_ERR;
+			q->err_wqe = named->wqe;
+			q->err_frames = below(4);
+			bad = 1;
+		}
+	}
+	if (bad)
+		return;
+	while (q->sq_done != q->sq_head) {
+		struct mwqe *w = &q->wqe[q->sq_done % MRC_SQ_DEPTH];
+
+		if (psn_diff(q->una, w->last_psn) <= 0)
+			break;
+		if (w->opcode == MRC_WR_RDMA_WRITE_WITH_IMM && q->wimm)
+			q->wimm--;
+		if (w->signaled)
+			v->due[v->ndue++] = (struct mrc_cqe){
+				.wr_id = w->wr_id,
+				.qpn = q->qpn,
+				.seq = q->cqe_seq++,
+				.byte_len = w->len,
+				.opcode = MRC_WC_RDMA_WRITE,
+				.status = MRC_WC_SUCCESS,
+			};
+		q->sq_done++;
+	}
+}
+
+static void drop(struct verdict *v, int why)
+{
+	v->drop = why;
+	v->action = XDP_DROP;
+}
+
+/* What the program must do with frame f (wire.md), and to the model. */
+static void model(const uint8_t *f, uint32_t n, struct verdict *v)
+{
+	uint32_t udp, udp_len, o, qpn, psn, cum, echo, sack[8], k;
+	uint8_t flags, reason;
+	struct mq *q;
+	int v6;
+
+	memset(v, 0, sizeof(*v));
+	v->action = XDP_PASS;
+	if (n < 14)
+		return;
+	if (get16(f + 12) == 0x0800) {
+		if (n < 34 || (f[14] & 0x0f) != 5 || (get16(f + 20) & 0x3fff) ||
+		    f[23] != 17)
+			return;
+		v6 = 0;
+		udp = 34;
+	} else if (get16(f + 12) == 0x86dd) {
+		if (n < 54 || f[20] != 17)
+			return;
+		v6 = 1;
+		udp = 54;
+	} else {
+		return;
+	}
+	if (n < udp + 8 || get16(f + udp + 2) != MRC_UDP_PORT)
+		return;
+	/* Ours: every problem is a drop. */
+	udp_len = get16(f + udp + 4);
+	o = udp + 8;
+	if (n < o + 12)
+		return drop(v, MRC_DROP_TRUNCATED);
+	qpn = get32(f + o + 4) & MRC_BTH_QPN_MASK;
+	psn = get32(f + o + 8) & MRC_BTH_PSN_MASK;
+	if (n < o + ACK_LEN)
+		return drop(v, MRC_DROP_TRUNCATED);
+	o += 16; /* the AEXT */
+	if (f[o] != MRC_WIRE_VERSION)
+		return drop(v, MRC_DROP_BAD_VERSION);
+	if (udp_len < 8 + ACK_LEN || udp + udp_len > n)
+		return drop(v, MRC_DROP_TRUNCATED);
+	q = find_qp(qpn);
+	if (!q || q->state != MRC_QPS_RTS)
+		return drop(v, MRC_DROP_UNKNOWN_QP);
+	v->q = q;
+	if (udp_sum(f, v6, udp, udp_len) != 0xffff)
+		return drop(v, MRC_DROP_CHECKSUM);
+	flags = f[o + 1];
+	reason = f[o + 4];
+	cum = get32(f + o + 8) & MRC_BTH_PSN_MASK;
+	echo = get32(f + o + 16);
+	for (k = 0; k < 8; k++)
+		sack[k] = get32(f + o + 20 + k * 4);
+	m_tx[flags & MRC_AF_NACK ? MRC_TX_NACKS : MRC_TX_ACKS]++;
+	v->action = XDP_DROP; /* consumed, whatever it says */
+	if (!in_flight(q, psn) || psn_diff(cum, q->next) > 0)
+		return drop(v, MRC_DROP_ACK_STALE);
+	if (echo != mrc_echo(q->key, psn))
+		return drop(v, MRC_DROP_ACK_ECHO);
+	take(q, psn, cum, flags, reason, sack, v);
+}
+
+/* --- the device under test ----------------------------------------------------- */
+
+static int on_cqe(void *ctx, void *d, size_t len)
+{
+	(void)ctx;
+	if (len != sizeof(struct mrc_cqe) ||
+	    ngot_cqe == (int)(sizeof(got_cqe) / sizeof(got_cqe[0]))) {
+		cqe_overrun = 1;
+		return 0;
+	}
+	memcpy(&got_cqe[ngot_cqe++], d, len);
+	return 0;
+}
+
+static int xdp_run(int prog, const void *in, uint32_t len, void *out,
+		   uint32_t *out_len)
+{
+	struct xdp_md ctx = { .data_end = len, .ingress_ifindex = 1 };
+
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = len,
+		    .data_out = out, .data_size_out = *out_len, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx));
+	if (bpf_prog_test_run_opts(prog, &o))
+		return -1;
+	*out_len = o.data_size_out;
+	return (int)o.retval;
+}
+
+static int read_qp(uint32_t qpn, struct mrc_qp_tx *qt)
+{
+	return bpf_map_lookup_elem(bpf_map__fd(rx->maps.mrc_qp_tx), &qpn, qt);
+}
+
+static uint64_t percpu_sum(struct bpf_map *m, uint32_t key)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	uint64_t v[ncpu > 0 ? ncpu : 1], s = 0;
+
+	if (ncpu <= 0 || bpf_map_lookup_elem(bpf_map__fd(m), &key, v))
+		return ~0ull;
+	for (i = 0; i < ncpu; i++)
+		s += v[i];
+	return s;
+}
+
+static const char *const drop_name[MRC_DROP_MAX] = { [0] = "none",
+#define X(name, str, nack) [MRC_DROP_##name] = str,
+						     MRC_DROP_REASONS(X)
+#undef X
+};
+
+static const char *const tx_name[MRC_TX_MAX] = {
+#define X(name, str) [MRC_TX_##name] = str,
+	MRC_TX_COUNTERS(X)
+#undef X
+};
+
+/* --- the run ---------------------------------------------------------------------- */
+
+static struct {
+	uint64_t frames[C_MAX], verdict[C_MAX][5], taken[C_MAX];
+	uint64_t by_drop[MRC_DROP_MAX];
+	uint64_t sent, resent, completions, errors, una_moves, qps_made;
+	uint64_t lost_holes, blamed, violations;
+} st;
+
+static uint64_t seed, frame_no;
+static int quiet;
+
+static void hex(FILE *o, const struct frame *f)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->len; i++)
+		fprintf(o, "%02x", f->b[i]);
+	fputc('\n', o);
+}
+
+static void violation(const struct frame *f, const char *what)
+{
+	st.violations++;
+	if (st.violations > 10)
+		return;
+	fprintf(stderr,
+		"VIOLATION seed %llu frame %llu (%s; replay: fuzz_ack -s %llu -n %llu): %s\n",
+		(unsigned long long)seed, (unsigned long long)frame_no,
+		f ? cls_name[f->cls] : "transmit", (unsigned long long)seed,
+		(unsigned long long)frame_no + 1, what);
+	if (f) {
+		fprintf(stderr, "  frame: ");
+		hex(stderr, f);
+	}
+}
+
+/* Name the first field of struct mrc_qp_tx where a and b differ. */
+static void qp_diff(const struct mrc_qp_tx *got, const struct mrc_qp_tx *want,
+		    const struct mq *q, char *why, size_t n)
+{
+	static const struct {
+		const char *name;
+		size_t off, size;
+	} fld[] = {
+#define F(x)                                 \
+	{ #x, offsetof(struct mrc_qp_tx, x), \
+	  sizeof(((struct mrc_qp_tx *)0)->x) }
+		F(state),     F(send_cq),	F(window),	F(reorder_ns),
+		F(echo_key),  F(ev_state),	F(next_psn),	F(una_psn),
+		F(sq_head),   F(sq_off),	F(sq_done),	F(cqe_seq),
+		F(ev_next),   F(wimm_inflight), F(retx_head),	F(retx_tail),
+		F(retx),      F(wqe_last_psn),	F(acked_tx_ns), F(ev_use),
+		F(ev_denied), F(ev_silent_ns),	F(ev_acked_ns), F(rec),
+#undef F
+	};
+	const uint8_t *a = (const void *)got, *b = (const void *)want;
+	size_t i, off, slot;
+
+	/* A record first: what was freed or queued says the most. */
+	for (slot = 0; slot < MRC_TX_RING; slot++)
+		if (memcmp(&got->rec[slot], &want->rec[slot],
+			   sizeof(got->rec[slot])))
+			break;
+	if (slot < MRC_TX_RING) {
+		const struct mrc_tx_rec *g = &got->rec[slot],
+					*w = &want->rec[slot];
+
+		snprintf(
+			why, n,
+			"QP %u: record of PSN %u (slot %zu) flags 0x%x, the model 0x%x (una %u next %u; device una %u)",
+			q->qpn, q->rec[slot].psn, slot, g->flags, w->flags,
+			q->una, q->next, got->una_psn);
+		if ((w->flags & MRC_REC_INFLIGHT) &&
+		    !(g->flags & MRC_REC_INFLIGHT))
+			strncat(why, ": freed, never delivered",
+				n - strlen(why) - 1);
+		return;
+	}
+	for (off = 0; off < sizeof(*got) && a[off] == b[off]; off++)
+		;
+	for (i = 0; i < sizeof(fld) / sizeof(fld[0]); i++)
+		if (off >= fld[i].off && off < fld[i].off + fld[i].size)
+			break;
+	snprintf(
+		why, n,
+		"QP %u: mrc_qp_tx.%s differs at byte %zu (una %u, the model %u; next %u, the model %u; cqe_seq %u, the model %u; retx %u..%u, the model %u..%u)",
+		q->qpn, i < sizeof(fld) / sizeof(fld[0]) ? fld[i].name : "?",
+		off, got->una_psn, want->una_psn, got->next_psn, want->next_psn,
+		got->cqe_seq, want->cqe_seq, got->retx_head, got->retx_tail,
+		want->retx_head, want->retx_tail);
+}
+
+/* The device's mrc_qp_tx as the model says it must be. */
+static void expect_qp(const struct mq *q, struct mrc_qp_tx *w)
+{
+	uint32_t i;
+
+	*w = q->cur;
+	w->state = q->state;
+	w->una_psn = q->una;
+	w->next_psn = q->next;
+	w->sq_head = q->sq_head;
+	w->sq_off = q->sq_off;
+	w->sq_done = q->sq_done;
+	w->cqe_seq = q->cqe_seq;
+	w->wimm_inflight = q->wimm;
+	w->retx_head = q->retx_head;
+	w->retx_tail = q->retx_tail;
+	memcpy(w->retx, q->retx, sizeof(w->retx));
+	for (i = 0; i < MRC_TX_RING; i++) {
+		w->rec[i].flags = q->rec[i].flags;
+		w->rec[i].tries = q->rec[i].tries;
+	}
+	for (i = 0; i < MRC_SQ_DEPTH; i++)
+		w->wqe_last_psn[i] = q->wqe[i].last_psn;
+	memcpy(w->ev_acked_ns, q->ev_acked_ns, sizeof(w->ev_acked_ns));
+	w->acked_tx_ns = q->acked_tx_ns;
+}
+
+/* Compare the device's QP (got, just read) with the model's; 0 when the
+ * same. */
+static int check_read(struct mq *q, const struct mrc_qp_tx *now,
+		      const struct frame *f, const char *when)
+{
+	static struct mrc_qp_tx got, want;
+	char why[400], full[460];
+
+	got = *now;
+	expect_qp(q, &want);
+	if (memcmp(&got, &want, sizeof(got))) {
+		qp_diff(&got, &want, q, why, sizeof(why));
+		snprintf(full, sizeof(full), "%s: %s", when, why);
+		violation(f, full);
+		q->cur = got;
+		q->broken = 1; /* the model cannot follow: make it anew */
+		return -1;
+	}
+	q->cur = got;
+	return 0;
+}
+
+static int check_qp(struct mq *q, const struct frame *f, const char *when)
+{
+	static struct mrc_qp_tx got;
+
+	if (read_qp(q->qpn, &got)) {
+		violation(f, "mrc_qp_tx lookup failed");
+		return -1;
+	}
+	return check_read(q, &got, f, when);
+}
+
+static int share_maps(struct bpf_object *obj, struct bpf_object *from)
+{
+	struct bpf_map *m, *same;
+
+	bpf_object__for_each_map(m, obj)
+	{
+		if (bpf_map__is_internal(m))
+			continue;
+		same = bpf_object__find_map_by_name(from, bpf_map__name(m));
+		if (!same || bpf_map__reuse_fd(m, bpf_map__fd(same)))
+			return -1;
+	}
+	return 0;
+}
+
+static int zero_percpu(struct bpf_map *m, uint32_t n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t zero[ncpu > 0 ? ncpu : 1];
+	uint32_t k;
+
+	memset(zero, 0, sizeof(zero));
+	for (k = 0; k < n; k++)
+		if (bpf_map_update_elem(bpf_map__fd(m), &k, zero, BPF_ANY))
+			return -1;
+	return 0;
+}
+
+/* A new QP in slot q: RTS, nothing sent, a fresh key and shape. */
+static int make_qp(struct mq *q)
+{
+	static const uint32_t mtus[] = { 64, 256, 512, 1024 };
+	static const uint32_t reorder[] = { 0, 1000, 500000, 0xffffffffu };
+	static struct mrc_qp_tx qt;
+	struct mrc_sq *sq = q->sq;
+	uint32_t i, key = q->qpn, qpn = q->qpn, peer = q->peer;
+	uint32_t old_key = q->key;
+	uint64_t wr_id = q->next_wr_id;
+
+	memset(q, 0, sizeof(*q));
+	q->qpn = qpn;
+	q->peer = peer;
+	q->sq = sq;
+	q->next_wr_id = wr_id;
+	q->old_key = old_key;
+	q->key = (uint32_t)rnd();
+	q->state = MRC_QPS_RTS;
+	q->window = chance(50) ? MRC_RX_WINDOW_MAX : 8 + below(249);
+	q->mtu = mtus[below(4)];
+	q->nev = 1 + below(8);
+	q->reorder_ns = reorder[below(4)];
+	q->fatal_per_mille = chance(50) ? 0 : 1 + below(3);
+	q->budget = 500 + below(20000);
+	q->una = q->next = chance(30) ?
+				   psn_add(MRC_BTH_PSN_MASK, -(int)below(600)) :
+				   (uint32_t)rnd() & MRC_BTH_PSN_MASK;
+	for (i = 0; i < MRC_TX_RING; i++)
+		q->rec[i].psn = psn_add(q->una, (int)i - (int)(q->una % 512));
+	for (i = 0; i < MRC_TX_RING; i++) /* slot i: the PSN it will hold */
+		if (q->rec[i].psn % MRC_TX_RING != i)
+			return -1;
+
+	memset(&qt, 0, sizeof(qt));
+	qt.state = MRC_QPS_RTS;
+	qt.peer_qpn = q->peer;
+	qt.send_cq = 0;
+	qt.window = q->window;
+	qt.mtu = q->mtu;
+	qt.nev = q->nev;
+	/* No timeouts: every resend here comes from what an ACK said. */
+	qt.timeout_ns = 1000000000000ull;
+	qt.retry_linear = 7;
+	qt.retry_exp = 7;
+	qt.ev_min_active = 1;
+	qt.reorder_ns = q->reorder_ns;
+	qt.echo_key = q->key;
+	qt.next_psn = qt.una_psn = q->una;
+	for (i = 0; i < q->nev; i++) {
+		qt.ev[i] = (uint16_t)(EV0 + i);
+		qt.ev_port[i] = (uint8_t)(i % NPORT);
+		qt.ev_state[i] = MRC_EV_GOOD;
+	}
+	for (i = 0; i < NPORT; i++)
+		put32(qt.peer_addr[i], 0xc6120202);
+	qt.ev_use = (1ull << q->nev) - 1;
+	for (i = 0; i < MRC_QP_EVS; i++) {
+		struct mrc_ev_stats es = {};
+		uint32_t ek = q->qpn * MRC_QP_EVS + i;
+
+		if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_ev_stats), &ek,
+					&es, BPF_ANY))
+			return -1;
+	}
+	memset(sq, 0, sizeof(*sq));
+	if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx), &key, &qt,
+				BPF_ANY))
+		return -1;
+	st.qps_made++;
+	return read_qp(q->qpn, &q->cur);
+}
+
+/* Post WQEs while the send queue has room. */
+static void post(struct mq *q)
+{
+	uint32_t n = 1 + below(16);
+
+	while (n-- && q->tail - q->sq_done < MRC_SQ_DEPTH) {
+		struct mrc_wqe *w = &q->sq->wqe[q->tail % MRC_SQ_DEPTH];
+		struct mwqe *m = &q->wqe[q->tail % MRC_SQ_DEPTH];
+		uint32_t len;
+
+		switch (below(5)) {
+		case 0:
+			len = 0;
+			break;
+		case 1:
+			len = 1 + below(q->mtu);
+			break;
+		case 2:
+			len = q->mtu * (1 + below(4));
+			break;
+		default:
+			len = 1 + below(q->mtu * 5);
+		}
+		memset(w, 0, sizeof(*w));
+		w->wr_id = q->next_wr_id++;
+		w->opcode = chance(25) ? MRC_WR_RDMA_WRITE_WITH_IMM :
+					 MRC_WR_RDMA_WRITE;
+		w->flags = chance(85) ? MRC_SEND_SIGNALED : 0;
+		w->len = len;
+		w->lkey = MR_RKEY;
+		w->laddr = below(MRC_MR_CHUNK - len);
+		w->raddr = rnd();
+		w->rkey = (uint32_t)rnd();
+		w->imm = (uint32_t)rnd();
+		m->wr_id = w->wr_id;
+		m->len = len;
+		m->opcode = w->opcode;
+		m->signaled = !!(w->flags & MRC_SEND_SIGNALED);
+		__atomic_store_n(&q->sq->tail, q->tail + 1, __ATOMIC_RELEASE);
+		q->tail++;
+	}
+}
+
+/*
+ * One run of the transmit program for q: the model says which PSN must
+ * leave (a queued resend first, skipping those delivered meanwhile, then
+ * the next piece of the oldest unsent WQE within the window) and learns
+ * from the frame the EV it took. Returns 1 when a packet left.
+ */
+static int send_one(struct mq *q)
+{
+	static uint8_t in[TX_FRAME], out[TX_FRAME + 64];
+	static struct mrc_qp_tx now;
+	uint32_t out_len = sizeof(out), psn = 0, udp = 34, o, k, e;
+	int rc, want = 0, retx = 0, last = 0;
+	struct mrec *r = NULL;
+	char why[200];
+
+	for (k = 0; k < 8 && q->retx_head != q->retx_tail; k++) {
+		uint32_t p = q->retx[q->retx_head++ % MRC_RETX_Q];
+		struct mrec *x = &q->rec[p % MRC_TX_RING];
+		int found = !!(x->flags & MRC_REC_INFLIGHT);
+
+		x->flags &= (uint8_t) ~(MRC_REC_RETX_Q | MRC_REC_LOST);
+		if (found) {
+			if (x->psn != p) {
+				snprintf(
+					why, sizeof(why),
+					"QP %u: PSN %u queued for resend, its slot holds %u",
+					q->qpn, p, x->psn);
+				violation(NULL, why);
+			}
+			psn = p;
+			r = x;
+			want = retx = 1;
+			break;
+		}
+	}
+	if (!want && q->sq_head != q->tail && nflight(q) < q->window) {
+		struct mwqe *w = &q->wqe[q->sq_head % MRC_SQ_DEPTH];
+		uint32_t left = w->len - q->sq_off;
+		uint32_t len = left < q->mtu ? left : q->mtu;
+
+		psn = q->next;
+		q->next = psn_add(q->next, 1);
+		if (!q->sq_off && w->opcode == MRC_WR_RDMA_WRITE_WITH_IMM)
+			q->wimm++;
+		r = &q->rec[psn % MRC_TX_RING];
+		r->psn = psn;
+		r->flags = MRC_REC_INFLIGHT;
+		r->tries = 0;
+		r->wqe = q->sq_head;
+		q->sq_off += len;
+		if (q->sq_off >= w->len) {
+			r->flags |= MRC_REC_LAST;
+			w->last_psn = psn;
+			q->sq_head++;
+			q->sq_off = 0;
+			last = 1;
+		}
+		want = 1;
+		q->sent_psns++;
+	}
+	tx->bss->tx_qpn = q->qpn;
+	rc = xdp_run(bpf_program__fd(tx->progs.mrc_xdp_tx), in, sizeof(in), out,
+		     &out_len);
+	if (rc != (want ? XDP_REDIRECT : XDP_DROP)) {
+		snprintf(
+			why, sizeof(why),
+			"QP %u: transmit verdict %d, the model says %s (PSN %u)",
+			q->qpn, rc, want ? "a packet" : "nothing", psn);
+		violation(NULL, why);
+		read_qp(q->qpn, &q->cur);
+		return 0;
+	}
+	if (!want) {
+		check_qp(q, NULL, "after an idle transmit");
+		return 0;
+	}
+	/* The frame: its PSN, flags, echo; its EV, which the model learns. */
+	o = udp + 8;
+	k = o + 12 + 16 + (out[o] == MRC_OP_WRITE_ONLY_IMM ? 4 : 0);
+	e = (uint32_t)get16(out + udp) - EV0;
+	if (out_len < k + 16 ||
+	    (get32(out + o + 8) & MRC_BTH_PSN_MASK) != psn ||
+	    !!(out[k + 1] & MRC_DF_RETX) != retx ||
+	    (!retx && !!(out[k + 1] & MRC_DF_LAST) != last) ||
+	    get32(out + k + 12) != mrc_echo(q->key, psn) || e >= q->nev) {
+		snprintf(
+			why, sizeof(why),
+			"QP %u: sent PSN %u flags 0x%x EV %u, the model: PSN %u %s",
+			q->qpn, get32(out + o + 8) & MRC_BTH_PSN_MASK,
+			out[k + 1], e, psn, retx ? "resent" : "new");
+		violation(NULL, why);
+		read_qp(q->qpn, &q->cur);
+		return 0;
+	}
+	r->tries++;
+	r->ev_idx = (uint8_t)e;
+	q->ev_sent[e]++;
+	m_tx[MRC_TX_PACKETS]++;
+	if (retx) {
+		q->ev_retx[e]++;
+		m_tx[MRC_TX_RETX]++;
+		st.resent++;
+	}
+	st.sent++;
+	/* Its time and the EV choice are the transmit program's: taken,
+	 * with the rest it owns (health, the EV cursor). */
+	if (read_qp(q->qpn, &now))
+		return 0;
+	r->tx_ns = now.rec[psn % MRC_TX_RING].tx_ns;
+	q->cur = now;
+	check_read(q, &now, NULL, "after a transmit");
+	return 1;
+}
+
+/* Keep PSNs in flight: post and send up to a window. */
+static void top_up(struct mq *q)
+{
+	uint32_t n = 1 + below(8);
+
+	if (q->sent_psns < q->budget)
+		post(q);
+	while (n--)
+		if (!send_one(q))
+			break;
+}
+
+/* One frame for q: through the model and the program, compared. */
+static void one(struct frame *in)
+{
+	static uint8_t out[FRAME_MAX + 256];
+	uint32_t out_len = sizeof(out), una_before = 0, next_before = 0;
+	struct verdict v;
+	struct mq *q;
+	char why[300];
+	int rc, i;
+
+	model(in->b, in->len, &v);
+	q = v.q;
+	if (q) {
+		una_before = q->cur.una_psn;
+		next_before = q->cur.next_psn;
+	}
+	if (v.drop)
+		m_drop[v.drop]++;
+	st.by_drop[v.drop]++;
+	/* Error completions count as completions too. */
+	m_tx[MRC_TX_COMPLETIONS] += (uint64_t)v.ndue;
+	for (i = 0; i < v.ndue; i++)
+		if (v.due[i].status != MRC_WC_SUCCESS)
+			st.errors++;
+
+	rc = xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in->b, in->len, out,
+		     &out_len);
+	st.frames[in->cls]++;
+	st.verdict[in->cls][rc >= 0 && rc <= 4 ? rc : 0]++;
+	if (v.taken)
+		st.taken[in->cls]++;
+	if (v.una_moved)
+		st.una_moves++;
+	st.blamed += (uint64_t)__builtin_popcount(v.blamed);
+	if (rc != v.action) {
+		snprintf(why, sizeof(why),
+			 "verdict %d, the model says %d (drop %s)", rc,
+			 v.action, drop_name[v.drop]);
+		violation(in, why);
+	}
+	if (v.drop) {
+		uint64_t got = percpu_sum(rx->maps.mrc_drop, (uint32_t)v.drop);
+
+		if (got != m_drop[v.drop]) {
+			snprintf(why, sizeof(why),
+				 "drop %s counted %llu, the model %llu",
+				 drop_name[v.drop], (unsigned long long)got,
+				 (unsigned long long)m_drop[v.drop]);
+			violation(in, why);
+			m_drop[v.drop] = got;
+		}
+	}
+	/* Every QP: a frame for one must not touch the other. */
+	for (i = 0; i < NQP; i++) {
+		struct mq *x = &qps[i];
+
+		if (check_qp(x, in,
+			     x == q ? "after the frame" : "another QP's frame"))
+			continue;
+		if (x != q)
+			continue;
+		if (psn_diff(x->cur.una_psn, una_before) < 0 ||
+		    psn_diff(x->cur.una_psn, next_before) > 0)
+			violation(in, "una went back or past next");
+	}
+	ngot_cqe = 0;
+	cqe_overrun = 0;
+	ring_buffer__consume(cq0);
+	if (ngot_cqe != v.ndue || cqe_overrun) {
+		snprintf(why, sizeof(why), "%d send completions, the model %d",
+			 ngot_cqe, v.ndue);
+		violation(in, why);
+	} else {
+		for (i = 0; i < v.ndue; i++)
+			if (memcmp(&got_cqe[i], &v.due[i], sizeof(v.due[i]))) {
+				snprintf(
+					why, sizeof(why),
+					"completion %d: wr_id %llu seq %u status %u, the model's wr_id %llu seq %u status %u",
+					i, (unsigned long long)got_cqe[i].wr_id,
+					got_cqe[i].seq, got_cqe[i].status,
+					(unsigned long long)v.due[i].wr_id,
+					v.due[i].seq, v.due[i].status);
+				violation(in, why);
+				break;
+			}
+	}
+	st.completions += (uint64_t)v.ndue;
+	if (q && q->sq) {
+		uint32_t sq_state = q->state == MRC_QPS_ERR ? MRC_QPS_ERR : 0;
+
+		if (q->sq->done != q->sq_done || q->sq->state != sq_state ||
+		    (sq_state && q->sq->err_wqe != q->err_wqe)) {
+			snprintf(
+				why, sizeof(why),
+				"send queue: done %u state %u err_wqe %u, the model %u %u %u",
+				q->sq->done, q->sq->state, q->sq->err_wqe,
+				q->sq_done, sq_state, q->err_wqe);
+			violation(in, why);
+		}
+	}
+}
+
+/* After a batch: each drop reason, the send counters, each EV's. */
+static void check_counters(void)
+{
+	static const int txc[] = { MRC_TX_PACKETS, MRC_TX_RETX, MRC_TX_ACKS,
+				   MRC_TX_NACKS, MRC_TX_COMPLETIONS };
+	char why[200];
+	uint32_t i, e;
+
+	for (i = 1; i < MRC_DROP_MAX; i++) {
+		uint64_t got = percpu_sum(rx->maps.mrc_drop, i);
+
+		if (got != m_drop[i]) {
+			snprintf(why, sizeof(why),
+				 "drop %s counted %llu, the model %llu",
+				 drop_name[i], (unsigned long long)got,
+				 (unsigned long long)m_drop[i]);
+			violation(NULL, why);
+			m_drop[i] = got;
+		}
+	}
+	for (i = 0; i < sizeof(txc) / sizeof(txc[0]); i++) {
+		uint64_t got =
+			percpu_sum(rx->maps.mrc_tx_stats, (uint32_t)txc[i]);
+
+		if (got != m_tx[txc[i]]) {
+			snprintf(why, sizeof(why),
+				 "send counter %s is %llu, the model's %llu",
+				 tx_name[txc[i]], (unsigned long long)got,
+				 (unsigned long long)m_tx[txc[i]]);
+			violation(NULL, why);
+			m_tx[txc[i]] = got;
+		}
+	}
+	for (i = 0; i < NQP; i++) {
+		struct mq *q = &qps[i];
+
+		for (e = 0; e < q->nev; e++) {
+			struct mrc_ev_stats es;
+			uint32_t key = q->qpn * MRC_QP_EVS + e;
+
+			if (bpf_map_lookup_elem(
+				    bpf_map__fd(rx->maps.mrc_ev_stats), &key,
+				    &es))
+				continue;
+			if (es.sent != q->ev_sent[e] ||
+			    es.retx != q->ev_retx[e] ||
+			    es.acked != q->ev_acked[e] ||
+			    es.rtt_samples != q->ev_samples[e] ||
+			    es.trimmed != q->ev_trimmed[e] ||
+			    es.ecn_ce != q->ev_ecn[e]) {
+				snprintf(
+					why, sizeof(why),
+					"QP %u EV %u: sent %llu retx %llu acked %llu samples %llu trimmed %u ce %llu; the model %llu %llu %llu %llu %llu %llu",
+					q->qpn, e, (unsigned long long)es.sent,
+					(unsigned long long)es.retx,
+					(unsigned long long)es.acked,
+					(unsigned long long)es.rtt_samples,
+					es.trimmed,
+					(unsigned long long)es.ecn_ce,
+					(unsigned long long)q->ev_sent[e],
+					(unsigned long long)q->ev_retx[e],
+					(unsigned long long)q->ev_acked[e],
+					(unsigned long long)q->ev_samples[e],
+					(unsigned long long)q->ev_trimmed[e],
+					(unsigned long long)q->ev_ecn[e]);
+				violation(NULL, why);
+				q->ev_sent[e] = es.sent;
+				q->ev_retx[e] = es.retx;
+				q->ev_acked[e] = es.acked;
+				q->ev_samples[e] = es.rtt_samples;
+				q->ev_trimmed[e] = es.trimmed;
+				q->ev_ecn[e] = es.ecn_ce;
+			}
+		}
+	}
+}
+
+static int setup(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
+	LIBBPF_OPTS(bpf_map_create_opts, inner,
+		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	struct mrc_port port = { .ifindex = 1,
+				 .smac = { 2, 0, 0, 0, 0, 0xb },
+				 .dmac = { 2, 0, 0, 0, 0, 0xa } };
+	struct mrc_mr_info mr = { .rkey = MR_RKEY,
+				  .pd = PD,
+				  .va = 0,
+				  .len = MRC_MR_CHUNK,
+				  .access = 1 };
+	static struct mrc_qp_rx own;
+	static struct mrc_qp_tx other;
+	uint32_t i, zero = 0, idx = MR_IDX, key;
+	int fd;
+
+	rx = mrc_xdp_rx__open_and_load();
+	if (!rx) {
+		fprintf(stderr, "fuzz_ack: loading mrc_xdp_rx: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	tx = mrc_xdp_tx__open();
+	if (!tx || share_maps(tx->obj, rx->obj) || mrc_xdp_tx__load(tx)) {
+		fprintf(stderr, "fuzz_ack: loading mrc_xdp_tx: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	put32(port.saddr, 0xc6120102);
+	for (i = 0; i < NPORT; i++) {
+		uint32_t lo = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_port), &i,
+					&port, BPF_ANY) ||
+		    bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_tx_port), &i,
+					&lo, BPF_ANY))
+			return -1;
+	}
+	/* The local region the WQEs send from. */
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_mr_fuzz", 4, MRC_MR_ELEM,
+			    1, &inner);
+	if (fd < 0 ||
+	    bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_mr_info), &idx, &mr,
+				BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_mr), &idx, &fd,
+				BPF_ANY))
+		return -1;
+	close(fd);
+	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mrc_cq_fuzz", 0, 0, 1 << 20,
+			    NULL);
+	if (fd < 0 || bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_cq), &zero,
+					  &fd, BPF_ANY))
+		return -1;
+	cq0 = ring_buffer__new(fd, on_cqe, NULL, NULL);
+	close(fd);
+	if (!cq0)
+		return -1;
+	own.pd = PD; /* the QPs' receive halves: their PD, nothing else */
+	for (i = 0; i < NQP; i++) {
+		struct mq *q = &qps[i];
+
+		q->qpn = QPN0 + i;
+		q->peer = PEER0 + i;
+		key = q->qpn;
+		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_sq_fuzz", 4,
+				    sizeof(struct mrc_sq), 1, &mm);
+		if (fd < 0 ||
+		    bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_sq), &key, &fd,
+					BPF_ANY) ||
+		    bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp), &key,
+					&own, BPF_ANY))
+			return -1;
+		q->sq = mmap(NULL, sizeof(*q->sq), PROT_READ | PROT_WRITE,
+			     MAP_SHARED, fd, 0);
+		close(fd);
+		if (q->sq == MAP_FAILED)
+			return -1;
+		q->next_wr_id = 1000000ull * (i + 1);
+		if (make_qp(q))
+			return -1;
+	}
+	/* A QP that sends but has no send queue: its ACKs are nobody's. */
+	other.state = MRC_QPS_RTS;
+	key = NOSQ_QPN;
+	if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx), &key, &other,
+				BPF_ANY))
+		return -1;
+	return zero_percpu(rx->maps.mrc_drop, MRC_DROP_MAX) ||
+	       zero_percpu(rx->maps.mrc_tx_stats, MRC_TX_MAX);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void report(double secs, double cpu)
+{
+	static const char *const act[5] = { "aborted", "drop", "pass", "tx",
+					    "redirect" };
+	uint64_t total = 0;
+	int c, a, d;
+
+	for (c = 0; c < C_MAX; c++)
+		total += st.frames[c];
+	printf("fuzz_ack: %llu frames in %.1f s (%.0f frames/s, %.1f s CPU), seed %llu\n",
+	       (unsigned long long)total, secs, (double)total / secs, cpu,
+	       (unsigned long long)seed);
+	if (!quiet) {
+		for (c = 0; c < C_MAX; c++) {
+			printf("  %-9s %10llu: taken %llu,", cls_name[c],
+			       (unsigned long long)st.frames[c],
+			       (unsigned long long)st.taken[c]);
+			for (a = 1; a < 3; a++)
+				printf(" %s %llu", act[a],
+				       (unsigned long long)st.verdict[c][a]);
+			printf("\n");
+		}
+		printf("  QPs made %llu; PSNs sent %llu, resent %llu; una moved %llu times; send completions %llu (errors %llu); EVs blamed %llu\n",
+		       (unsigned long long)st.qps_made,
+		       (unsigned long long)st.sent,
+		       (unsigned long long)st.resent,
+		       (unsigned long long)st.una_moves,
+		       (unsigned long long)st.completions,
+		       (unsigned long long)st.errors,
+		       (unsigned long long)st.blamed);
+		printf("  drops by reason:");
+		for (d = 1; d < MRC_DROP_MAX; d++)
+			if (st.by_drop[d])
+				printf(" %s %llu", drop_name[d],
+				       (unsigned long long)st.by_drop[d]);
+		printf("\n");
+	}
+	printf("  violations: %llu\n", (unsigned long long)st.violations);
+}
+
+int main(int argc, char **argv)
+{
+	static struct frame fr;
+	long frames = 1000000, done = 0;
+	int nb = 256, opt, k;
+	struct rusage ru;
+	cpu_set_t one_cpu;
+	double t0;
+
+	seed = (uint64_t)time(NULL);
+	while ((opt = getopt(argc, argv, "n:s:b:q")) != -1) {
+		switch (opt) {
+		case 'n':
+			frames = strtol(optarg, NULL, 0);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'b':
+			nb = atoi(optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		default:
+			fprintf(stderr,
+				"usage: fuzz_ack [-n FRAMES] [-s SEED] [-b BATCH] [-q]\n");
+			return 2;
+		}
+	}
+	if (frames < 1 || nb < 1) {
+		fprintf(stderr, "fuzz_ack: -n and -b must be >= 1\n");
+		return 2;
+	}
+	if (geteuid() != 0) {
+		printf("SKIP: fuzz_ack needs root (BPF)\n");
+		return 77;
+	}
+	rng_state = seed * 0x9e3779b97f4a7c15ull | 1;
+	/* One CPU: the per-CPU scratch and counters stay put. */
+	CPU_ZERO(&one_cpu);
+	CPU_SET(0, &one_cpu);
+	sched_setaffinity(0, sizeof(one_cpu), &one_cpu);
+	if (setup()) {
+		printf("SKIP: fuzz_ack: BPF setup failed (%s)\n",
+		       strerror(errno));
+		return 77;
+	}
+	t0 = now_s();
+	while (done < frames) {
+		int n = frames - done < nb ? (int)(frames - done) : nb;
+
+		for (k = 0; k < n; k++) {
+			struct mq *q = &qps[below(NQP)];
+			unsigned int r;
+			int cls;
+
+			int j;
+
+			for (j = 0; j < NQP; j++) /* the model lost them */
+				if (qps[j].broken)
+					make_qp(&qps[j]);
+			if (q->state == MRC_QPS_ERR && !q->err_frames--) {
+				make_qp(q);
+			} else if (q->state == MRC_QPS_RTS &&
+				   q->sent_psns >= q->budget &&
+				   q->sq_done == q->tail) {
+				make_qp(q); /* done: all of it completed */
+			}
+			if (q->state == MRC_QPS_RTS &&
+			    (nflight(q) < q->window / 4 || chance(2) ||
+			     q->retx_head != q->retx_tail))
+				top_up(q);
+			r = below(100);
+			cls = r < 45 ? C_VALID :
+			      r < 57 ? C_STALE :
+			      r < 69 ? C_FORGED :
+			      r < 77 ? C_NACK :
+				       C_MALFORMED;
+			/* Nothing in flight: no PSN to name but stale ones. */
+			if (!nflight(q) && cls == C_VALID)
+				cls = C_STALE;
+			make_frame(&fr, cls, q);
+			one(&fr);
+			frame_no++;
+		}
+		check_counters();
+		done += n;
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	report(now_s() - t0,
+	       (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	ring_buffer__free(cq0);
+	mrc_xdp_tx__destroy(tx);
+	mrc_xdp_rx__destroy(rx);
+	return st.violations ? 1 : 0;
+}
