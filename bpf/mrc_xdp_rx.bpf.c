@@ -664,8 +664,9 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	 * Holes below the highest SACKed PSN. Lost, and resent at once on
 	 * another EV, when a packet sent later on the same EV was delivered:
 	 * that proves the EV's path lost it, and the EV goes ASSUMED_BAD
-	 * (health.h). Resent too, blaming nothing, when MRC_REORDER_PKTS
-	 * later PSNs were delivered: spraying reorders across EVs. (A dead
+	 * (health.h). Resent too, blaming nothing, when a PSN more than
+	 * MRC_REORDER_PKTS beyond it was delivered: spraying reorders across
+	 * EVs. (A dead
 	 * EV proves nothing this way; the transmit side finds it silent.)
 	 */
 	for (k = 0; k < MRC_SACK_BITS; k++) {

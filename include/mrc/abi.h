@@ -147,7 +147,8 @@ _Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
 #define MRC_MAX_PORTS 8
 #define MRC_RETX_Q 64 /* PSNs waiting for retransmission, per QP */
 #define MRC_REORDER_NS_DEFAULT 500000 /* mrc_qp_tx.reorder_ns */
-#define MRC_REORDER_PKTS 3 /* later PSNs SACKed before a hole is resent */
+#define MRC_REORDER_PKTS \
+	3 /* a hole is resent once a PSN more than this beyond it is SACKed */
 #define MRC_RETRY_INFINITE 25 /* retry_exp: retry forever (OCP MRC) */
 _Static_assert(MRC_TX_RING >= 2 * MRC_RX_WINDOW_MAX, "tx ring covers window");
 
