@@ -11,7 +11,10 @@
 #   - fatal NACKs (rkey) to h1 naming PSNs in flight (would fail the QP);
 #   - trimmed NACKs to h1 (would make it resend);
 #   - WRITEs to h2 in its window with a guessed rkey, so h2 itself NACKs
-#     h1 (the NACK returns the forger's echo, not h1's).
+#     h1 (the NACK returns the forger's echo, not h1's);
+#   - then, with plane 1 blackholed so its EVs are out of use and probed,
+#     answers to h1's probes for every EV, sequence numbers swept from 1
+#     and random (would bring dead paths back into use).
 # It is told more than an off-path host knows: the QP numbers, and the
 # PSNs in flight read from the victims' own maps as they run. Only the
 # echo key it lacks. Every byte must arrive right, no completion may fail,
@@ -23,7 +26,7 @@ require_root
 tb up --hosts 3 --planes 4 --spines 2 >/dev/null
 require_xdp_fabric
 chmod 0755 "$TMP"
-mrcd_start h1
+mrcd_start h1 -v
 mrcd_start h2
 
 INJECT=$TOP/build/tests/inject
@@ -32,19 +35,33 @@ TX_PIN=$(mrcd_pin_dir h1)/abi2/maps/mrc_qp_tx
 RX_PIN=$(mrcd_pin_dir h2)/abi2/maps/mrc_qp
 DMAC=$(tb exec p0l3 cat /sys/class/net/host/address) # h3's leaf, plane 0
 
-# drops HOST NAME: HOST's data path drop counter NAME (include/mrc/drop.h),
-# summed over CPUs, read from its pinned mrc_drop.
+# counter HOST MAP KEY: entry KEY of HOST's per-CPU counter array MAP,
+# summed over CPUs.
+counter() {
+	bpftool -j map lookup pinned "$(mrcd_pin_dir "$1")/abi2/maps/$2" \
+		key "$3" 0 0 0 | jq '
+		def hex: ascii_downcase | ltrimstr("0x") | explode |
+			reduce .[] as $c (0; . * 16 + (if $c >= 97 then $c - 87 else $c - 48 end));
+		(.formatted.values // .values) | map(.value |
+			if type == "array" then (map(hex) | reverse | reduce .[] as $b (0; . * 256 + $b)) else . end) | add // 0'
+}
+
+# drops HOST NAME: HOST's data path drop counter NAME (include/mrc/drop.h).
 drops() {
 	local idx
 	idx=$(grep -o 'X([A-Z_0-9]*, "[a-z_0-9]*"' "$TOP/include/mrc/drop.h" |
 		grep -n "\"$2\"" | cut -d: -f1)
 	[ -n "$idx" ] || fail "no drop reason $2"
-	bpftool -j map lookup pinned "$(mrcd_pin_dir "$1")/abi2/maps/mrc_drop" \
-		key "$idx" 0 0 0 | jq '
-		def hex: ascii_downcase | ltrimstr("0x") | explode |
-			reduce .[] as $c (0; . * 16 + (if $c >= 97 then $c - 87 else $c - 48 end));
-		(.formatted.values // .values) | map(.value |
-			if type == "array" then (map(hex) | reverse | reduce .[] as $b (0; . * 256 + $b)) else . end) | add // 0'
+	counter "$1" mrc_drop "$idx"
+}
+
+# rxc HOST NAME: HOST's receive counter NAME (MRC_RX_COUNTERS, abi.h).
+rxc() {
+	local idx
+	idx=$(sed -n '/MRC_RX_COUNTERS(X)/,/^$/p' "$TOP/include/mrc/abi.h" |
+		grep -o 'X([A-Z_0-9]*, "[a-z_0-9]*"' | grep -n "\"$2\"" | cut -d: -f1)
+	[ -n "$idx" ] || fail "no receive counter $2"
+	counter "$1" mrc_rx_stats $((idx - 1))
 }
 
 attack() {
@@ -91,3 +108,53 @@ bad_rkey=$(($(drops h2 bad_rkey) - rkey_before))
 [ $((bad_echo)) -le $((forged_answers + bad_rkey)) ] ||
 	fail "h1 refused $bad_echo answers for their echo, more than the $forged_answers + $bad_rkey forged"
 log "$(jq .results[0].gbit_per_s "$TMP/xfer.json") Gbit/s verified while h3 forged $sent packets; h1 refused $bad_echo for their echo and $stale as not in flight, h2 $bad_rkey WRITEs for their rkey"
+
+# Forged probe answers. Plane 1 blackholed under a transfer: its EVs go
+# ASSUMED_BAD and are probed, and no real answer can come back until the
+# heal. h3 answers h1's probes for every EV meanwhile; not one EV may come
+# back GOOD before the heal, and all must after it.
+probe_attack() {
+	sleep 1.5
+	tb fail plane 1 >/dev/null
+	sleep 0.5
+	"$INJECT" --mode probe --pin "$TX_PIN" --qpn $QPN --netns "$TB_PREFIX-h3" --dev p0 \
+		--dmac "$DMAC" --src "$(tb addr h2 0)" --dst "$(tb addr h1 0)" \
+		--seconds 2.5 >"$TMP/inject.probe" || echo '{"frames": -1}' >"$TMP/inject.probe"
+	wc -l <"$TMP/h1.mrcd.log" >"$TMP/heal.line"
+	tb heal plane 1 >/dev/null
+}
+answers_before=$(rxc h1 probe_answers_received)
+from=$(wc -l <"$TMP/h1.mrcd.log")
+PIDNAME=srv2 as_nobody h2 "$PERF" server --wait 60 >"$TMP/srv2" 2>&1 &
+srv=$!
+probe_attack &
+job=$!
+as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify -s 1M -D 6 \
+	>"$TMP/xfer2.json" 2>"$TMP/xfer2.err" ||
+	fail "transfer under forged probe answers: mrc-perf: $(cat "$TMP/xfer2.err" "$TMP/srv2")"
+wait $job $srv || true
+jq -e '.ok and .results[0].bad_bytes == 0 and .results[0].send_errors == 0 and
+	.client_send_errors == 0' "$TMP/xfer2.json" >/dev/null ||
+	fail "transfer under forged probe answers: $(cat "$TMP/xfer2.json")"
+forged=$(jq .frames "$TMP/inject.probe")
+[ "$forged" -gt 0 ] || fail "the injector sent no probe answers: $(cat "$TMP/inject.probe")"
+answers=$(($(rxc h1 probe_answers_received) - answers_before))
+[ "$answers" -ge "$forged" ] || fail "h1 received $answers probe answers of $forged forged"
+heal=$(cat "$TMP/heal.line")
+sed -n "$((from + 1)),${heal}p" "$TMP/h1.mrcd.log" >"$TMP/before_heal.log"
+# Plane 1's EVs leave by port 1 (EV i by port i % 4); only theirs matter:
+# under load another EV may be blamed and come back by real probes.
+grep -q -e "(port 1, .*-> ASSUMED_BAD" "$TMP/before_heal.log" ||
+	fail "plane 1 blackholed, and none of its EVs went out of use: $(cat "$TMP/before_heal.log")"
+grep -e "(port 1, .*-> GOOD" "$TMP/before_heal.log" &&
+	fail "an EV of plane 1 came back GOOD while it was blackholed: forged probe answers believed"
+for _ in $(seq 50); do
+	bad=$(tail -n +$((from + 1)) "$TMP/h1.mrcd.log" | grep -e "(port 1, .*GOOD -> ASSUMED_BAD" |
+		sed 's/^.* EV \([0-9]*\) .*$/\1/' | sort -u | wc -l)
+	good=$(tail -n +$((heal + 1)) "$TMP/h1.mrcd.log" | grep -e "(port 1, .*ASSUMED_BAD -> GOOD" |
+		sed 's/^.* EV \([0-9]*\) .*$/\1/' | sort -u | wc -l)
+	[ "$good" -ge "$bad" ] && break
+	sleep 0.2
+done
+[ "$good" -ge "$bad" ] || fail "after the heal only $good of $bad EVs came back GOOD"
+log "plane 1 blackholed: $bad EVs out of use; $forged forged probe answers received, none believed; all back GOOD by real probes after the heal"

@@ -13,11 +13,16 @@
  *   trim  retryable NACKs (trimmed) naming PSNs in flight ("resend")
  *   data  WRITEs into the receiver's window with a guessed rkey, so the
  *         receiver itself NACKs the real sender
+ *   probe answers to QP probes for every EV of the QP ("this path works
+ *         again"), the EV's own source port and index read from the map,
+ *         sequence numbers swept from 1 up (what a counter would have
+ *         used) with random ones between
  *
- *   inject --mode ack|nack|trim|data --pin MAP --qpn N --netns NS --dev IF
- *          --dmac MAC --src IP --dst IP [--seconds S] [--max N]
+ *   inject --mode ack|nack|trim|data|probe --pin MAP --qpn N --netns NS
+ *          --dev IF --dmac MAC --src IP --dst IP [--seconds S] [--max N]
  *
- * MAP is the victim's pinned mrc_qp_tx (ack, nack, trim) or mrc_qp (data).
+ * MAP is the victim's pinned mrc_qp_tx (ack, nack, trim, probe) or mrc_qp
+ * (data).
  * Prints {"frames": N} on exit. Bounded by --seconds (default 5) and --max
  * frames (default 10^7).
  */
@@ -82,6 +87,14 @@ static int psns(int fd, const struct opts *o, uint32_t *lo, uint32_t *hi)
 	static struct mrc_qp_rx qr;
 	uint32_t key = o->qpn;
 
+	if (!strcmp(o->mode, "probe")) {
+		/* Any time: the EVs are what matters, not the PSNs. */
+		if (bpf_map_lookup_elem(fd, &key, &qt))
+			return -1;
+		*lo = 0;
+		*hi = 1;
+		return 0;
+	}
 	if (!strcmp(o->mode, "data")) {
 		if (bpf_map_lookup_elem(fd, &key, &qr))
 			return -1;
@@ -96,12 +109,23 @@ static int psns(int fd, const struct opts *o, uint32_t *lo, uint32_t *hi)
 	return 0;
 }
 
+/* The victim's EVs (probe mode), read once. */
+static struct mrc_qp_tx victim;
+
 static void forge(struct pkt *p, const struct opts *o, uint32_t psn,
 		  uint32_t cum, const uint8_t src_mac[6])
 {
 	const uint32_t all[8] = { ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u };
 	int v6 = strchr(o->dst, ':') != NULL;
 	uint16_t ev = (uint16_t)(49152 + rnd32() % 16384);
+	static uint32_t sweep;
+	uint8_t idx = 0;
+
+	if (!strcmp(o->mode, "probe")) {
+		idx = (uint8_t)(rnd32() % (victim.nev ? victim.nev : 1) %
+				MRC_QP_EVS);
+		ev = victim.ev[idx];
+	}
 
 	pkt_init(p);
 	pkt_eth(p, o->dmac, src_mac);
@@ -110,7 +134,13 @@ static void forge(struct pkt *p, const struct opts *o, uint32_t psn,
 	else
 		pkt_ipv4(p, o->src, o->dst, 0x02);
 	pkt_udp(p, ev, MRC_UDP_PORT);
-	if (!strcmp(o->mode, "data")) {
+	if (!strcmp(o->mode, "probe")) {
+		uint32_t seq = sweep % 2 ? rnd32() : sweep / 2 + 1;
+
+		sweep++;
+		pkt_bth(p, MRC_OP_PROBE_ANSWER, o->qpn, 0, 0);
+		pkt_pext(p, ev, idx, seq, 0, 0);
+	} else if (!strcmp(o->mode, "data")) {
 		pkt_bth(p, MRC_OP_WRITE_ONLY, o->qpn, psn, 0);
 		pkt_reth(p, 0x7f0000000000ull, rnd32(), 64);
 		pkt_dext(p, MRC_DF_LAST, ev, 1, 64, rnd32());
@@ -204,15 +234,19 @@ int main(int argc, char **argv)
 	}
 	if (!o.mode || !o.pin || !o.netns || !o.dev || !o.src || !o.dst ||
 	    (strcmp(o.mode, "ack") && strcmp(o.mode, "nack") &&
-	     strcmp(o.mode, "trim") && strcmp(o.mode, "data"))) {
+	     strcmp(o.mode, "trim") && strcmp(o.mode, "data") &&
+	     strcmp(o.mode, "probe"))) {
 		fprintf(stderr,
-			"usage: inject --mode ack|nack|trim|data --pin MAP --qpn N --netns NS --dev IF --dmac MAC --src IP --dst IP [--seconds S] [--max N]\n");
+			"usage: inject --mode ack|nack|trim|data|probe --pin MAP --qpn N --netns NS --dev IF --dmac MAC --src IP --dst IP [--seconds S] [--max N]\n");
 		return 2;
 	}
 	/* The map from here (the host's bpffs), the socket from there. */
 	fd = bpf_obj_get(o.pin);
 	if (fd < 0)
 		return die(o.pin);
+	if (!strcmp(o.mode, "probe") &&
+	    bpf_map_lookup_elem(fd, &o.qpn, &victim))
+		return die("reading the victim's EVs");
 	snprintf(path, sizeof(path), "/run/netns/%s", o.netns);
 	ns = open(path, O_RDONLY | O_CLOEXEC);
 	if (ns < 0 || setns(ns, CLONE_NEWNET))
