@@ -13,10 +13,10 @@
  *   trim  retryable NACKs (trimmed) naming PSNs in flight ("resend")
  *   data  WRITEs into the receiver's window with a guessed rkey, so the
  *         receiver itself NACKs the real sender
- *   probe answers to QP probes for every EV of the QP ("this path works
- *         again"), the EV's own source port and index read from the map,
- *         sequence numbers swept from 1 up (what a counter would have
- *         used) with random ones between
+ *   probe answers to QP probes for the EVs out of use ("this path works
+ *         again"), the EVs' states, source ports and indexes read from
+ *         the map; half the sequence numbers small (what a counter would
+ *         have used), half random
  *
  *   inject --mode ack|nack|trim|data|probe --pin MAP --qpn N --netns NS
  *          --dev IF --dmac MAC --src IP --dst IP [--seconds S] [--max N]
@@ -122,8 +122,12 @@ static void forge(struct pkt *p, const struct opts *o, uint32_t psn,
 	uint8_t idx = 0;
 
 	if (!strcmp(o->mode, "probe")) {
-		idx = (uint8_t)(rnd32() % (victim.nev ? victim.nev : 1) %
-				MRC_QP_EVS);
+		/* An EV out of use, hence probed; any, if none is. */
+		uint32_t n = victim.nev ? victim.nev : 1, k;
+
+		idx = (uint8_t)(rnd32() % n % MRC_QP_EVS);
+		for (k = 0; k < 64 && victim.ev_state[idx] == MRC_EV_GOOD; k++)
+			idx = (uint8_t)(rnd32() % n % MRC_QP_EVS);
 		ev = victim.ev[idx];
 	}
 
@@ -135,9 +139,8 @@ static void forge(struct pkt *p, const struct opts *o, uint32_t psn,
 		pkt_ipv4(p, o->src, o->dst, 0x02);
 	pkt_udp(p, ev, MRC_UDP_PORT);
 	if (!strcmp(o->mode, "probe")) {
-		uint32_t seq = sweep % 2 ? rnd32() : sweep / 2 + 1;
+		uint32_t seq = sweep++ % 2 ? rnd32() : 1 + rnd32() % 4096;
 
-		sweep++;
 		pkt_bth(p, MRC_OP_PROBE_ANSWER, o->qpn, 0, 0);
 		pkt_pext(p, ev, idx, seq, 0, 0);
 	} else if (!strcmp(o->mode, "data")) {
