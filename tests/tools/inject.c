@@ -272,9 +272,16 @@ int main(int argc, char **argv)
 			usleep(100); /* nothing in flight */
 			continue;
 		}
-		for (k = 0; k < 64; k++) {
+		/* A few frames a look: PSNs in flight now may not be soon. */
+		for (k = 0; k < 16; k++) {
 			uint32_t span = (hi_psn - lo_psn) & MRC_BTH_PSN_MASK;
-			uint32_t psn = (lo_psn + rnd32() % span) &
+			uint32_t newest = span < 16 ? span : 16;
+			/*
+			 * Half at the newest PSNs sent, the likeliest to be
+			 * still in flight when the frame arrives, half at any.
+			 */
+			uint32_t psn = (k % 2 ? hi_psn - 1 - rnd32() % newest :
+						lo_psn + rnd32() % span) &
 				       MRC_BTH_PSN_MASK;
 
 			forge(&p, &o, psn, hi_psn & MRC_BTH_PSN_MASK, src_mac);
