@@ -272,8 +272,7 @@ int main(int argc, char **argv)
 			usleep(100); /* nothing in flight */
 			continue;
 		}
-		/* A few frames a look: PSNs in flight now may not be soon. */
-		for (k = 0; k < 16; k++) {
+		for (k = 0; k < 64; k++) {
 			uint32_t span = (hi_psn - lo_psn) & MRC_BTH_PSN_MASK;
 			uint32_t newest = span < 16 ? span : 16;
 			/*
