@@ -164,13 +164,13 @@ $(BUILD)/tests/mrc_api_check: tests/tools/mrc_api_check.c $(BUILD)/libmrc.a \
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_MRC) $(LIBS_CMOCKA)
 
-$(BUILD)/tests/fuzz_rx: tests/fuzz/fuzz_rx.c $(BUILD)/bpf/mrc_xdp_rx.skel.h \
+$(BUILD)/tests/fuzz_rx: tests/fuzz/fuzz_rx.c tests/fuzz/model.h $(BUILD)/bpf/mrc_xdp_rx.skel.h \
 		$(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_BPF)
 
-$(BUILD)/tests/fuzz_ack: tests/fuzz/fuzz_ack.c $(BUILD)/bpf/mrc_xdp_rx.skel.h \
+$(BUILD)/tests/fuzz_ack: tests/fuzz/fuzz_ack.c tests/fuzz/model.h $(BUILD)/bpf/mrc_xdp_rx.skel.h \
 		$(BUILD)/bpf/mrc_xdp_tx.skel.h $(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)

@@ -59,6 +59,7 @@
 #include "mrc/wire.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
+#include "model.h"
 
 #define FRAME_MAX 512
 #define ACK_LEN 68 /* BTH 12 + AETH 4 + AEXT 52 */
@@ -73,107 +74,11 @@
 #define PD 1
 #define TX_FRAME 1600
 
-/* --- a seeded generator (xorshift64*) ---------------------------------------- */
-
-static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
-}
-
-static uint32_t below(uint32_t n)
-{
-	return n ? (uint32_t)(rnd() % n) : 0;
-}
-
-static int chance(unsigned int pct)
-{
-	return below(100) < pct;
-}
+/* --- the generator (model.h), and a one-in-n draw ------------------------- */
 
 static int chance_in(uint32_t n) /* one in n */
 {
 	return below(n) == 0;
-}
-
-/* --- bytes and checksums (RFC 1071), the model's own ------------------------- */
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = (v >> 16) & 0xff;
-	p[2] = (v >> 8) & 0xff;
-	p[3] = v & 0xff;
-}
-
-static uint32_t sum16(const uint8_t *p, size_t n, uint32_t s)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)p[i] << 8 | p[i + 1];
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	return s;
-}
-
-static uint16_t fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
-/* The UDP pseudo-header and datagram folded: 0xffff when it checks. */
-static uint16_t udp_sum(const uint8_t *f, int v6, size_t udp, uint32_t udp_len)
-{
-	uint32_t s;
-
-	s = v6 ? sum16(f + 14 + 8, 32, 0) : sum16(f + 14 + 12, 8, 0);
-	s += 17 + udp_len;
-	return fold(sum16(f + udp, udp_len, s));
-}
-
-static void set_udp_csum(uint8_t *f, int v6, size_t udp, uint32_t udp_len)
-{
-	uint16_t c;
-
-	f[udp + 6] = f[udp + 7] = 0;
-	c = (uint16_t)~udp_sum(f, v6, udp, udp_len);
-	put16(f + udp + 6, c ? c : 0xffff);
-}
-
-static void set_ip_csum(uint8_t *f)
-{
-	f[24] = f[25] = 0;
-	put16(f + 24, (uint16_t)~fold(sum16(f + 14, 20, 0)));
-}
-
-/* 24-bit PSN arithmetic (wire.md): a - b in -2^23 .. 2^23 - 1. */
-static int psn_diff(uint32_t a, uint32_t b)
-{
-	return (int)((a - b) << 8) >> 8;
 }
 
 static uint32_t psn_add(uint32_t a, int d)
@@ -332,10 +237,10 @@ static void lay_ack(struct frame *fr, const struct ack *a)
 		put16(f + 18, (uint16_t)udp_len);
 	} else {
 		put16(f + 16, (uint16_t)(o - 14));
-		set_ip_csum(f);
+		set_ip_csum(f, 14);
 	}
 	if (!a->no_csum && udp_len + (uint32_t)a->udp_len_delta == udp_len)
-		set_udp_csum(f, a->v6, udp, udp_len);
+		set_udp_csum(f, 14, a->v6, udp, udp_len);
 	else if (!a->no_csum)
 		put16(f + udp + 6, (uint16_t)rnd() | 1);
 	if (a->bad_csum)
@@ -562,7 +467,7 @@ static void mutate(struct frame *fr)
 		uint32_t ul = get16(fr->b + udp + 4);
 
 		if (ul >= 8 && udp + ul <= fr->len)
-			set_udp_csum(fr->b, v6, udp, ul);
+			set_udp_csum(fr->b, 14, v6, udp, ul);
 	}
 }
 
@@ -890,7 +795,7 @@ static void model(const uint8_t *f, uint32_t n, struct verdict *v)
 	if (!q || q->state != MRC_QPS_RTS)
 		return drop(v, MRC_DROP_UNKNOWN_QP);
 	v->q = q;
-	if (udp_sum(f, v6, udp, udp_len) != 0xffff)
+	if (udp_sum(f, 14, v6, udp, udp_len) != 0xffff)
 		return drop(v, MRC_DROP_CHECKSUM);
 	flags = f[o + 1];
 	reason = f[o + 4];
