@@ -68,49 +68,56 @@ attack() {
 	local m
 	sleep 1.5
 	for m in ack nack trim; do
-		forge_at h1 $m "$TX_PIN" "$(tb addr h2 0)" "$(tb addr h1 0)" 1.2 "$TMP/inject.$m"
+		forge_at $m "$TX_PIN" "$(tb addr h2 0)" "$(tb addr h1 0)" 1.2 "$TMP/inject.$m"
 	done
-	forge_at h2 data "$RX_PIN" "$(tb addr h1 0)" "$(tb addr h2 0)" 1.2 "$TMP/inject.data"
+	forge_at data "$RX_PIN" "$(tb addr h1 0)" "$(tb addr h2 0)" 1.2 "$TMP/inject.data"
 	# A forged answer names a PSN in flight when h3 read it; on a loaded
 	# machine h3 may run so little that each is delivered before its
 	# forgery arrives (refused then as not in flight). More ACKs, while
 	# the transfer lasts, until one meets its PSN still in flight.
 	for _ in 1 2 3 4; do
 		[ "$(drops h1 ack_bad_echo)" -gt "$echo_before" ] && break
-		forge_at h1 ack "$TX_PIN" "$(tb addr h2 0)" "$(tb addr h1 0)" 0.3 "$TMP/inject.more"
+		forge_at ack "$TX_PIN" "$(tb addr h2 0)" "$(tb addr h1 0)" 0.3 "$TMP/inject.more"
 		jq -n --slurpfile a "$TMP/inject.ack" --slurpfile b "$TMP/inject.more" \
 			'{frames: ($a[0].frames + $b[0].frames)}' >"$TMP/inject.sum" &&
 			mv "$TMP/inject.sum" "$TMP/inject.ack"
 	done
 }
 
-# forge_at VICTIM MODE MAP SRC DST SECONDS OUT: h3 forges MODE frames at
-# VICTIM (tests/tools/inject.c) for SECONDS; {"frames": N} into OUT. At a
+# forge_at MODE MAP SRC DST SECONDS OUT: h3 forges MODE frames from SRC
+# to DST (tests/tools/inject.c) for SECONDS; {"frames": N} into OUT. At a
 # real-time priority: beside a CPU-heavy job the injector would otherwise
 # run so seldom that every PSN it names is delivered before its forgery
 # arrives, and the echo check would never be met (RT throttling leaves
 # the rest of the machine 5 %).
 forge_at() {
-	chrt -f 5 "$INJECT" --mode "$2" --pin "$3" --qpn $QPN --netns "$TB_PREFIX-h3" --dev p0 \
-		--dmac "$DMAC" --src "$4" --dst "$5" --seconds "$6" >"$7" ||
-		echo '{"frames": -1}' >"$7"
-	: "$1"
+	chrt -f 5 "$INJECT" --mode "$1" --pin "$2" --qpn $QPN --netns "$TB_PREFIX-h3" --dev p0 \
+		--dmac "$DMAC" --src "$3" --dst "$4" --seconds "$5" >"$6" ||
+		echo '{"frames": -1}' >"$6"
+}
+
+# under_attack NAME SECONDS ATTACK WHAT: a verified transfer h1 -> h2 of
+# SECONDS (mrc-perf, as nobody) while ATTACK runs beside it; fails on an
+# error completion or a bad byte ("transfer under WHAT").
+under_attack() {
+	local srv job
+	PIDNAME=$1.srv as_nobody h2 "$PERF" server --wait 60 >"$TMP/$1.srv" 2>&1 &
+	srv=$!
+	$3 &
+	job=$!
+	as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify -s 1M -D "$2" \
+		>"$TMP/$1.json" 2>"$TMP/$1.err" ||
+		fail "transfer under $4: mrc-perf: $(cat "$TMP/$1.err" "$TMP/$1.srv")"
+	wait $job $srv || true
+	jq -e '.ok and .results[0].bad_bytes == 0 and .results[0].send_errors == 0 and
+		.client_send_errors == 0' "$TMP/$1.json" >/dev/null ||
+		fail "transfer under $4: $(cat "$TMP/$1.json")"
 }
 
 echo_before=$(drops h1 ack_bad_echo)
 stale_before=$(drops h1 ack_not_in_flight)
 rkey_before=$(drops h2 bad_rkey)
-PIDNAME=srv as_nobody h2 "$PERF" server --wait 60 >"$TMP/srv" 2>&1 &
-srv=$!
-attack &
-job=$!
-as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify -s 1M -D 8 \
-	>"$TMP/xfer.json" 2>"$TMP/xfer.err" ||
-	fail "transfer under injection: mrc-perf: $(cat "$TMP/xfer.err" "$TMP/srv")"
-wait $job $srv || true
-jq -e '.ok and .results[0].bad_bytes == 0 and .results[0].send_errors == 0 and
-	.client_send_errors == 0' "$TMP/xfer.json" >/dev/null ||
-	fail "transfer under injection: $(cat "$TMP/xfer.json")"
+under_attack xfer 8 attack injection
 
 sent=0
 for m in ack nack trim data; do
@@ -141,25 +148,13 @@ probe_attack() {
 	sleep 1.5
 	tb fail plane 1 >/dev/null
 	sleep 0.5
-	chrt -f 5 "$INJECT" --mode probe --pin "$TX_PIN" --qpn $QPN --netns "$TB_PREFIX-h3" --dev p0 \
-		--dmac "$DMAC" --src "$(tb addr h2 0)" --dst "$(tb addr h1 0)" \
-		--seconds 2.5 >"$TMP/inject.probe" || echo '{"frames": -1}' >"$TMP/inject.probe"
+	forge_at probe "$TX_PIN" "$(tb addr h2 0)" "$(tb addr h1 0)" 2.5 "$TMP/inject.probe"
 	wc -l <"$TMP/h1.mrcd.log" >"$TMP/heal.line"
 	tb heal plane 1 >/dev/null
 }
 answers_before=$(rxc h1 probe_answers_received)
 from=$(wc -l <"$TMP/h1.mrcd.log")
-PIDNAME=srv2 as_nobody h2 "$PERF" server --wait 60 >"$TMP/srv2" 2>&1 &
-srv=$!
-probe_attack &
-job=$!
-as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify -s 1M -D 6 \
-	>"$TMP/xfer2.json" 2>"$TMP/xfer2.err" ||
-	fail "transfer under forged probe answers: mrc-perf: $(cat "$TMP/xfer2.err" "$TMP/srv2")"
-wait $job $srv || true
-jq -e '.ok and .results[0].bad_bytes == 0 and .results[0].send_errors == 0 and
-	.client_send_errors == 0' "$TMP/xfer2.json" >/dev/null ||
-	fail "transfer under forged probe answers: $(cat "$TMP/xfer2.json")"
+under_attack xfer2 6 probe_attack "forged probe answers"
 forged=$(jq .frames "$TMP/inject.probe")
 [ "$forged" -gt 0 ] || fail "the injector sent no probe answers: $(cat "$TMP/inject.probe")"
 answers=$(($(rxc h1 probe_answers_received) - answers_before))

@@ -18,6 +18,16 @@ PID=$(cat "$TMP/h1.mrcd.pid")
 FORGE=$TOP/build/tests/nl_forge
 LOG=$TMP/h1.mrcd.log
 
+# logged PATTERN: waits up to 3 s for mrcd to log PATTERN; 1 if it did not.
+logged() {
+	local _
+	for _ in $(seq 60); do
+		grep -q -e "$1" "$LOG" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # mrcd's rtnetlink socket: its port id, from the netns' netlink table
 # (sk Eth Pid Groups ... Inode), the line whose inode is one of mrcd's
 # sockets and whose protocol is NETLINK_ROUTE (0).
@@ -36,10 +46,7 @@ tb exec h1 "$FORGE" --portid "$portid" --ifindex "$ifindex" --count 10 >/dev/nul
 	fail "root could not send to mrcd's rtnetlink socket"
 tb exec h1 "$FORGE" --portid "$portid" --ifindex "$ifindex" --del --count 10 >/dev/null ||
 	fail "root could not send to mrcd's rtnetlink socket"
-for _ in $(seq 40); do
-	grep -q "not from the kernel" "$LOG" && break
-	sleep 0.05
-done
+logged "not from the kernel" || true
 grep -q "port p0 (plane 0) down" "$LOG" &&
 	fail "forged rtnetlink messages took p0 down: $(grep -e "port p0" "$LOG")"
 grep -q "rtnetlink: ignored 1 messages not from the kernel" "$LOG" ||
@@ -48,15 +55,7 @@ log "nobody refused by the kernel (EPERM); 20 forged link messages from root ign
 
 # The kernel's own word still counts.
 tb exec h1 ip link set p0 down
-for _ in $(seq 40); do
-	grep -q "port p0 (plane 0) down" "$LOG" && break
-	sleep 0.05
-done
-grep -q "port p0 (plane 0) down" "$LOG" || fail "p0 really down, and mrcd did not see it"
+logged "port p0 (plane 0) down" || fail "p0 really down, and mrcd did not see it"
 tb exec h1 ip link set p0 up
-for _ in $(seq 60); do
-	grep -q "port p0 (plane 0) up" "$LOG" && break
-	sleep 0.05
-done
-grep -q "port p0 (plane 0) up" "$LOG" || fail "p0 really up again, and mrcd did not see it"
+logged "port p0 (plane 0) up" || fail "p0 really up again, and mrcd did not see it"
 log "the kernel's p0 down and up still followed"
