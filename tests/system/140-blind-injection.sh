@@ -158,7 +158,8 @@ under_attack xfer2 6 probe_attack "forged probe answers"
 forged=$(jq .frames "$TMP/inject.probe")
 [ "$forged" -gt 0 ] || fail "the injector sent no probe answers: $(cat "$TMP/inject.probe")"
 answers=$(($(rxc h1 probe_answers_received) - answers_before))
-[ "$answers" -ge "$forged" ] || fail "h1 received $answers probe answers of $forged forged"
+# A flood at real-time priority: the fabric may drop some of it on the way.
+[ "$answers" -gt 0 ] || fail "h1 received none of $forged forged probe answers"
 heal=$(cat "$TMP/heal.line")
 sed -n "$((from + 1)),${heal}p" "$TMP/h1.mrcd.log" >"$TMP/before_heal.log"
 # Plane 1's EVs leave by port 1 (EV i by port i % 4); only theirs matter:
@@ -176,4 +177,4 @@ for _ in $(seq 50); do
 	sleep 0.2
 done
 [ "$good" -ge "$bad" ] || fail "after the heal only $good of $bad EVs came back GOOD"
-log "plane 1 blackholed: $bad EVs out of use; $forged forged probe answers received, none believed; all back GOOD by real probes after the heal"
+log "plane 1 blackholed: $bad EVs out of use; $answers of $forged forged probe answers received, none believed; all back GOOD by real probes after the heal"
