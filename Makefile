@@ -80,7 +80,7 @@ TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check \
 	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e
 # Fuzzers (tests/fuzz/): make fuzz runs them long, make check a seeded slice.
-FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_ack \
+FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_ack $(BUILD)/tests/fuzz_tc \
 	   $(BUILD)/tests/fuzz_config \
 	   $(BUILD)/tests/fuzz_mrcd $(BUILD)/daemon/mrcd-asan
 # Built for the tests, never installed: the service manager's stand-in, a
@@ -172,6 +172,12 @@ $(BUILD)/tests/fuzz_rx: tests/fuzz/fuzz_rx.c tests/fuzz/model.h $(BUILD)/bpf/mrc
 
 $(BUILD)/tests/fuzz_ack: tests/fuzz/fuzz_ack.c tests/fuzz/model.h $(BUILD)/bpf/mrc_xdp_rx.skel.h \
 		$(BUILD)/bpf/mrc_xdp_tx.skel.h $(wildcard include/mrc/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_BPF)
+
+$(BUILD)/tests/fuzz_tc: tests/fuzz/fuzz_tc.c tests/fuzz/model.h $(BUILD)/bpf/mrc_xdp_rx.skel.h \
+		$(BUILD)/bpf/mrc_tc_tx.skel.h $(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_BPF)

@@ -73,7 +73,8 @@ int mrc_tc_tx(struct __sk_buff *skb)
 	    (skb->len < HDRS_LEN || bpf_skb_pull_data(skb, HDRS_LEN)))
 		return TC_ACT_OK;
 	ip = at(skb, sizeof(struct ethhdr), sizeof(*ip) + sizeof(*udp));
-	if (!ip || ip->ihl != 5 || ip->protocol != IPPROTO_UDP ||
+	if (!ip || ip->version != 4 || ip->ihl != 5 ||
+	    ip->protocol != IPPROTO_UDP ||
 	    ip->daddr != bpf_htonl(LOOPBACK_ADDR) ||
 	    (ip->frag_off & bpf_htons(IP_OFFSET)))
 		return TC_ACT_OK; /* a later fragment has no UDP header */

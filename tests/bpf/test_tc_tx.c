@@ -429,6 +429,16 @@ static void later_fragment(struct pkt *p)
 	p->data[p->l3_off + 7] = 185;
 }
 
+/*
+ * A doorbell in every byte but the IP version: not IPv4, so not one (the
+ * kernel drops it on the way in).
+ */
+static void not_version_4(struct pkt *p)
+{
+	doorbell(p, S_QPN, TOKEN);
+	p->data[p->l3_off] = 0xd5; /* version 13, ihl 5 */
+}
+
 /* UDP to the doorbell address, cut inside the UDP header. */
 static void short_ipv4(struct pkt *p)
 {
@@ -452,6 +462,12 @@ static void passes(void (*make)(struct pkt *))
 	assert_int_equal(all_drops(), 0);
 	assert_int_equal(txc(MRC_TX_PACKETS) + txc(MRC_TX_IDLE), 0);
 	assert_int_equal(sq->done, 0);
+}
+
+static void pass_not_version_4(void **state)
+{
+	(void)state;
+	passes(not_version_4);
 }
 
 static void pass_tcp(void **state)
@@ -797,6 +813,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pass_tcp),
+		cmocka_unit_test(pass_not_version_4),
 		cmocka_unit_test(pass_udp_other_port),
 		cmocka_unit_test(pass_udp_other_addr),
 		cmocka_unit_test(pass_ipv6),
