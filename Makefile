@@ -81,7 +81,7 @@ TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e
 # Fuzzers (tests/fuzz/): make fuzz runs them long, make check a seeded slice.
 FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_ack $(BUILD)/tests/fuzz_tc \
-	   $(BUILD)/tests/fuzz_config \
+	   $(BUILD)/tests/fuzz_config $(BUILD)/tests/fuzz_link_msg \
 	   $(BUILD)/tests/fuzz_mrcd $(BUILD)/daemon/mrcd-asan
 # Built for the tests, never installed: the service manager's stand-in, a
 # raw MRCD_RESUME, the fuzzers, a blind injector.
@@ -135,6 +135,7 @@ $(BUILD)/tools/mrcctl: $(MRCCTL_SRCS) $(wildcard tools/mrcctl*.h) \
 
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/dev_lowlat.c daemon/pin.c daemon/health.c daemon/links.c \
+	     daemon/link_msg.c \
 	     daemon/gray.c daemon/ctl.c daemon/profiles.c daemon/config.c \
 	     daemon/notify.c daemon/books.c lib/msg.c lib/csum.c \
 	     lib/ev_fields.c
@@ -187,6 +188,12 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Iinclude -Idaemon \
 	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 $(BUILD)/tests/fuzz_config: tests/fuzz/fuzz_config.c daemon/config.c daemon/plane.c \
 		$(wildcard daemon/config.h daemon/plane.h include/mrc/*.h)
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
+
+$(BUILD)/tests/fuzz_link_msg: tests/fuzz/fuzz_link_msg.c daemon/link_msg.c \
+		daemon/link_msg.h
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)

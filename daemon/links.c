@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "link_msg.h"
 #include "links.h"
 #include "mrcd.h"
 #include "mrc_xdp_rx.skel.h"
@@ -98,26 +99,15 @@ void links_set_admin(struct mrcd *m, int p, int enabled)
 		port_live_changed(m, p, !was);
 }
 
-static int on_msg(const struct nlmsghdr *nlh, void *data)
+/* A link's state from the kernel: a port's, or none of ours. */
+static void on_link(int ifindex, int up, void *arg)
 {
-	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	struct mrcd *m = data;
-	int p, up;
+	struct mrcd *m = arg;
+	int p;
 
-	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
-		return MNL_CB_OK;
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
-		return MNL_CB_OK; /* too short to name a link */
-	for (p = 0; p < m->nports; p++) {
-		if (m->dev.port[p].ifindex != ifi->ifi_index)
-			continue;
-		up = nlh->nlmsg_type == RTM_NEWLINK &&
-		     (ifi->ifi_flags & IFF_UP) &&
-		     (ifi->ifi_flags & IFF_RUNNING);
-		if (up != m->port_up[p])
+	for (p = 0; p < m->nports; p++)
+		if (m->dev.port[p].ifindex == ifindex && up != m->port_up[p])
 			port_changed(m, p, up);
-	}
-	return MNL_CB_OK;
 }
 
 /*
@@ -164,7 +154,7 @@ void links_event(struct mrcd *m)
 					from);
 			continue;
 		}
-		mnl_cb_run(buf, (size_t)n, 0, 0, on_msg, m);
+		link_msg_parse(buf, (size_t)n, on_link, m);
 	}
 	if (n < 0 && errno == ENOBUFS) {
 		/* Missed messages: read every port's state again. */

@@ -16,7 +16,7 @@ seed=${2:-$(date +%s)}
 pass=0 fail=0 skip=0
 # Packet fuzzers (-n FRAMES -s SEED) and libFuzzer targets.
 PACKET_FUZZERS="fuzz_rx fuzz_ack fuzz_tc"
-LIB_FUZZERS="fuzz_config"
+LIB_FUZZERS="fuzz_config fuzz_link_msg"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
