@@ -81,6 +81,7 @@ TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mptcp_bulk $(BUILD)/tests/ctl_e2e
 # Fuzzers (tests/fuzz/): make fuzz runs them long, make check a seeded slice.
 FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_ack $(BUILD)/tests/fuzz_tc \
+	   $(BUILD)/tests/fuzz_fabric \
 	   $(BUILD)/tests/fuzz_config $(BUILD)/tests/fuzz_link_msg \
 	   $(BUILD)/tests/fuzz_mrcd $(BUILD)/daemon/mrcd-asan
 # Built for the tests, never installed: the service manager's stand-in, a
@@ -182,6 +183,12 @@ $(BUILD)/tests/fuzz_tc: tests/fuzz/fuzz_tc.c tests/fuzz/model.h $(BUILD)/bpf/mrc
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_BPF)
+
+$(BUILD)/tests/fuzz_fabric: tests/fuzz/fuzz_fabric.c tests/fuzz/model.h \
+		$(BUILD)/tests/fabric/fabric.skel.h $(wildcard tests/fabric/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itests/fabric -o $@ $< $(LIBS_BPF)
 
 # libFuzzer targets: clang, with ASan and UBSan.
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Iinclude -Idaemon \

@@ -137,6 +137,38 @@ static void udp6_fwd(struct pkt *p)
 	forwarded(p);
 }
 
+/* 1500 bytes of IPv6 (header 40 + UDP 8 + payload), and one more. */
+static void udp6_mtu(struct pkt *p)
+{
+	udp6_common(p, ECT1, 1500 - 40 - 8);
+}
+
+static void udp6_mtu_fwd(struct pkt *p)
+{
+	udp6_mtu(p);
+	forwarded(p);
+}
+
+static void udp6_past_mtu(struct pkt *p)
+{
+	udp6_common(p, ECT1, 1500 - 40 - 8 + 1);
+}
+
+/* A UDP datagram with no payload: nothing to corrupt. */
+static void udp4_empty(struct pkt *p)
+{
+	pkt_eth(p, PKT_MAC_B, PKT_MAC_A);
+	pkt_ipv4(p, SRC4, DST4, ECT0);
+	pkt_udp(p, 20000, 4791);
+	pkt_finish(p);
+}
+
+static void udp4_empty_fwd(struct pkt *p)
+{
+	udp4_empty(p);
+	forwarded(p);
+}
+
 static void arp(struct pkt *p)
 {
 	static const uint8_t body[28] = { 0, 1, 8, 0, 6, 4, 0, 1 };
@@ -471,6 +503,12 @@ static int counted_corrupt_lo(const struct fixture_out *o)
 	return 0;
 }
 
+static int not_corrupted(const struct fixture_out *o)
+{
+	EXPECT(stat(LO, FAB_CNT_CORRUPTED) == 0);
+	return counted_forward(o);
+}
+
 static int counted_trim_lo(const struct fixture_out *o)
 {
 	EXPECT(stat(LO, FAB_CNT_TRIMMED) == 1);
@@ -542,6 +580,10 @@ static const struct fixture cases[] = {
 	   XDP_REDIRECT, udp4_fwd, counted_forward),
 	FX("IPv6 UDP forwarded: hop limit-1, next-hop MACs", NULL, udp6,
 	   XDP_REDIRECT, udp6_fwd, counted_forward),
+	FX("IPv6 of 1500 bytes on a 1500-byte link: forwarded", NULL, udp6_mtu,
+	   XDP_REDIRECT, udp6_mtu_fwd, counted_forward),
+	FX("IPv6 of 1501 bytes: passed, the kernel sends Packet Too Big", NULL,
+	   udp6_past_mtu, XDP_PASS, udp6_past_mtu, counted_no_fib),
 	FX("no route: passed to the kernel unchanged", NULL, udp4_noroute,
 	   XDP_PASS, NULL, counted_no_fib),
 	FX("TTL 1: passed so the kernel sends time-exceeded", NULL, udp4_ttl1,
@@ -571,6 +613,8 @@ static const struct fixture cases[] = {
 	   counted_corrupt_fx0),
 	FX("corrupt offset past the end: last byte flipped", corrupt_past_end,
 	   udp4, XDP_REDIRECT, udp4_corrupt_last_fwd, counted_corrupt_lo),
+	FX("corrupt with no payload: unchanged, not counted", corrupt_past_end,
+	   udp4_empty, XDP_REDIRECT, udp4_empty_fwd, not_corrupted),
 	FX("trim keep 64 dscp 9 (IPv4): lengths, checksums, mark",
 	   trim_64_dscp_9, udp4, XDP_REDIRECT, udp4_trim64_fwd,
 	   counted_trim_lo),

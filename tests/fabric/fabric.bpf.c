@@ -300,23 +300,24 @@ static __always_inline int trim(struct xdp_md *ctx, struct pkt *p,
 	return 0;
 }
 
-static __always_inline void corrupt(struct xdp_md *ctx, struct pkt *p,
-				    const struct fab_fault *f)
+/* Flip one byte of the UDP payload: 1, or 0 when it has none. */
+static __always_inline int corrupt(struct xdp_md *ctx, struct pkt *p,
+				   const struct fab_fault *f)
 {
 	void *data = (void *)(long)ctx->data;
 	__u64 plen = udp_payload_len(ctx, p), off = f->corrupt_offset_bytes;
 	__u8 byte;
 
 	if (!plen)
-		return;
+		return 0;
 	if (off >= plen)
 		off = plen - 1;
 	/* Through the helpers: the verifier need not follow a variable offset. */
 	off += (void *)(p->udp + 1) - data;
 	if (bpf_xdp_load_bytes(ctx, off, &byte, 1))
-		return;
+		return 0;
 	byte ^= 0xff;
-	bpf_xdp_store_bytes(ctx, off, &byte, 1);
+	return !bpf_xdp_store_bytes(ctx, off, &byte, 1);
 }
 
 /*
@@ -357,10 +358,8 @@ static __always_inline int apply_faults(struct xdp_md *ctx, struct pkt *p,
 			count(st, FAB_CNT_ECN_NOT_ECT, 1);
 		}
 	}
-	if (p->udp && chance(f->corrupt_prob)) {
-		corrupt(ctx, p, f);
+	if (p->udp && chance(f->corrupt_prob) && corrupt(ctx, p, f))
 		count(st, FAB_CNT_CORRUPTED, 1);
-	}
 	if (p->udp && chance(f->trim_prob)) {
 		int rc = trim(ctx, p, f);
 
@@ -393,10 +392,14 @@ static __always_inline int fib_lookup(struct xdp_md *ctx, struct pkt *p,
 	} else if (p->ip6) {
 		struct in6_addr *src = (struct in6_addr *)fib->ipv6_src;
 		struct in6_addr *dst = (struct in6_addr *)fib->ipv6_dst;
+		__u32 l3;
 
 		fib->family = AF_INET6;
 		fib->flowinfo = *(__be32 *)p->ip6 & IPV6_FLOWINFO_MASK;
-		fib->tot_len = bpf_ntohs(p->ip6->payload_len);
+		/* L3 length, as for IPv4: the fixed header counts (and the
+		 * 16-bit field holds no more than 65535). */
+		l3 = bpf_ntohs(p->ip6->payload_len) + sizeof(struct ipv6hdr);
+		fib->tot_len = l3 > 0xffff ? 0xffff : l3;
 		*src = p->ip6->saddr;
 		*dst = p->ip6->daddr;
 	}

@@ -15,7 +15,7 @@ frames=${1:?usage: run.sh FRAMES [SEED]}
 seed=${2:-$(date +%s)}
 pass=0 fail=0 skip=0
 # Packet fuzzers (-n FRAMES -s SEED) and libFuzzer targets.
-PACKET_FUZZERS="fuzz_rx fuzz_ack fuzz_tc"
+PACKET_FUZZERS="fuzz_rx fuzz_ack fuzz_tc fuzz_fabric"
 LIB_FUZZERS="fuzz_config fuzz_link_msg"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
