@@ -627,6 +627,20 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		s->ack_drop = MRC_DROP_ACK_ECHO;
 		goto out;
 	}
+	/*
+	 * Back-pressure, as on the receive side: the completions this ACK
+	 * may claim would find no room, and a completion lost leaves a hole
+	 * in the CQ's sequence the application waits at for good. Take
+	 * nothing in; the transmit path waits too (tx_one), and once the
+	 * application polls, una's resend brings the peer's answer again.
+	 * Only a valid answer says so: a forged one cannot spare an EV.
+	 */
+	if (s->scq_full) {
+		qp->cq_stalled = 1;
+		s->ack_drop = MRC_DROP_CQ_FULL;
+		goto out;
+	}
+	qp->cq_stalled = 0;
 	rec = &qp->rec[r->psn % MRC_TX_RING];
 	if (rec->flags & MRC_REC_INFLIGHT) {
 		s->ack_ev = rec->ev_idx;
@@ -966,6 +980,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 		return XDP_DROP;
 	}
 	mrc_count_tx(a.flags & MRC_AF_NACK ? MRC_TX_NACKS : MRC_TX_ACKS, 1);
+	s->scq_full = send_cq_full(qp);
 	s->now_ns = bpf_ktime_get_ns();
 	s->ncqe = take_ack(qp, sq, r, &a, s);
 	if (s->ack_drop) {

@@ -180,6 +180,7 @@ struct mrc_scratch {
 	__u32 ncqe; /* cqe[] slots claimed */
 	__u32 ndue; /* of them completions (an opcode): what a CQ must take */
 	__u32 ack_drop; /* why take_ack ignored the ACK (MRC_DROP_*), or 0 */
+	__u32 scq_full; /* the send CQ has no room for what an ACK completes */
 	/*
 	 * Values the ACK loops carry from one iteration to the next live
 	 * here, not in registers: in a register each distinct value would be
@@ -241,6 +242,20 @@ static __always_inline void mrc_count_rx(enum mrc_rx_counter k, __u64 n)
 
 	if (c)
 		*c += n;
+}
+
+/*
+ * The QP's send CQ ring has less room than a send queue of completions on
+ * each of two CPUs (a CQ with no ring loses its completions anyway).
+ */
+static __always_inline int send_cq_full(const struct mrc_qp_tx *qp)
+{
+	__u32 cq = qp->send_cq;
+	void *ring = bpf_map_lookup_elem(&mrc_cq, &cq);
+
+	return ring && bpf_ringbuf_query(ring, BPF_RB_RING_SIZE) <
+			       bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) +
+				       MRC_SCQ_ROOM_BYTES;
 }
 
 #endif /* MRC_BPF_MAPS_H */

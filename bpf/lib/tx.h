@@ -163,9 +163,9 @@ timeout:
 	if (p->tx_ns - rec->tx_ns < (qp->timeout_ns << k))
 		goto idle;
 	psn = qp->una_psn;
-	/* A retry either way; but one that never left is no evidence
-	 * against its EV. */
-	if (!(rec->flags & MRC_REC_UNSENT)) {
+	/* A retry either way; but one that never left, or whose answer we
+	 * refused (a full send CQ), is no evidence against its EV. */
+	if (!(rec->flags & MRC_REC_UNSENT) && !qp->cq_stalled) {
 		int kept;
 
 		p->timed_out = 1;
@@ -525,13 +525,24 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 	if (!own)
 		goto idle;
 	p.pd = own->pd;
+	/*
+	 * Back-pressure: while the send CQ has no room, the QP waits for the
+	 * application to poll: nothing new goes out (its completions would
+	 * find none either), and no timeout runs, so none fails a WQE whose
+	 * error completion could not be written.
+	 */
+	if (send_cq_full(qp)) {
+		mrc_count_tx(MRC_TX_CQ_FULL, 1);
+		return TX_IDLE;
+	}
 	p.tx_ns = bpf_ktime_get_ns();
 	if (tx_pick(qp, sq, &p)) {
 		tx_health_event(qpn, qp, &p);
 		if (p.failed) {
 			tx_fail_wqe(qp, &p, qpn);
 			sq->state = MRC_QPS_ERR; /* after its completion */
-			ev = mrc_ev_of(qpn, p.lost_ev_idx);
+			/* Lost on its EV, if it ever left (not UNSENT). */
+			ev = p.timed_out ? mrc_ev_of(qpn, p.lost_ev_idx) : NULL;
 			if (ev)
 				__sync_fetch_and_add(&ev->lost, 1);
 		}
@@ -539,6 +550,8 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 	}
 	if (tx_build(ctx, qp, &p, s)) {
 		tx_unsend(qp, &p);
+		/* The pick may have found an EV dead: that holds. */
+		tx_health_event(qpn, qp, &p);
 		mrc_count_tx(MRC_TX_BUILD_FAILED, 1);
 		return TX_FAILED;
 	}

@@ -118,6 +118,11 @@ struct mrc_mr_info {
  * CPUs at once.
  */
 #define MRC_CQ_ROOM_BYTES (2u * (MRC_RX_WINDOW_MAX + 1) * (8 + 32))
+/*
+ * ...and a send CQ ring for an ACK to be taken or a QP to send: the
+ * completions of a whole send queue on each of two CPUs.
+ */
+#define MRC_SCQ_ROOM_BYTES (2u * (MRC_SQ_DEPTH + 1) * (8 + 32))
 
 /* Receive completion opcode, as enum ibv_wc_opcode numbers it. */
 #define MRC_WC_RECV_RDMA_WITH_IMM 129
@@ -264,7 +269,13 @@ struct mrc_qp_tx {
 	__u32 echo_key; /* mrc_echo()'s key: random, never on the wire */
 	__u64 db_token; /* a doorbell for this QP must carry it (random) */
 	__u8 peer_v6;
-	__u8 pad0[3];
+	/*
+	 * An ACK was refused for want of room in the send CQ (back-pressure):
+	 * until one is taken in again, a timeout is no evidence against the
+	 * EV the PSN went out on. Owned by the data path.
+	 */
+	__u8 cq_stalled;
+	__u8 pad0[2];
 	__u16 ev[MRC_QP_EVS]; /* UDP source ports to spray over */
 	/*
 	 * ...and, for STEV EVs to an IPv6 peer, the EV's high 16 bits: the
@@ -449,19 +460,20 @@ struct mrc_port {
 };
 
 /* Send counters (mrc_tx_stats, per-CPU array indexed by counter). */
-#define MRC_TX_COUNTERS(X)                        \
-	X(PACKETS, "tx_packets")                  \
-	X(BYTES, "tx_payload_bytes")              \
-	X(RETX, "retransmits")                    \
-	X(IDLE, "tx_idle")                        \
-	X(BUILD_FAILED, "tx_build_failed")        \
-	X(ACKS, "acks_received")                  \
-	X(NACKS, "nacks_received")                \
-	X(COMPLETIONS, "send_completions")        \
-	X(LOST, "sack_losses")                    \
-	X(EV_BAD, "ev_assumed_bad")               \
-	X(EV_EVENTS_DROPPED, "ev_events_dropped") \
-	X(EV_STATE_DROPPED, "ev_state_events_dropped")
+#define MRC_TX_COUNTERS(X)                             \
+	X(PACKETS, "tx_packets")                       \
+	X(BYTES, "tx_payload_bytes")                   \
+	X(RETX, "retransmits")                         \
+	X(IDLE, "tx_idle")                             \
+	X(BUILD_FAILED, "tx_build_failed")             \
+	X(ACKS, "acks_received")                       \
+	X(NACKS, "nacks_received")                     \
+	X(COMPLETIONS, "send_completions")             \
+	X(LOST, "sack_losses")                         \
+	X(EV_BAD, "ev_assumed_bad")                    \
+	X(EV_EVENTS_DROPPED, "ev_events_dropped")      \
+	X(EV_STATE_DROPPED, "ev_state_events_dropped") \
+	X(CQ_FULL, "tx_send_cq_full")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
 enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };

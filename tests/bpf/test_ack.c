@@ -51,6 +51,7 @@
 #define RKEY ((0x4242u << MRC_RKEY_INDEX_BITS) | MR_IDX)
 #define VA 0x7f0000000000ull
 #define NO_RING_CQ 9
+#define FULL_CQ 10 /* a ring smaller than MRC_SCQ_ROOM_BYTES: never room */
 
 static struct mrc_xdp_rx *rx;
 static struct mrc_xdp_tx *tx;
@@ -598,9 +599,59 @@ static void ringless_cq_counts_only_completions(void **state)
 	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_CQ_OVERFLOW), 1);
 }
 
-static int add_cq(uint32_t idx)
+/*
+ * Back-pressure from a send CQ with no room: a valid ACK is refused
+ * (cq_full) and takes nothing in; the transmit path sends nothing and
+ * runs no timeout, though una's has passed (tx_send_cq_full). Once there
+ * is room, una goes again, blaming no EV (the answer was ours to refuse),
+ * and the peer's answer is taken in with every completion.
+ */
+static void full_send_cq_holds_back(void **state)
 {
-	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mrc_cq", 0, 0, 1 << 16,
+	struct mrc_qp_tx *qt;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	qt = get_qp_tx();
+	qt->send_cq = FULL_CQ;
+	qt->timeout_ns = 1000;
+	qt->rec[FIRST % MRC_TX_RING].tx_ns = 1; /* its timeout has passed */
+	assert_int_equal(put_qp_tx(qt), 0);
+	assert_int_equal(take(FIRST + 3, FIRST + 4, 0, NULL), XDP_DROP);
+	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_CQ_FULL), 1);
+	qt = get_qp_tx();
+	assert_int_equal(qt->una_psn, FIRST);
+	assert_true(all_in_flight(qt));
+	assert_int_equal(qt->cq_stalled, 1);
+	assert_int_equal(run_tx(), XDP_DROP);
+	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_CQ_FULL), 1);
+	qt = get_qp_tx();
+	assert_int_equal(qt->rec[FIRST % MRC_TX_RING].timeouts, 0);
+	assert_int_equal(qt->state, MRC_QPS_RTS);
+	/* The application polled: room. */
+	qt->send_cq = 0;
+	assert_int_equal(put_qp_tx(qt), 0);
+	assert_int_equal(run_tx(), XDP_REDIRECT);
+	qt = get_qp_tx();
+	assert_int_equal(qt->rec[FIRST % MRC_TX_RING].timeouts, 1);
+	for (i = 0; i < NEV; i++)
+		assert_int_equal(qt->ev_state[i], MRC_EV_GOOD);
+	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
+	assert_int_equal(take(FIRST + 3, FIRST + 4, 0, NULL), XDP_DROP);
+	qt = get_qp_tx();
+	assert_int_equal(qt->una_psn, FIRST + 4);
+	assert_int_equal(qt->cq_stalled, 0);
+	assert_int_equal(drain(), 0);
+	assert_int_equal(ncqe[0], 4);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(cqe[0][i].wr_id, 100 + i);
+	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_CQ_OVERFLOW), 0);
+}
+
+static int add_cq_sized(uint32_t idx, uint32_t bytes)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mrc_cq", 0, 0, bytes,
 				NULL);
 	int err;
 
@@ -614,6 +665,11 @@ static int add_cq(uint32_t idx)
 			     -1);
 	close(fd);
 	return err;
+}
+
+static int add_cq(uint32_t idx)
+{
+	return add_cq_sized(idx, 1 << 16);
 }
 
 static int setup(void)
@@ -653,7 +709,7 @@ static int setup(void)
 	}
 	if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_mr_info), &idx, &mr,
 				BPF_ANY) ||
-	    add_cq(0) || add_cq(1))
+	    add_cq(0) || add_cq(1) || add_cq_sized(FULL_CQ, 8192))
 		return -1;
 	sq_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_sq", 4,
 			       sizeof(struct mrc_sq), 1, &mm);
@@ -679,6 +735,7 @@ int main(void)
 		cmocka_unit_test(stale_retryable_nack_queues_nothing),
 		cmocka_unit_test(send_completion_is_whole),
 		cmocka_unit_test(ringless_cq_counts_only_completions),
+		cmocka_unit_test(full_send_cq_holds_back),
 	};
 	int failed;
 
