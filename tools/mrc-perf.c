@@ -1236,12 +1236,28 @@ static int poll_send(struct perf_dev *d)
 		uint64_t idx = wc[i].wr_id >> 10;
 		struct perf_qp *q;
 
-		if (qi >= d->nqps || idx + 1 < d->qps[qi].completed) {
+		if (qi >= d->nqps) {
 			pr_err("send completion for an unknown WR %#" PRIx64,
 			       (uint64_t)wc[i].wr_id);
 			return -EPROTO;
 		}
 		q = &d->qps[qi];
+		/*
+		 * Each completion covers the unsignaled WRs before it (at most
+		 * one per WR): one for a WR not posted, already covered or
+		 * completed twice is the device's bug, never counted.
+		 */
+		if (idx < q->completed || idx >= q->posted) {
+			pr_err("send completion for WR %" PRIu64
+			       " of QP %u: %s (%" PRIu64 " completed, %" PRIu64
+			       " posted)",
+			       idx, q->qpn,
+			       idx < q->completed ?
+				       "a duplicate or out of order" :
+				       "never posted",
+			       q->completed, q->posted);
+			return -EPROTO;
+		}
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			note_send_error(d, &wc[i]);
 		} else {
