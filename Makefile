@@ -86,7 +86,8 @@ FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_ack $(BUILD)/tests/fuzz_tc
 	   $(BUILD)/tests/fuzz_mrcd $(BUILD)/daemon/mrcd-asan
 # Built for the tests, never installed: the service manager's stand-in, a
 # raw MRCD_RESUME, the fuzzers, a blind injector.
-TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume $(FUZZERS) \
+TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume \
+	      $(BUILD)/tests/mrcd_limits $(FUZZERS) \
 	      $(BUILD)/tests/inject $(BUILD)/tests/nl_forge
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
@@ -220,6 +221,12 @@ $(BUILD)/tests/notify_listen: tests/tools/notify_listen.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/tests/mrcd_limits: tests/tools/mrcd_limits.c lib/msg.c \
+		include/mrc/mrcd_proto.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^)
 
 $(BUILD)/tests/mrcd_resume: tests/tools/mrcd_resume.c lib/msg.c \
 		include/mrc/mrcd_proto.h
