@@ -12,7 +12,12 @@
 require_root
 
 tb up --hosts 2 --planes 2 --spines 2 >/dev/null
-printf 'max-clients 4\n' >"$TMP/limits.conf"
+# The configuration file must name the ports too (mrcd.conf(5)); the
+# command line's, which mrcd_start adds, are the same.
+for w in $(mrcd_ports h1); do
+	[ "$w" = -p ] || echo "port ${w//[,=]/ }"
+done >"$TMP/limits.conf"
+printf 'anchor anc0\nmax-clients 4\n' >>"$TMP/limits.conf"
 mrcd_start h1 -c "$TMP/limits.conf"
 pid=$(cat "$TMP/h1.mrcd.pid")
 
