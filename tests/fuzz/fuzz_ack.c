@@ -2275,14 +2275,6 @@ static int setup(const char *tc_arg)
 	       zero_percpu(rx->maps.mrc_tx_stats, MRC_TX_MAX);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void report(double secs, double cpu)
 {
 	static const char *const act[5] = { "aborted", "drop", "pass", "tx",

@@ -1706,14 +1706,6 @@ static int setup(void)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void report(double secs, double cpu)
 {
 	uint64_t total = 0, got[FAB_CNT_MAX];

@@ -1255,14 +1255,6 @@ static void check_batch(struct frame *batch, int nb)
 	}
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void report(double secs, double cpu)
 {
 	static const char *const act[5] = { "aborted", "drop", "pass", "tx",

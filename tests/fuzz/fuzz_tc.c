@@ -1092,14 +1092,6 @@ static void check_batch(struct frame *batch, int nb)
 	}
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void report(double secs, double cpu)
 {
 	uint64_t total = 0;

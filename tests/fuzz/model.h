@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* --- a seeded generator (xorshift64*) ---------------------------------------- */
 
@@ -118,6 +119,16 @@ static inline void put32(uint8_t *p, uint32_t v)
 static inline int psn_diff(uint32_t a, uint32_t b)
 {
 	return (int)((a - b) << 8) >> 8;
+}
+
+/* --- the run's clock ------------------------------------------------------------ */
+
+static inline double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 #endif /* MRC_FUZZ_MODEL_H */
