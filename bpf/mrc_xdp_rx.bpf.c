@@ -573,18 +573,6 @@ delivered(struct mrc_qp_tx *qp, struct mrc_tx_rec *rec, struct mrc_scratch *s)
 }
 
 /*
- * Under the send lock: psn is in flight, sent and not yet cumulatively
- * acknowledged, so its ring slot holds its own record. Any other PSN's
- * slot belongs to a PSN 512 away (or to nothing): a stale or forged ACK
- * naming it must not touch that record.
- */
-static __always_inline int psn_in_flight(const struct mrc_qp_tx *qp, __u32 psn)
-{
-	return mrc_psn_diff(psn, qp->una_psn) >= 0 &&
-	       mrc_psn_diff(psn, qp->next_psn) < 0;
-}
-
-/*
  * Under the send lock: take in what the ACK says. Everything before cum is
  * delivered; SACKed PSNs are delivered; a PSN still in flight that the
  * rules below call lost is queued for retransmission (once), as is the PSN

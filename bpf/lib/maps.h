@@ -11,6 +11,7 @@
 
 #include "mrc/abi.h"
 #include "mrc/drop.h"
+#include "mrc/wire.h"
 
 /* QP number -> QP; mrcd sets it up, the receive program owns rx state. */
 struct {
@@ -256,6 +257,18 @@ static __always_inline int send_cq_full(const struct mrc_qp_tx *qp)
 	return ring && bpf_ringbuf_query(ring, BPF_RB_RING_SIZE) <
 			       bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) +
 				       MRC_SCQ_ROOM_BYTES;
+}
+
+/*
+ * Under the send lock: psn is in flight, sent and not yet cumulatively
+ * acknowledged, so its ring slot holds its own record. Any other PSN's
+ * slot belongs to a PSN 512 away (or to nothing): a stale or forged ACK,
+ * or a resend queued for a PSN delivered meanwhile, must not touch it.
+ */
+static __always_inline int psn_in_flight(const struct mrc_qp_tx *qp, __u32 psn)
+{
+	return mrc_psn_diff(psn, qp->una_psn) >= 0 &&
+	       mrc_psn_diff(psn, qp->next_psn) < 0;
 }
 
 #endif /* MRC_BPF_MAPS_H */

@@ -93,6 +93,10 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			break;
 		psn = qp->retx[qp->retx_head % MRC_RETX_Q];
 		qp->retx_head++;
+		/* Delivered while it waited: its slot may hold the PSN 512
+		 * later, in flight, whose record is not this entry's. */
+		if (!psn_in_flight(qp, psn))
+			continue;
 		rec = &qp->rec[psn % MRC_TX_RING];
 		if (rec->flags & MRC_REC_INFLIGHT) {
 			found = 1;

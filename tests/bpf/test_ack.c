@@ -454,6 +454,37 @@ static int run_tx(void)
 }
 
 /*
+ * The resend queue names PSNs, and a PSN may be delivered while it waits
+ * (queued as a SACK hole, then its first transmission arrives late). By
+ * its turn its ring slot may hold the PSN 512 later, in flight: with more
+ * than eight such entries ahead of it a pick sends new PSNs past them.
+ * Here FIRST - 512 waits, delivered long ago, and FIRST holds its slot.
+ * Its turn sends nothing and leaves FIRST's record as it was (before: a
+ * packet with PSN FIRST - 512 and FIRST's payload left, counted as a
+ * resend that no loss explains, and FIRST's record took its EV and time).
+ */
+static void stale_resend_entry_sends_nothing(void **state)
+{
+	struct mrc_tx_rec before;
+	struct mrc_qp_tx *qt;
+
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	qt = get_qp_tx();
+	before = qt->rec[FIRST % MRC_TX_RING];
+	qt->retx[qt->retx_tail++ % MRC_RETX_Q] = FIRST - MRC_TX_RING;
+	assert_int_equal(put_qp_tx(qt), 0);
+	assert_int_equal(run_tx(), XDP_DROP);
+	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_RETX), 0);
+	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_PACKETS), 0);
+	qt = get_qp_tx();
+	assert_int_equal(qt->retx_tail, qt->retx_head);
+	assert_memory_equal(&qt->rec[FIRST % MRC_TX_RING], &before,
+			    sizeof(before));
+	assert_true(all_in_flight(qt));
+}
+
+/*
  * The pick of FIRST + 8 is recorded, then building its frame fails (its
  * WQE names no region; on a live port a refused bpf_xdp_adjust_tail does
  * the same): nothing left. It goes again at once from the resend queue;
@@ -733,6 +764,7 @@ int main(void)
 		cmocka_unit_test(build_failure_blames_no_ev),
 		cmocka_unit_test(stale_fatal_nack_fails_nothing),
 		cmocka_unit_test(stale_retryable_nack_queues_nothing),
+		cmocka_unit_test(stale_resend_entry_sends_nothing),
 		cmocka_unit_test(send_completion_is_whole),
 		cmocka_unit_test(ringless_cq_counts_only_completions),
 		cmocka_unit_test(full_send_cq_holds_back),

@@ -1410,7 +1410,12 @@ static void pick(struct mq *q, int skb, struct mpick *p)
 	for (k = 0; k < 8 && q->retx_head != q->retx_tail; k++) {
 		uint32_t x = q->retx[q->retx_head++ % MRC_RETX_Q];
 		struct mrec *y = &q->rec[x % MRC_TX_RING];
-		int found = !!(y->flags & MRC_REC_INFLIGHT);
+		int found;
+
+		/* Delivered while it waited: the slot is no longer x's. */
+		if (!in_flight(q, x))
+			continue;
+		found = !!(y->flags & MRC_REC_INFLIGHT);
 
 		if (found) {
 			if (y->psn != x) {
