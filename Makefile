@@ -121,19 +121,21 @@ $(BUILD)/libmrc.so.1: $(LIBMRC_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libmrc.so.1 -o $@ $^ -lpthread
 
-$(BUILD)/tools/mrc-perf: tools/mrc-perf.c tools/perf_timeline.c \
-		tools/perf_timeline.h $(BUILD)/libmrc.a $(LIBMRC_HDRS)
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(LIBS_MRC)
-
-# mrcctl: one file per object (tools/mrcctl_*.c) around tools/mrcctl.c.
-MRCCTL_SRCS := $(wildcard tools/mrcctl*.c) lib/ev_fields.c
-$(BUILD)/tools/mrcctl: $(MRCCTL_SRCS) $(wildcard tools/mrcctl*.h) \
+# mrc-perf: one file per job (tools/perf/*.c).
+PERF_SRCS := $(wildcard tools/perf/*.c)
+$(BUILD)/tools/mrc-perf: $(PERF_SRCS) $(wildcard tools/perf/*.h) \
 		$(BUILD)/libmrc.a $(LIBMRC_HDRS)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itools -o $@ $(filter %.c,$^) $(LIBS_MRC)
+	$(Q)$(CC) $(CFLAGS) -Itools/perf -o $@ $(filter %.c,$^) $(LIBS_MRC)
+
+# mrcctl: one file per object (tools/mrcctl/OBJECT.c) around main.c.
+MRCCTL_SRCS := $(wildcard tools/mrcctl/*.c) lib/ev_fields.c
+$(BUILD)/tools/mrcctl: $(MRCCTL_SRCS) $(wildcard tools/mrcctl/*.h) \
+		$(BUILD)/libmrc.a $(LIBMRC_HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itools/mrcctl -o $@ $(filter %.c,$^) $(LIBS_MRC)
 
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/dev_lowlat.c daemon/pin.c daemon/health.c daemon/links.c \
@@ -252,11 +254,11 @@ $(BUILD)/tests/fabgen: tests/fabric/fabgen.c $(BUILD)/tests/fabric/fabgen.skel.h
 	$(Q)$(CC) $(CFLAGS) -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF)
 
 # The failover benchmark's MPTCP baseline, with mrc-perf's timeline code.
-$(BUILD)/tests/mptcp_bulk: tests/tools/mptcp_bulk.c tools/perf_timeline.c \
-		tools/perf_timeline.h $(BUILD)/libmrc.a $(LIBMRC_HDRS)
+$(BUILD)/tests/mptcp_bulk: tests/tools/mptcp_bulk.c tools/perf/timeline.c \
+		tools/perf/timeline.h $(BUILD)/libmrc.a $(LIBMRC_HDRS)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itools -o $@ $(filter %.c,$^) $(LIBS_MRC)
+	$(Q)$(CC) $(CFLAGS) -Itools/perf -o $@ $(filter %.c,$^) $(LIBS_MRC)
 
 $(BUILD)/tests/flowgen: tests/tools/flowgen.c
 	$(call msg,CC,$@)

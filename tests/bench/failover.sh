@@ -12,7 +12,7 @@
 # and heal, and the time from the fault until goodput in 2 ms windows is
 # back at 90 % of the surviving capacity, 0 when it never fell below
 # (MRC: the goodput before the fault times the share of EVs still good;
-# MPTCP: times 3/4; tools/perf_timeline.c has the exact rule). The MRC run
+# MPTCP: times 3/4; tools/perf/timeline.c has the exact rule). The MRC run
 # is repeated with no fault, for the gaps this machine makes anyway.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)

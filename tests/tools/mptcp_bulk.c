@@ -3,7 +3,7 @@
  * The MPTCP baseline for the failover benchmark (tests/bench/failover.sh):
  * one MPTCP connection, its subflows over every plane, a bulk transfer,
  * and the same failover figures mrc-perf --at reports, measured at the
- * receiver from the time of each read (tools/perf_timeline.c does the
+ * receiver from the time of each read (tools/perf/timeline.c does the
  * arithmetic for both).
  *
  *   mptcp_bulk server --port P --seconds S [--at MS:CMD]... [--surviving F]
@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "perf_timeline.h"
+#include "timeline.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262

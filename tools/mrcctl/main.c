@@ -6,7 +6,7 @@
  *
  * in the manner of ip(8), rdma(8) and bpftool(8). This file holds main,
  * the options, batch files, the dispatch by object and command, help and
- * error reporting; each object lives in its own tools/mrcctl_OBJECT.c.
+ * error reporting; each object lives in its own tools/mrcctl/OBJECT.c.
  *
  * A command writes its one document into a memory buffer that reaches
  * stdout only when the command succeeds, so that with -j a failure prints

@@ -2,7 +2,7 @@
 /*
  * mrcctl ev: every EV of every QP with its state and counters
  * (mrcx_ctl_ev_list), and denying or allowing an EV of a profile (EV op
- * MODIFY_EV_STATE). 'ev expand' is in mrcctl_ev_expand.c.
+ * MODIFY_EV_STATE). 'ev expand' is in ev_expand.c.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * mrcctl ev-profile show and evs: EV profiles, the EVs the QPs that name
  * them spray over (mrc_ctl_query_ev_profile), and the EV array of one
  * with each EV's state (EV op QUERY_EV_ARRAY). The commands that change
- * a profile are in mrcctl_ev_profile_set.c.
+ * a profile are in ev_profile_set.c.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mrc-perf's failover timeline (perf_timeline.h). Every time here is
+ * mrc-perf's failover timeline (timeline.h). Every time here is
  * CLOCK_MONOTONIC, the clock the data path stamps EV events with, so the
  * events, the completions and the commands line up to the microsecond.
  */
@@ -18,7 +18,7 @@
 
 #include "mrc_ext.h"
 #include "mrc/ev_names.h"
-#include "perf_timeline.h"
+#include "timeline.h"
 
 extern char **environ;
 

@@ -28,7 +28,7 @@
 #define PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define ARRAY_SIZE(x) (sizeof(x) / sizeof((x)[0]))
 
-/* ---- objects and commands (mrcctl.c) ---------------------------------- */
+/* ---- objects and commands (main.c) ------------------------------------ */
 
 struct args {
 	int argc;
@@ -68,7 +68,7 @@ extern const struct object obj_dev, obj_port, obj_ev_fmt, obj_ev_profile,
 #define HELP_NUMBER "N, ID, VAL := decimal, or hexadecimal with 0x"
 #define HELP_EV "VAL := a compact EV value (up to 32 bits); P := port, 1..255"
 
-/* ---- options and output (mrcctl.c) ------------------------------------- */
+/* ---- options and output (main.c) --------------------------------------- */
 
 struct mrcctl_opts {
 	int json;
@@ -87,7 +87,7 @@ void *xrealloc(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) PRINTF(1, 2);
 
-/* ---- errors (mrcctl.c) ---------------------------------------------------- */
+/* ---- errors (main.c) ------------------------------------------------------ */
 
 int err_usage(const char *fmt, ...) PRINTF(1, 2);
 int err_runtime(const char *fmt, ...) PRINTF(1, 2);
@@ -96,7 +96,7 @@ int err_api(int err, const char *call, const char *fmt, ...) PRINTF(3, 4);
 /* The errno of a failed call returning -1 (errno set) or -errno. */
 int api_errno(int rc);
 
-/* ---- the argument cursor (mrcctl_args.c) ----------------------------- */
+/* ---- the argument cursor (args.c) ------------------------------------ */
 
 static inline int args_left(const struct args *a)
 {
@@ -137,7 +137,7 @@ int arg_required(const struct args *a, const char *key);
 /* s as a number: decimal, or hexadecimal after 0x; -EINVAL, -ERANGE. */
 int parse_u64(const char *s, uint64_t *v);
 
-/* ---- JSON values (mrcctl_json.c) --------------------------------------- */
+/* ---- JSON values (json.c) ---------------------------------------------- */
 
 struct jv;
 
@@ -153,7 +153,7 @@ struct jv *jv_add(struct jv *parent, const char *key, struct jv *v);
 void jv_print(FILE *f, const struct jv *v, int pretty);
 void jv_free(struct jv *v);
 
-/* ---- output tables (mrcctl_table.c) -------------------------------------- */
+/* ---- output tables (table.c) --------------------------------------------- */
 
 /*
  * Rows of fields, each given once for both outputs: key is the JSON name
@@ -185,7 +185,7 @@ void tbl_free(struct tbl *t);
 /* Prints the JSON document of a command without output: null. */
 void print_null(void);
 
-/* ---- names (mrcctl_names.c) ------------------------------------------------ */
+/* ---- names (names.c) ------------------------------------------------------- */
 
 extern const char *const profile_state_words[3]; /* init offline online */
 extern const char *const fmt_mode_words[3]; /* stev udp srv6 */
@@ -214,9 +214,8 @@ char *bin_str(uint32_t v, unsigned int w);
 
 /*
  * An EV format profile's state and, past INIT, its mode and fields
- * (mrcctl_ev_fmt.c); an EV profile's state and, past INIT, everything
- * else and its fields (mrcctl_ev_profile.c). The field arrays are the
- * caller's to free.
+ * (ev_fmt.c); an EV profile's state and, past INIT, everything else and
+ * its fields (ev_profile.c). The field arrays are the caller's to free.
  */
 int fmt_query(struct mrc_context *ctx, uint64_t id,
 	      struct mrc_ctl_ev_fmt_profile_attr *attr,
@@ -227,31 +226,32 @@ int evp_query(struct mrc_context *ctx, uint64_t id,
 /* A one-entry EV operation that changes EV profile id. */
 int evp_ev_modify(struct mrc_context *ctx, uint64_t id, enum mrc_ctl_ev_op op,
 		  struct mrc_ctl_ev_op_entry *e);
-/* ev-profile set, add, replace (mrcctl_ev_profile_set.c). */
+/* ev-profile set, add, replace (ev_profile_set.c). */
 int evp_do_set(struct args *a);
 int evp_do_add(struct args *a);
 int evp_do_replace(struct args *a);
 /* "VAL port P" after key ("ev", "with"): an EV as the API names it. */
 int arg_ev(struct args *a, const char *key, struct mrc_ctl_ev *ev);
 
-/* ev expand (mrcctl_ev_expand.c). */
-int ev_do_expand(struct args *a);
-
-/* ---- the device (mrcctl_device.c) -------------------------------------- */
-
-const char *ctl_socket(void);
-/* The controller context, opened on first use. */
-int ctl_open(struct mrc_context **ctx);
-int ctl_query_device(struct mrc_ctl_device_attr *attr);
 /*
- * `OBJECT show [ID]` for a profile kind: one profile, or every id below
- * max(device) that is not INIT. row() queries profile id and, when all
- * is 0 or the profile is not INIT, adds its row to t; 0 or an exit code.
+ * `OBJECT show [ID]` for a profile kind (profile_show.c): one profile, or
+ * every id below max(device) that is not INIT. row() queries profile id
+ * and, when all is 0 or the profile is not INIT, adds its row to t; 0 or
+ * an exit code.
  */
 int profile_show(struct args *a,
 		 uint32_t (*max)(const struct mrc_ctl_device_attr *d),
 		 int (*row)(struct mrc_context *ctx, uint64_t id, int all,
 			    struct tbl *t));
+/* ev expand (ev_expand.c). */
+int ev_do_expand(struct args *a);
+
+/* ---- the device (ctl.c) ------------------------------------------------ */
+
+const char *ctl_socket(void);
+/* The controller context, opened on first use. */
+int ctl_open(struct mrc_context **ctx);
+int ctl_query_device(struct mrc_ctl_device_attr *attr);
 /* Every port of the device: *ports is the caller's to free. */
 int ctl_port_list(struct mrc_context *ctx, struct mrcx_port_info **ports,
 		  int *n);
