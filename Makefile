@@ -277,8 +277,8 @@ UNIT_SRCS_test_gray        := daemon/gray.c
 UNIT_SRCS_test_ev_fields   := lib/ev_fields.c
 UNIT_SRCS_test_profiles    := daemon/profiles.c lib/ev_fields.c
 UNIT_SRCS_test_config      := daemon/config.c daemon/plane.c
-UNIT_SRCS_test_perf_report := tools/perf/report.c tools/perf/names.c \
-			      tools/perf/timeline.c
+UNIT_SRCS_test_perf_report := tools/perf/report.c tools/perf/fields.c \
+			      tools/perf/names.c tools/perf/timeline.c
 
 define unit_rule
 $(BUILD)/unit/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(wildcard include/mrc/*.h tests/lib/*.h tests/fabric/*.h lib/*.h)

@@ -1,83 +1,99 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The client's report (report.h).
+ * The client's report (report.h): the run, then each row's fields as
+ * fields.h describes them, as one JSON object or as a table for people.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "fields.h"
 #include "perf.h"
 #include "report.h"
 #include "timeline.h"
 
-static double ns_to_s(uint64_t ns)
+/* The rows' fields, and which of the optional ones they have. */
+static const struct fields *row_fields(const struct perf_opts *o,
+				       unsigned int *when)
 {
-	return (double)ns / 1e9;
+	*when = (o->test == TEST_RATE || o->imm ? FIELD_IMM : 0) |
+		(o->verify ? FIELD_VERIFY : 0);
+	return o->test == TEST_LAT ? &lat_fields : &write_fields;
 }
 
-static double gbit_per_s(const struct row_result *r)
+static bool shown(const struct field *f, unsigned int when)
 {
-	return r->elapsed_ns ? (double)r->msgs * (double)r->size_bytes * 8 /
-				       (double)r->elapsed_ns :
-			       0;
+	return (f->when & when) == f->when;
 }
 
-static double msg_per_s(uint64_t msgs, uint64_t ns)
+static uint64_t u64_at(const struct field *f, const struct row_result *r)
 {
-	return ns ? (double)msgs * 1e9 / (double)ns : 0;
+	uint64_t v;
+
+	memcpy(&v, (const char *)r + f->off, sizeof(v));
+	return v;
 }
 
-static const char *xport_name(unsigned int t)
+static double num_of(const struct field *f, const struct row_result *r)
 {
-	return t == XPORT_TCP ? "tcp" : "mrc";
+	return f->type == FIELD_NS ? (double)u64_at(f, r) / f->div : f->num(r);
 }
 
-static void json_row_writes(const struct perf_opts *o,
-			    const struct row_result *r)
+static bool bool_of(const struct field *f, const struct row_result *r)
 {
-	printf("{\"size_bytes\":%" PRIu64 ",\"msgs\":%" PRIu64
-	       ",\"seconds\":%.6f,\"gbit_per_s\":%.3f,\"msg_per_s\":%.1f",
-	       r->size_bytes, r->msgs, ns_to_s(r->elapsed_ns), gbit_per_s(r),
-	       msg_per_s(r->msgs, r->elapsed_ns));
-	if (o->test == TEST_RATE || o->imm)
-		printf(",\"msgs_received\":%" PRIu64
-		       ",\"server_msg_per_s\":%.1f,\"count_ok\":%s",
-		       r->srv.recv_msgs,
-		       msg_per_s(r->srv.recv_msgs, r->srv.elapsed_ns),
-		       r->srv.recv_msgs == r->msgs ? "true" : "false");
-	printf(",\"server_cpu_s\":%.6f,\"client_cpu_s\":%.6f",
-	       ns_to_s(r->srv.cpu_ns), ns_to_s(r->client_cpu_ns));
-	if (o->verify)
-		printf(",\"bad_bytes\":%" PRIu64 ",\"checked_bytes\":%" PRIu64,
-		       r->srv.bad_bytes, r->srv.checked_bytes);
-	printf(",\"send_errors\":%" PRIu64 ",\"recv_errors\":%" PRIu64
-	       ",\"rq_underflows\":%" PRIu64 ",\"time_limited\":%s}",
-	       r->srv.send_errors, r->srv.recv_errors, r->srv.rq_underflows,
-	       r->stopped ? "true" : "false");
+	bool v;
+
+	if (f->yes)
+		return f->yes(r);
+	memcpy(&v, (const char *)r + f->off, sizeof(v));
+	return v;
 }
 
-static void json_row_lat(const struct row_result *r)
+static void json_value(const struct field *f, const struct row_result *r)
 {
-	printf("{\"transport\":\"%s\",\"size_bytes\":%" PRIu64
-	       ",\"iters\":%" PRIu64 ",\"samples\":%" PRIu64,
-	       xport_name(r->transport), r->size_bytes, r->posted, r->samples);
-	printf(",\"rtt_us_min\":%.3f,\"rtt_us_p50\":%.3f,\"rtt_us_p99\":%.3f"
-	       ",\"rtt_us_max\":%.3f",
-	       r->rtt_ns_min / 1e3, r->rtt_ns_p50 / 1e3, r->rtt_ns_p99 / 1e3,
-	       r->rtt_ns_max / 1e3);
-	printf(",\"one_way_us_min\":%.3f,\"one_way_us_p50\":%.3f"
-	       ",\"one_way_us_p99\":%.3f,\"one_way_us_max\":%.3f",
-	       r->rtt_ns_min / 2e3, r->rtt_ns_p50 / 2e3, r->rtt_ns_p99 / 2e3,
-	       r->rtt_ns_max / 2e3);
-	printf(",\"server_cpu_s\":%.6f,\"client_cpu_s\":%.6f}",
-	       ns_to_s(r->srv.cpu_ns), ns_to_s(r->client_cpu_ns));
+	switch (f->type) {
+	case FIELD_U64:
+	case FIELD_SIZE:
+		printf("%" PRIu64, u64_at(f, r));
+		break;
+	case FIELD_NS:
+	case FIELD_NUM:
+		printf("%.*f", f->json_prec, num_of(f, r));
+		break;
+	case FIELD_BOOL:
+		printf("%s", bool_of(f, r) ? "true" : "false");
+		break;
+	case FIELD_STR:
+		printf("\"%s\"", f->str(r));
+		break;
+	}
+}
+
+static void json_row(const struct fields *fs, unsigned int when,
+		     const struct row_result *r)
+{
+	const char *comma = "";
+	size_t i;
+
+	putchar('{');
+	for (i = 0; i < fs->n; i++) {
+		const struct field *f = &fs->f[i];
+
+		if (!f->key || !shown(f, when))
+			continue;
+		printf("%s\"%s\":", comma, f->key);
+		json_value(f, r);
+		comma = ",";
+	}
+	putchar('}');
 }
 
 void print_json(const struct perf_client *c, int err)
 {
 	const struct perf_opts *o = c->o;
-	unsigned int i;
+	const struct fields *fs;
+	unsigned int i, when;
 
 	printf("{\"test\":\"%s\",\"qps\":%u,\"depth\":%u,\"sge\":%u,"
 	       "\"imm\":%s,\"verify\":%s",
@@ -90,13 +106,11 @@ void print_json(const struct perf_client *c, int err)
 		       c->params.mpr, c->dev.path_mtu_bytes,
 		       c->dev.mem_per_qp_bytes, c->server_mem_per_qp_bytes);
 	printf(",\"results\":[");
+	fs = row_fields(o, &when);
 	for (i = 0; i < c->nrows; i++) {
 		if (i)
 			putchar(',');
-		if (o->test == TEST_LAT)
-			json_row_lat(&c->rows[i]);
-		else
-			json_row_writes(o, &c->rows[i]);
+		json_row(fs, when, &c->rows[i]);
 	}
 	printf("]");
 	printf(",\"client_send_errors\":%" PRIu64
@@ -131,65 +145,61 @@ static void human_size(uint64_t b, char *out, size_t len)
 		snprintf(out, len, "%" PRIu64, b);
 }
 
-static void human_writes(const struct perf_client *c)
+/* One cell of the table: r's value, or the header when r is NULL. */
+static void table_cell(const struct field *f, const struct row_result *r)
 {
-	const struct perf_opts *o = c->o;
-	bool imm = o->test == TEST_RATE || o->imm;
-	unsigned int i;
 	char sz[32];
 
-	printf("%8s %10s %8s %9s %12s", "size", "msgs", "seconds", "Gbit/s",
-	       "msg/s");
-	if (imm)
-		printf(" %12s %10s", "rx msg/s", "rx count");
-	printf(" %9s %9s", "srv CPU s", "cli CPU s");
-	if (o->verify)
-		printf(" %10s", "bad bytes");
-	printf("\n");
-	for (i = 0; i < c->nrows; i++) {
-		const struct row_result *r = &c->rows[i];
-
-		human_size(r->size_bytes, sz, sizeof(sz));
-		printf("%8s %10" PRIu64 " %8.3f %9.3f %12.0f", sz, r->msgs,
-		       ns_to_s(r->elapsed_ns), gbit_per_s(r),
-		       msg_per_s(r->msgs, r->elapsed_ns));
-		if (imm)
-			printf(" %12.0f %10s",
-			       msg_per_s(r->srv.recv_msgs, r->srv.elapsed_ns),
-			       r->srv.recv_msgs == r->msgs ? "ok" : "MISMATCH");
-		printf(" %9.3f %9.3f", ns_to_s(r->srv.cpu_ns),
-		       ns_to_s(r->client_cpu_ns));
-		if (o->verify)
-			printf(" %10" PRIu64, r->srv.bad_bytes);
-		printf("\n");
+	if (!r) {
+		printf("%*s", f->width, f->col);
+		return;
+	}
+	switch (f->type) {
+	case FIELD_U64:
+		printf("%*" PRIu64, f->width, u64_at(f, r));
+		break;
+	case FIELD_SIZE:
+		human_size(u64_at(f, r), sz, sizeof(sz));
+		printf("%*s", f->width, sz);
+		break;
+	case FIELD_NS:
+	case FIELD_NUM:
+		printf("%*.*f", f->width, f->prec, num_of(f, r));
+		break;
+	case FIELD_BOOL:
+		printf("%*s", f->width, f->words[bool_of(f, r)]);
+		break;
+	case FIELD_STR:
+		printf("%*s", f->width, f->str(r));
+		break;
 	}
 }
 
-static void human_lat(const struct perf_client *c)
+/* One line of the table: r's, or the header when r is NULL. */
+static void table_line(const struct fields *fs, unsigned int when,
+		       const struct row_result *r)
 {
-	unsigned int i;
+	bool first = true;
+	size_t i;
 
-	printf("%-9s %6s %7s  %9s %9s %9s %9s  %9s %9s\n", "transport", "size",
-	       "samples", "RTT min", "RTT p50", "RTT p99", "RTT max",
-	       "1-way p50", "1-way p99");
-	for (i = 0; i < c->nrows; i++) {
-		const struct row_result *r = &c->rows[i];
+	for (i = 0; i < fs->n; i++) {
+		const struct field *f = &fs->f[i];
 
-		printf("%-9s %6" PRIu64 " %7" PRIu64
-		       "  %9.2f %9.2f %9.2f %9.2f  %9.2f %9.2f\n",
-		       xport_name(r->transport), r->size_bytes, r->samples,
-		       r->rtt_ns_min / 1e3, r->rtt_ns_p50 / 1e3,
-		       r->rtt_ns_p99 / 1e3, r->rtt_ns_max / 1e3,
-		       r->rtt_ns_p50 / 2e3, r->rtt_ns_p99 / 2e3);
+		if (!f->col || !shown(f, when))
+			continue;
+		if (!first)
+			fputs(f->sep ? f->sep : " ", stdout);
+		table_cell(f, r);
+		first = false;
 	}
-	printf("(microseconds; first %u round trips are warm-up)\n",
-	       PERF_WARMUP_ITERS);
+	putchar('\n');
 }
 
 void print_human(const struct perf_client *c)
 {
 	const struct perf_opts *o = c->o;
-	unsigned int i;
+	const struct fields *fs;
+	unsigned int i, when;
 
 	printf("test %s, %u QP%s, depth %u%s%s", test_names[o->test], o->qps,
 	       o->qps > 1 ? "s" : "", o->depth,
@@ -202,10 +212,13 @@ void print_human(const struct perf_client *c)
 		       c->params.mpr, c->dev.path_mtu_bytes,
 		       c->dev.mem_per_qp_bytes, c->server_mem_per_qp_bytes);
 	printf("\n");
+	fs = row_fields(o, &when);
+	table_line(fs, when, NULL);
+	for (i = 0; i < c->nrows; i++)
+		table_line(fs, when, &c->rows[i]);
 	if (o->test == TEST_LAT)
-		human_lat(c);
-	else
-		human_writes(c);
+		printf("(microseconds; first %u round trips are warm-up)\n",
+		       PERF_WARMUP_ITERS);
 	for (i = 0; i < c->nrows; i++) {
 		const struct row_result *r = &c->rows[i];
 
