@@ -100,24 +100,55 @@ $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/pin.c daemon
 
 # libmrc: the OCP MRC application API and the soft verbs device. Programs
 # link it instead of -libverbs (it defines the verbs calls they make).
-LIBMRC_SRCS := lib/verbs.c lib/context.c lib/cq.c lib/qp.c lib/msg.c \
-	       lib/doorbell.c lib/ctl.c lib/ev_fields.c
+LIBMRC_SRCS := lib/verbs.c lib/context.c lib/cq.c lib/qp.c \
+	       lib/doorbell.c lib/ctl.c
 LIBMRC_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIBMRC_SRCS))
 LIBMRC_HDRS := include/mrc.h include/mrc_api_ver.h include/mrc_ext.h lib/internal.h \
 	       include/mrc_ctl.h include/mrc_ctl_api_ver.h \
 	       $(wildcard include/mrc/*.h)
 LIBS_MRC   := $(BUILD)/libmrc.a -lpthread
 
+# libmrc-common: the userspace code mrcd, libmrc and the tools share, built
+# once (never installed): message framing (msg.c), checksums (csum.c), EV
+# field expansion (ev_fields.c), JSON values (json.c), output tables
+# (table.c) and allocation for the tools (xalloc.c). -fPIC for
+# libmrc.so.1, hidden so that libmrc.so.1 exports none of it. The
+# sanitizer variant is mrcd-asan's.
+COMMON_SRCS := $(wildcard lib/common/*.c)
+COMMON_OBJS := $(patsubst lib/common/%.c,$(BUILD)/lib/common/%.o,$(COMMON_SRCS))
+COMMON_HDRS := $(wildcard lib/common/*.h) lib/csum.h $(LIBMRC_HDRS)
+COMMON_CFLAGS := -fPIC -fvisibility=hidden -Ilib -Ilib/common
+# What libmrc calls of it: an installed libmrc.a must link on its own.
+LIBMRC_COMMON := $(BUILD)/lib/common/msg.o $(BUILD)/lib/common/ev_fields.o
+
+$(BUILD)/lib/common/%.o: lib/common/%.c $(COMMON_HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(COMMON_CFLAGS) -c $< -o $@
+
+$(BUILD)/san/lib/common/%.o: lib/common/%.c $(COMMON_HDRS)
+	$(call msg,CC-SAN,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(COMMON_CFLAGS) -c $< -o $@
+
+$(BUILD)/libmrc-common.a: $(COMMON_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libmrc-common-san.a: $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(COMMON_OBJS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
 $(BUILD)/lib/%.o: lib/%.c $(LIBMRC_HDRS)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=default -c $< -o $@
 
-$(BUILD)/libmrc.a: $(LIBMRC_OBJS)
+$(BUILD)/libmrc.a: $(LIBMRC_OBJS) $(LIBMRC_COMMON)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/libmrc.so.1: $(LIBMRC_OBJS)
+$(BUILD)/libmrc.so.1: $(LIBMRC_OBJS) $(BUILD)/libmrc-common.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libmrc.so.1 -o $@ $^ -lpthread
 
@@ -130,38 +161,39 @@ $(BUILD)/tools/mrc-perf: $(PERF_SRCS) $(wildcard tools/perf/*.h) \
 	$(Q)$(CC) $(CFLAGS) -Itools/perf -o $@ $(filter %.c,$^) $(LIBS_MRC)
 
 # mrcctl: one file per object (tools/mrcctl/OBJECT.c) around main.c.
-MRCCTL_SRCS := $(wildcard tools/mrcctl/*.c) lib/ev_fields.c
+MRCCTL_SRCS := $(wildcard tools/mrcctl/*.c)
 $(BUILD)/tools/mrcctl: $(MRCCTL_SRCS) $(wildcard tools/mrcctl/*.h) \
-		$(BUILD)/libmrc.a $(LIBMRC_HDRS)
+		$(BUILD)/libmrc.a $(BUILD)/libmrc-common.a $(COMMON_HDRS)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itools/mrcctl -o $@ $(filter %.c,$^) $(LIBS_MRC)
+	$(Q)$(CC) $(CFLAGS) -Itools/mrcctl -Ilib/common -o $@ $(filter %.c,$^) \
+		$(BUILD)/libmrc.a $(BUILD)/libmrc-common.a -lpthread
 
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/dev_lowlat.c daemon/pin.c daemon/health.c daemon/links.c \
 	     daemon/link_msg.c \
 	     daemon/gray.c daemon/ctl.c daemon/profiles.c daemon/config.c \
-	     daemon/notify.c daemon/books.c lib/msg.c lib/csum.c \
-	     lib/ev_fields.c
+	     daemon/notify.c daemon/books.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
-		$(BUILD)/bpf/mrc_tc_tx.skel.h \
+		$(BUILD)/bpf/mrc_tc_tx.skel.h $(BUILD)/libmrc-common.a \
 		$(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Idaemon -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF) -lmnl
+	$(Q)$(CC) $(CFLAGS) -Idaemon -Ilib -o $@ $(filter %.c %.a,$^) $(LIBS_BPF) -lmnl
 
 # mrcd under ASan and UBSan, for the socket protocol fuzzer (150).
 $(BUILD)/daemon/mrcd-asan: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
-		$(BUILD)/bpf/mrc_tc_tx.skel.h \
+		$(BUILD)/bpf/mrc_tc_tx.skel.h $(BUILD)/libmrc-common-san.a \
 		$(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -Idaemon -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF) -lmnl
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -Idaemon -Ilib -o $@ $(filter %.c %.a,$^) $(LIBS_BPF) -lmnl
 
-$(BUILD)/tests/fuzz_mrcd: tests/fuzz/fuzz_mrcd.c lib/msg.c $(wildcard include/mrc/*.h)
+$(BUILD)/tests/fuzz_mrcd: tests/fuzz/fuzz_mrcd.c $(BUILD)/libmrc-common.a \
+		$(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^)
 
 $(BUILD)/tests/mrc_api_check: tests/tools/mrc_api_check.c $(BUILD)/libmrc.a \
 		$(LIBMRC_HDRS)
@@ -208,11 +240,11 @@ $(BUILD)/tests/fuzz_link_msg: tests/fuzz/fuzz_link_msg.c daemon/link_msg.c \
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
-$(BUILD)/tests/inject: tests/tools/inject.c tests/lib/pkt.c lib/csum.c \
+$(BUILD)/tests/inject: tests/tools/inject.c tests/lib/pkt.c $(BUILD)/libmrc-common.a \
 		$(wildcard include/mrc/*.h tests/lib/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itests/lib -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib -Ilib -o $@ $(filter %.c %.a,$^) $(LIBS_BPF)
 
 $(BUILD)/tests/nl_forge: tests/tools/nl_forge.c
 	$(call msg,CC,$@)
@@ -224,17 +256,17 @@ $(BUILD)/tests/notify_listen: tests/tools/notify_listen.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
-$(BUILD)/tests/mrcd_limits: tests/tools/mrcd_limits.c lib/msg.c \
+$(BUILD)/tests/mrcd_limits: tests/tools/mrcd_limits.c $(BUILD)/libmrc-common.a \
 		include/mrc/mrcd_proto.h
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^)
 
-$(BUILD)/tests/mrcd_resume: tests/tools/mrcd_resume.c lib/msg.c \
+$(BUILD)/tests/mrcd_resume: tests/tools/mrcd_resume.c $(BUILD)/libmrc-common.a \
 		include/mrc/mrcd_proto.h
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^)
 
 $(BUILD)/tests/ctl_e2e: tests/tools/ctl_e2e.c $(BUILD)/libmrc.a $(LIBMRC_HDRS)
 	$(call msg,CC,$@)
@@ -248,10 +280,10 @@ $(BUILD)/tests/fabricctl: tests/fabric/fabricctl.c tests/fabric/fault_parse.c \
 	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(LIBS_BPF) -lm
 
 $(BUILD)/tests/fabgen: tests/fabric/fabgen.c $(BUILD)/tests/fabric/fabgen.skel.h \
-		lib/csum.c lib/csum.h
+		$(BUILD)/libmrc-common.a lib/csum.h
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Ilib -o $@ $(filter %.c,$^) $(LIBS_BPF)
+	$(Q)$(CC) $(CFLAGS) -Ilib -o $@ $(filter %.c %.a,$^) $(LIBS_BPF)
 
 # The failover benchmark's MPTCP baseline, with mrc-perf's timeline code.
 $(BUILD)/tests/mptcp_bulk: tests/tools/mptcp_bulk.c tools/perf/timeline.c \
@@ -270,12 +302,12 @@ all: $(BPF_OBJS) $(TOOLS) $(TEST_TOOLS) $(PROGS)
 # --- unit tests (cmocka, no root) ---------------------------------------------
 # One binary per tests/unit/test_X.c; UNIT_SRCS_X lists what it links.
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
-UNIT_SRCS_test_csum        := lib/csum.c
+UNIT_SRCS_test_csum        := lib/common/csum.c
 UNIT_SRCS_test_fault_parse := tests/fabric/fault_parse.c
-UNIT_SRCS_test_pkt         := tests/lib/pkt.c lib/csum.c
+UNIT_SRCS_test_pkt         := tests/lib/pkt.c lib/common/csum.c
 UNIT_SRCS_test_gray        := daemon/gray.c
-UNIT_SRCS_test_ev_fields   := lib/ev_fields.c
-UNIT_SRCS_test_profiles    := daemon/profiles.c lib/ev_fields.c
+UNIT_SRCS_test_ev_fields   := lib/common/ev_fields.c
+UNIT_SRCS_test_profiles    := daemon/profiles.c lib/common/ev_fields.c
 UNIT_SRCS_test_config      := daemon/config.c daemon/plane.c
 UNIT_SRCS_test_perf_report := tools/perf/report.c tools/perf/fields.c \
 			      tools/perf/names.c tools/perf/timeline.c
@@ -311,10 +343,10 @@ BPF_TEST_SKEL_test_tc_tx := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_tc_t
 BPF_TEST_SKEL_test_health := $(DEV_SKELS)
 
 define bpf_test_rule
-$(BUILD)/bpftest/$(1): tests/bpf/$(1).c tests/lib/pkt.c lib/csum.c tests/lib/fixture.c $$(BPF_TEST_SKEL_$(1)) $$(wildcard tests/lib/*.h include/mrc/*.h tests/fabric/*.h)
+$(BUILD)/bpftest/$(1): tests/bpf/$(1).c tests/lib/pkt.c tests/lib/fixture.c $(BUILD)/libmrc-common.a $$(BPF_TEST_SKEL_$(1)) $$(wildcard tests/lib/*.h include/mrc/*.h tests/fabric/*.h)
 	$$(call msg,CC,$$@)
 	@mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(CFLAGS) -Itests/lib -Ilib -Itests/fabric -o $$@ $$(filter %.c,$$^) $$(LIBS_BPF) $$(LIBS_CMOCKA) -lm
+	$$(Q)$$(CC) $$(CFLAGS) -Itests/lib -Ilib -Itests/fabric -o $$@ $$(filter %.c %.a,$$^) $$(LIBS_BPF) $$(LIBS_CMOCKA) -lm
 endef
 $(foreach t,$(BPF_TESTS),$(eval $(call bpf_test_rule,$(t))))
 BPF_TEST_BINS := $(addprefix $(BUILD)/bpftest/,$(BPF_TESTS))

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/csum.c against worked examples. */
+/* Unit tests of lib/common/csum.c against worked examples. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

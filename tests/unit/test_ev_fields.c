@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * EV field expansion (lib/ev_fields.c) against vectors worked by hand in
- * the comments. Profiles named after an OCP example take its
+ * EV field expansion (lib/common/ev_fields.c) against vectors worked by
+ * hand in the comments. Profiles named after an OCP example take its
  * configuration from the public OCP-Multipath-Reliable-Connection
  * repository: examples/ev_expansion/ev_expansion.c (which picks its EVs at
  * random, so the compact EVs here are ours) and examples/mrc_ctl_gen_ev.md.

@@ -132,7 +132,7 @@ static int do_show(struct args *a)
 		d.mrc_ctl_protocol_version);
 	put_ev_limits(t, &d);
 	put_cc_ports_caps(t, &d);
-	tbl_print_one(t, out);
+	tbl_print_one(t, out, opts.json, opts.pretty);
 	tbl_free(t);
 	return 0;
 }

@@ -147,7 +147,7 @@ static int do_show(struct args *a)
 	for (i = 0; i < n; i++)
 		if (wanted(&flt, &evs[i]))
 			ev_row(t, &evs[i]);
-	tbl_print_list(t, out);
+	tbl_print_list(t, out, opts.json, opts.pretty);
 	tbl_free(t);
 	free(evs);
 	return 0;

@@ -154,7 +154,7 @@ int ev_do_expand(struct args *a)
 		t = tbl_new();
 		for (i = 0; i < n; i++)
 			expand_row(t, &x, vals[i]);
-		tbl_print_list(t, out);
+		tbl_print_list(t, out, opts.json, opts.pretty);
 		tbl_free(t);
 	}
 	free(x.f);

@@ -271,7 +271,7 @@ static int do_evs(struct args *a)
 			populated ? ev_state_str(e[i].state) : NULL);
 		tbl_bool(t, "populated", "POPULATED", populated);
 	}
-	tbl_print_list(t, out);
+	tbl_print_list(t, out, opts.json, opts.pretty);
 	tbl_free(t);
 	free(e);
 	return 0;

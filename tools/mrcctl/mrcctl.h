@@ -2,9 +2,10 @@
 /*
  * This file contains what mrcctl's files share: the object and command
  * tables, the argument cursor and its parsers, error reporting (usage
- * errors exit 1, errors of the device API exit 2), the JSON value tree,
- * the output table that prints both aligned text and JSON, the names of
- * states and modes, and the device every command talks to.
+ * errors exit 1, errors of the device API exit 2), the names of states
+ * and modes, and the device every command talks to. The JSON value tree
+ * and the output table that prints both aligned text and JSON are in the
+ * internal library (lib/common/json.h, table.h).
  *
  * Every function that can fail returns 0 or the exit status it has
  * already reported (MRCCTL_EXIT_USAGE, MRCCTL_EXIT_RUNTIME), so callers
@@ -17,8 +18,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "json.h"
 #include "mrc_ext.h"
 #include "mrc/ev_fields.h"
+#include "table.h"
+#include "xalloc.h"
 
 #pragma GCC poison u8 u16 u32 u64
 
@@ -81,12 +85,6 @@ extern FILE *out;
 /* Set by a command that fails but whose output must still be printed. */
 extern int out_keep;
 
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t size);
-void *xrealloc(void *p, size_t n, size_t size);
-char *xstrdup(const char *s);
-char *xasprintf(const char *fmt, ...) PRINTF(1, 2);
-
 /* ---- errors (main.c) ------------------------------------------------------ */
 
 int err_usage(const char *fmt, ...) PRINTF(1, 2);
@@ -136,51 +134,6 @@ int arg_required(const struct args *a, const char *key);
 
 /* s as a number: decimal, or hexadecimal after 0x; -EINVAL, -ERANGE. */
 int parse_u64(const char *s, uint64_t *v);
-
-/* ---- JSON values (json.c) ---------------------------------------------- */
-
-struct jv;
-
-struct jv *jv_obj(void);
-struct jv *jv_arr(void);
-struct jv *jv_str(const char *s); /* NULL: null */
-struct jv *jv_u64(uint64_t v);
-struct jv *jv_num(double v, int decimals);
-struct jv *jv_bool(int v);
-struct jv *jv_null(void);
-/* Adds v to an object (key) or an array (key NULL); returns v. */
-struct jv *jv_add(struct jv *parent, const char *key, struct jv *v);
-void jv_print(FILE *f, const struct jv *v, int pretty);
-void jv_free(struct jv *v);
-
-/* ---- output tables (table.c) --------------------------------------------- */
-
-/*
- * Rows of fields, each given once for both outputs: key is the JSON name
- * (snake_case, unit in it), head the text column header (unit in it).
- * A list prints as an array or as aligned columns, one row as an object
- * or as "head  value" lines.
- */
-struct tbl;
-
-struct tbl *tbl_new(void);
-void tbl_row(struct tbl *t);
-/* text and json become the table's; json NULL: a text-only column, head
- * NULL: a JSON-only field. */
-void tbl_put(struct tbl *t, const char *key, const char *head, int right,
-	     char *text, struct jv *json);
-void tbl_u64(struct tbl *t, const char *key, const char *head, uint64_t v);
-void tbl_hex(struct tbl *t, const char *key, const char *head, uint64_t v);
-void tbl_str(struct tbl *t, const char *key, const char *head, const char *s);
-/* s (allocated) becomes the table's. */
-void tbl_str_own(struct tbl *t, const char *key, const char *head, char *s);
-void tbl_bool(struct tbl *t, const char *key, const char *head, int v);
-void tbl_fixed(struct tbl *t, const char *key, const char *head, double v,
-	       int decimals);
-void tbl_none(struct tbl *t, const char *key, const char *head);
-void tbl_print_list(struct tbl *t, FILE *f);
-void tbl_print_one(struct tbl *t, FILE *f);
-void tbl_free(struct tbl *t);
 
 /* Prints the JSON document of a command without output: null. */
 void print_null(void);

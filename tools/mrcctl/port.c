@@ -64,9 +64,9 @@ static int do_show(struct args *a)
 	if (!rc && want && i == n)
 		rc = err_runtime("port %u: no such port", want);
 	if (!rc && want)
-		tbl_print_one(t, out);
+		tbl_print_one(t, out, opts.json, opts.pretty);
 	else if (!rc)
-		tbl_print_list(t, out);
+		tbl_print_list(t, out, opts.json, opts.pretty);
 	tbl_free(t);
 	free(ports);
 	return rc;

@@ -191,7 +191,7 @@ static int probe_run(struct args *a)
 		rc = probe_round(ctx, &p, req, rsp, r, t, &missing);
 	}
 	if (!rc) {
-		tbl_print_list(t, out);
+		tbl_print_list(t, out, opts.json, opts.pretty);
 		if (missing) {
 			out_keep = 1; /* the answers that came are printed */
 			rc = err_runtime("%d of %u probes got no answer within"

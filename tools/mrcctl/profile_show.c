@@ -36,9 +36,9 @@ int profile_show(struct args *a,
 	for (k = 0; !rc && k < n; k++)
 		rc = row(ctx, one ? id : k, !one, t);
 	if (!rc && one)
-		tbl_print_one(t, out);
+		tbl_print_one(t, out, opts.json, opts.pretty);
 	else if (!rc)
-		tbl_print_list(t, out);
+		tbl_print_list(t, out, opts.json, opts.pretty);
 	tbl_free(t);
 	return rc;
 }

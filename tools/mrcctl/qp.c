@@ -81,9 +81,9 @@ static int do_show(struct args *a)
 	if (one && !found)
 		rc = err_runtime("qp %u: no such QP", qpn);
 	else if (one)
-		tbl_print_one(t, out);
+		tbl_print_one(t, out, opts.json, opts.pretty);
 	else
-		tbl_print_list(t, out);
+		tbl_print_list(t, out, opts.json, opts.pretty);
 	tbl_free(t);
 	free(qps);
 	return rc;

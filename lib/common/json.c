@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A small JSON value tree for mrcctl: commands build their document, then
- * print it compact (one line) or pretty. Numbers stay numbers; strings are
+ * A small JSON value tree (json.h): a command builds its document, then
+ * prints it compact (one line) or pretty. Numbers stay numbers; strings are
  * escaped to plain ASCII so the output is valid JSON whatever bytes an
  * interface name holds.
  */
@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mrcctl.h"
+#include "json.h"
+#include "xalloc.h"
 
 enum jv_type { JV_NULL, JV_BOOL, JV_U64, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
 

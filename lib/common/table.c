@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mrcctl's output tables: each field of a row is given once, as text for
+ * Output tables (table.h): each field of a row is given once, as text for
  * people and as a JSON value for programs. Lists print as aligned columns
  * (widths computed over header and rows, numbers right-aligned) or as a
  * JSON array of objects; a single row prints as "head  value" lines or as
@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mrcctl.h"
+#include "table.h"
+#include "xalloc.h"
 
 struct col {
 	char *key;
@@ -129,18 +130,18 @@ static const char *cell(const struct row *r, int c)
 	return c < r->ncells && r->cells[c] ? r->cells[c] : "";
 }
 
-void tbl_print_list(struct tbl *t, FILE *f)
+void tbl_print_list(struct tbl *t, FILE *f, int json, int pretty)
 {
 	struct jv *arr;
 	int i, c;
 
-	if (opts.json) {
+	if (json) {
 		arr = jv_arr();
 		for (i = 0; i < t->nrows; i++) {
 			jv_add(arr, NULL, t->rows[i].obj);
 			t->rows[i].obj = NULL; /* the array's now */
 		}
-		jv_print(f, arr, opts.pretty);
+		jv_print(f, arr, pretty);
 		jv_free(arr);
 		return;
 	}
@@ -171,15 +172,15 @@ void tbl_print_list(struct tbl *t, FILE *f)
 	}
 }
 
-void tbl_print_one(struct tbl *t, FILE *f)
+void tbl_print_one(struct tbl *t, FILE *f, int json, int pretty)
 {
 	size_t w = 0;
 	int c;
 
 	if (!t->nrows)
 		tbl_row(t);
-	if (opts.json) {
-		jv_print(f, t->rows[0].obj, opts.pretty);
+	if (json) {
+		jv_print(f, t->rows[0].obj, pretty);
 		return;
 	}
 	for (c = 0; c < t->ncols; c++)
