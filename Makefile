@@ -8,7 +8,7 @@
 #   make check    everything: unit, BPF fixture and network-namespace tests
 #   make bench    benchmarks (figures, not pass/fail)
 #   make verify   load every BPF object, print verified instruction counts
-#   make lint     clang-format, shellcheck, cppcheck
+#   make lint     clang-format, shellcheck, cppcheck, the installed headers alone
 #   make demo     testbed up, traffic, a failure, the result, testbed down
 #   make soak     mrcd 10 minutes under a mixed load: no growth, measured
 #   make install  mrcd, mrcctl, mrc-perf, libmrc, headers, unit, man pages
@@ -396,6 +396,8 @@ lint:
 		--inline-suppr --suppress=missingIncludeSystem \
 		--library=tests/lint/libbpf.cfg -Iinclude -Ilib -Itests/lib \
 		-Itests/fabric $(LINT_USER_C)
+	$(call msg,HEADERS,the installed headers on their own)
+	$(Q)CC="$(CC)" tests/lint/headers.sh
 
 # make install / uninstall (PREFIX, DESTDIR): deploy/install.mk.
 include deploy/install.mk

@@ -2,14 +2,14 @@
 #
 # make install, make uninstall (PREFIX, DESTDIR), included by the Makefile
 # after PROGS and TOOLS. uninstall removes exactly what install wrote, then
-# mrc's own directories (libexec/mrc, include/mrc, /etc/mrc) if empty.
+# mrc's own directories (libexec/mrc, /etc/mrc) if empty. make
+# install-headers installs the public headers alone.
 #
 #   sbin     mrcd
 #   bin      mrcctl, mrc-perf
 #   lib      libmrc.so.1 (soname), libmrc.so -> libmrc.so.1, libmrc.a,
 #            pkgconfig/libmrc.pc
-#   include  mrc.h, mrc_api_ver.h, mrc_ctl.h, mrc_ctl_api_ver.h, mrc_ext.h,
-#            mrc/ (what those include)
+#   include  mrc.h, mrc_api_ver.h, mrc_ctl.h, mrc_ctl_api_ver.h, mrc_ext.h
 #   libexec/mrc  the test fabric: testbed and its tools
 #   share    man8/mrcd.8.gz, man8/mrcctl.8.gz, man5/mrcd.conf.5.gz,
 #            bash-completion/completions/mrcctl
@@ -39,14 +39,12 @@ UNITDIR      ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/
 # libmrc.pc's Version: the application API's, from mrc_api_ver.h.
 LIBMRC_VERSION := $(or $(shell sed -n 's/^.define MRC_API_CURRENT_VERSION[[:space:]]*MRC_API_VER(\([0-9]*\), *\([0-9]*\), *\([0-9]*\)).*/\1.\2.\3/p' include/mrc_api_ver.h),1.0.0)
 
+# The public API, and only it: these include nothing of include/mrc/ (the
+# daemon's protocol, the data path's layouts), and make lint installs them
+# alone into a scratch DESTDIR and compiles each on its own
+# (tests/lint/headers.sh).
 INST_HDRS    := include/mrc.h include/mrc_api_ver.h include/mrc_ctl.h \
 		include/mrc_ctl_api_ver.h include/mrc_ext.h
-# What the headers above include (mrc_ext.h -> mrc/mrcd_proto.h -> abi.h,
-# wire.h, ev_fields.h: tests/system/002-install.sh compiles against the
-# installed tree), and ev_names.h, where mrc_ext.h sends readers for the
-# names of event reasons. The rest of include/mrc is the daemon's.
-INST_SUBHDRS := include/mrc/mrcd_proto.h include/mrc/abi.h include/mrc/wire.h \
-		include/mrc/ev_fields.h include/mrc/ev_names.h
 INST_MAN8    := mrcd.8 mrcctl.8
 INST_MAN5    := mrcd.conf.5
 # Gzipped, as Debian policy has it; -n keeps the output reproducible.
@@ -58,14 +56,19 @@ $(BUILD)/deploy/%.gz: deploy/%
 	@mkdir -p $(@D)
 	$(Q)gzip -9nc $< > $@
 
-.PHONY: install uninstall
+.PHONY: install install-headers uninstall
+
+install-headers: $(INST_HDRS)
+	$(call msg,INSTALL,$(DESTDIR)$(INCLUDEDIR)/mrc*.h)
+	$(Q)install -d $(DESTDIR)$(INCLUDEDIR)
+	$(Q)install -m 0644 $(INST_HDRS) $(DESTDIR)$(INCLUDEDIR)/
 
 # libmrc.pc and mrcd.service depend on PREFIX and friends: written anew on
 # every install. The unit in the tree names /usr/local/sbin and /etc/mrc.
-install: $(BUILD)/daemon/mrcd $(BUILD)/tools/mrcctl $(BUILD)/tools/mrc-perf \
-		$(BUILD)/libmrc.so.1 $(BUILD)/libmrc.a $(INST_LIBEXEC) $(INST_MANGZ) \
-		deploy/libmrc.pc.in deploy/mrcd.service deploy/mrcd.conf \
-		deploy/mrcctl.bash-completion $(INST_HDRS) $(INST_SUBHDRS)
+install: install-headers $(BUILD)/daemon/mrcd $(BUILD)/tools/mrcctl \
+		$(BUILD)/tools/mrc-perf $(BUILD)/libmrc.so.1 $(BUILD)/libmrc.a \
+		$(INST_LIBEXEC) $(INST_MANGZ) deploy/libmrc.pc.in \
+		deploy/mrcd.service deploy/mrcd.conf deploy/mrcctl.bash-completion
 	$(call msg,GEN,$(BUILD)/deploy/libmrc.pc)
 	@mkdir -p $(BUILD)/deploy
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
@@ -87,10 +90,6 @@ install: $(BUILD)/daemon/mrcd $(BUILD)/tools/mrcctl $(BUILD)/tools/mrc-perf \
 	$(Q)install -m 0644 $(BUILD)/libmrc.a $(DESTDIR)$(LIBDIR)/
 	$(call msg,INSTALL,$(DESTDIR)$(PKGCONFIGDIR)/libmrc.pc)
 	$(Q)install -m 0644 $(BUILD)/deploy/libmrc.pc $(DESTDIR)$(PKGCONFIGDIR)/
-	$(call msg,INSTALL,$(DESTDIR)$(INCLUDEDIR)/mrc*.h mrc/)
-	$(Q)install -d $(DESTDIR)$(INCLUDEDIR)/mrc
-	$(Q)install -m 0644 $(INST_HDRS) $(DESTDIR)$(INCLUDEDIR)/
-	$(Q)install -m 0644 $(INST_SUBHDRS) $(DESTDIR)$(INCLUDEDIR)/mrc/
 	$(call msg,INSTALL,$(DESTDIR)$(LIBEXECDIR))
 	$(Q)install -d $(DESTDIR)$(LIBEXECDIR)
 	$(Q)install -m 0755 $(INST_LIBEXEC) $(DESTDIR)$(LIBEXECDIR)/
@@ -117,13 +116,11 @@ uninstall:
 		$(addprefix $(DESTDIR)$(LIBDIR)/,libmrc.so.1 libmrc.so libmrc.a) \
 		$(DESTDIR)$(PKGCONFIGDIR)/libmrc.pc \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(INST_HDRS))) \
-		$(addprefix $(DESTDIR)$(INCLUDEDIR)/mrc/,$(notdir $(INST_SUBHDRS))) \
 		$(addprefix $(DESTDIR)$(LIBEXECDIR)/,$(notdir $(INST_LIBEXEC))) \
 		$(DESTDIR)$(UNITDIR)/mrcd.service \
 		$(DESTDIR)$(SYSCONFDIR)/mrc/mrcd.conf.example \
 		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(addsuffix .gz,$(INST_MAN8))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(addsuffix .gz,$(INST_MAN5))) \
 		$(DESTDIR)$(BASHCOMPDIR)/mrcctl
-	$(Q)rmdir $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(INCLUDEDIR)/mrc \
-		$(DESTDIR)$(SYSCONFDIR)/mrc 2>/dev/null || true
+	$(Q)rmdir $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(SYSCONFDIR)/mrc 2>/dev/null || true
 	$(Q)if [ -z "$(DESTDIR)" ]; then ldconfig || true; fi

@@ -2,7 +2,9 @@
 /*
  * This file contains libmrc's extensions: calls this soft device offers
  * beyond the OCP MRC application API (mrc.h). Programs that use them run
- * only on mrc; the names start with mrcx_ to say so.
+ * only on mrc; the names start with mrcx_ to say so. It is public and
+ * stands on its own: mrcd's protocol (include/mrc/mrcd_proto.h) embeds
+ * these structs, never the other way round.
  */
 #ifndef MRC_EXT_H
 #define MRC_EXT_H
@@ -12,7 +14,54 @@
 #include "mrc.h"
 #include "mrc_ctl.h"
 
-struct mrcd_qp_health;
+/* EVs of one QP at most (the device's MRC_QP_EVS). */
+#define MRCX_QP_EVS 64
+
+/* Why an EV changed state (mrcd_ev_rec, mrcx_ev_event); docs/health.md. */
+enum mrcx_ev_reason {
+	MRCX_EV_R_LOSS = 1, /* a later packet on the same EV got through */
+	MRCX_EV_R_TIMEOUT = 2, /* the ACK timeout of a packet sent on it */
+	MRCX_EV_R_PROBES = 3, /* consecutive probe answers: GOOD again */
+	MRCX_EV_R_PORT_DOWN = 4, /* its port lost carrier or was disabled */
+	MRCX_EV_R_PORT_UP = 5, /* its port is back (it is probed first) */
+	MRCX_EV_R_DENY = 6, /* the controller denied it */
+	MRCX_EV_R_ALLOW = 7, /* the controller allowed it again */
+	MRCX_EV_R_MIN_ACTIVE = 8, /* looked bad, kept in use: ev_min_active */
+	MRCX_EV_R_PROBE_ANSWER = 9, /* a probe came back */
+	MRCX_EV_R_SILENT = 10, /* delivered nothing while later packets did */
+	MRCX_EV_R_GRAY = 11, /* delivers, but its RTT is far above its peers' */
+	MRCX_EV_R_LOSSY = 12, /* delivers, but loses far more than its peers */
+};
+
+/*
+ * One EV event of a QP, as mrcd logged it (numbered from 1 per QP). States
+ * are enum mrc_ctl_ev_state values (mrc_ctl.h), reasons enum
+ * mrcx_ev_reason.
+ */
+struct mrcd_ev_rec {
+	uint64_t ts_ns; /* CLOCK_MONOTONIC, the data path's */
+	uint32_t no;
+	uint8_t ev_idx, state, old_state, reason;
+	/* events the device dropped (ring full, any QP) since the last one
+	 * mrcd read: the OCP event's drop_count, exact */
+	uint32_t dropped;
+	uint32_t pad0;
+};
+
+#define MRCD_HEALTH_EVENTS 16
+
+/* A QP's path health: its EVs now, its packet counters, its last events. */
+struct mrcd_qp_health {
+	uint32_t nev;
+	uint32_t nevents; /* in events[], oldest first */
+	uint64_t ev_use; /* bit i: EV i carries traffic */
+	uint64_t ev_denied;
+	uint64_t sent, retx, lost; /* packets, over all its EVs */
+	uint32_t last_no; /* the newest event's number (0: none yet) */
+	uint32_t pad0;
+	uint8_t state[MRCX_QP_EVS]; /* enum mrc_ctl_ev_state */
+	struct mrcd_ev_rec events[MRCD_HEALTH_EVENTS];
+};
 
 /*
  * Path health of one of the caller's QPs (docs/health.md): the state of
@@ -97,14 +146,11 @@ struct mrcx_ev_event {
 	uint32_t qpn;
 	uint32_t ev_idx;
 	uint32_t old_state; /* enum mrc_ctl_ev_state */
-	uint32_t reason; /* enum mrc_ev_reason (include/mrc/ev_names.h) */
+	uint32_t reason; /* enum mrcx_ev_reason */
 };
 
 /* mrc_ctl_poll_ev_event(), with the extra fields. */
 int mrcx_ctl_poll_ev_event(struct mrc_cq *ev_cq, int num_entries,
 			   struct mrcx_ev_event *ev_event);
-
-/* Last: the protocol's replies embed the structs above. */
-#include "mrc/mrcd_proto.h"
 
 #endif /* MRC_EXT_H */

@@ -16,6 +16,29 @@
 #include "ev_fields.h"
 #include "../mrc_ext.h"
 
+/*
+ * The public extension API (mrc_ext.h) names the device's limits and
+ * reasons by its own values, and this protocol carries its structs: they
+ * must stay the data path's.
+ */
+_Static_assert(MRCX_QP_EVS == MRC_QP_EVS, "mrc_ext.h: EVs per QP");
+#define MRCD_SAME_REASON(r)                                     \
+	_Static_assert((int)MRCX_EV_R_##r == (int)MRC_EV_R_##r, \
+		       "mrc_ext.h: reason " #r)
+MRCD_SAME_REASON(LOSS);
+MRCD_SAME_REASON(TIMEOUT);
+MRCD_SAME_REASON(PROBES);
+MRCD_SAME_REASON(PORT_DOWN);
+MRCD_SAME_REASON(PORT_UP);
+MRCD_SAME_REASON(DENY);
+MRCD_SAME_REASON(ALLOW);
+MRCD_SAME_REASON(MIN_ACTIVE);
+MRCD_SAME_REASON(PROBE_ANSWER);
+MRCD_SAME_REASON(SILENT);
+MRCD_SAME_REASON(GRAY);
+MRCD_SAME_REASON(LOSSY);
+#undef MRCD_SAME_REASON
+
 #define MRCD_SOCKET_DEFAULT "/run/mrc/mrcd.sock"
 #define MRCD_SOCKET_ENV "MRC_SOCKET" /* overrides the default path */
 #define MRCD_PROTO_VERSION 3
@@ -244,32 +267,6 @@ struct mrcd_qp_query {
 	uint32_t state; /* the data path's, enum mrc_qp_state */
 	uint32_t next_psn, una_psn;
 	uint32_t pad0;
-};
-
-/* One EV event of a QP, as mrcd logged it (numbered from 1 per QP). */
-struct mrcd_ev_rec {
-	uint64_t ts_ns; /* CLOCK_MONOTONIC, the data path's */
-	uint32_t no;
-	uint8_t ev_idx, state, old_state, reason; /* MRC_EV_*, mrc_ev_reason */
-	/* events the device dropped (ring full, any QP) since the last one
-	 * mrcd read: the OCP event's drop_count, exact */
-	uint32_t dropped;
-	uint32_t pad0;
-};
-
-#define MRCD_HEALTH_EVENTS 16
-
-/* A QP's path health: its EVs now, its packet counters, its last events. */
-struct mrcd_qp_health {
-	uint32_t nev;
-	uint32_t nevents; /* in events[], oldest first */
-	uint64_t ev_use; /* bit i: EV i carries traffic */
-	uint64_t ev_denied;
-	uint64_t sent, retx, lost; /* packets, over all its EVs */
-	uint32_t last_no; /* the newest event's number (0: none yet) */
-	uint32_t pad0;
-	uint8_t state[MRC_QP_EVS]; /* MRC_EV_* */
-	struct mrcd_ev_rec events[MRCD_HEALTH_EVENTS];
 };
 
 struct mrcd_rep {

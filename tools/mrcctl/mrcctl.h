@@ -21,6 +21,7 @@
 #include "json.h"
 #include "mrc_ext.h"
 #include "mrc/ev_fields.h"
+#include "mrc/mrcd_proto.h" /* the socket mrcd listens on */
 #include "table.h"
 #include "xalloc.h"
 
