@@ -12,6 +12,11 @@
  *   ALLOW  DENIED -> ASSUMED_BAD: probed before it carries traffic
  *
  * Each change is an EV event, as if the data path had made it.
+ *
+ *   QP_READ   the QP's struct mrc_qp_view, copied under its send lock into
+ *             the packet after the command: the one way mrcd reads a QP's
+ *             send state
+ *   QP_STATE  both halves' state, each under its own lock
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -62,6 +67,71 @@ static __always_inline int ctl_apply(struct mrc_qp_tx *qp, __u32 op, __u32 i,
 	return changed;
 }
 
+/* Under the send lock: a consistent view, written straight to the packet
+ * (it is larger than the stack). */
+static __always_inline void qp_read(struct mrc_qp_tx *qp, struct mrc_qp_view *v)
+{
+	bpf_spin_lock(&qp->lock);
+	v->state = qp->state;
+	v->peer_qpn = qp->peer_qpn;
+	v->window = qp->window;
+	v->mtu = qp->mtu;
+	v->nev = qp->nev;
+	v->next_psn = qp->next_psn;
+	v->una_psn = qp->una_psn;
+	v->sq_head = qp->sq_head;
+	v->sq_done = qp->sq_done;
+	v->pad0 = 0;
+	v->timeout_ns = qp->timeout_ns;
+	v->ev_use = qp->ev_use;
+	v->ev_denied = qp->ev_denied;
+	__builtin_memcpy(v->ev, qp->ev, sizeof(v->ev));
+	__builtin_memcpy(v->ev_fl, qp->ev_fl, sizeof(v->ev_fl));
+	__builtin_memcpy(v->ev_port, qp->ev_port, sizeof(v->ev_port));
+	__builtin_memcpy(v->ev_state, qp->ev_state, sizeof(v->ev_state));
+	__builtin_memcpy(v->peer_addr, qp->peer_addr, sizeof(v->peer_addr));
+	bpf_spin_unlock(&qp->lock);
+}
+
+/* QP_STATE: the send half, then the receive half. */
+static __always_inline int qp_state(struct mrc_qp_tx *qp, __u32 qpn,
+				    __u32 state)
+{
+	struct mrc_qp_rx *qr = bpf_map_lookup_elem(&mrc_qp, &qpn);
+
+	if (!qr)
+		return 2; /* ENOENT */
+	bpf_spin_lock(&qp->lock);
+	qp->state = state;
+	bpf_spin_unlock(&qp->lock);
+	bpf_spin_lock(&qr->lock);
+	qr->state = state;
+	bpf_spin_unlock(&qr->lock);
+	return 0;
+}
+
+/* The commands on a QP as a whole; c->result is set. */
+static __always_inline int qp_cmd(struct xdp_md *ctx, struct mrc_dp_cmd *c,
+				  struct mrc_qp_tx *qp)
+{
+	void *end = (void *)(long)ctx->data_end;
+	struct mrc_qp_view *v = (void *)(c + 1);
+
+	if (c->op == MRC_DP_QP_STATE) {
+		c->result = c->value > MRC_QPS_ERR ?
+				    22 :
+				    qp_state(qp, c->qpn, c->value);
+		return XDP_PASS;
+	}
+	if ((void *)(v + 1) > end) {
+		c->result = 90; /* EMSGSIZE: no room for the view */
+		return XDP_PASS;
+	}
+	qp_read(qp, v);
+	c->result = 0;
+	return XDP_PASS;
+}
+
 SEC("xdp")
 int mrc_xdp_ctl(struct xdp_md *ctx)
 {
@@ -76,17 +146,19 @@ int mrc_xdp_ctl(struct xdp_md *ctx)
 	if ((void *)(c + 1) > end)
 		return XDP_DROP;
 	if (c->magic != MRC_DP_MAGIC || c->op < MRC_DP_EV_GOOD ||
-	    c->op > MRC_DP_EV_ALLOW) {
+	    c->op > MRC_DP_QP_STATE) {
 		c->result = 22; /* EINVAL */
 		return XDP_PASS;
 	}
 	qpn = c->qpn;
 	i = c->ev_idx;
 	qp = qpn < MRC_MAX_QP ? bpf_map_lookup_elem(&mrc_qp_tx, &qpn) : NULL;
-	if (!qp || qp->state == MRC_QPS_RESET) {
+	if (!qp || (qp->state == MRC_QPS_RESET && c->op < MRC_DP_QP_READ)) {
 		c->result = 2; /* ENOENT */
 		return XDP_PASS;
 	}
+	if (c->op >= MRC_DP_QP_READ)
+		return qp_cmd(ctx, c, qp);
 	if (i >= qp->nev || i >= MRC_QP_EVS) {
 		c->result = 22;
 		return XDP_PASS;

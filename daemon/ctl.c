@@ -23,14 +23,11 @@
 #include "mrc/msg.h"
 #include "mrc_xdp_rx.skel.h"
 
-static struct mrc_qp_tx qt_buf; /* one QP's send half, 21 KB: not on stack */
+static struct mrc_qp_view qv; /* the last QP read_qp() read */
 
-static int qp_tx(struct mrcd *m, uint32_t qpn)
+static int read_qp(struct mrcd *m, uint32_t qpn)
 {
-	return bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_qp_tx), &qpn,
-				   &qt_buf) ?
-		       -errno :
-		       0;
+	return dev_qp_view(&m->dev, qpn, &qv);
 }
 
 static uint32_t port_mask(const struct mrcd *m)
@@ -137,10 +134,10 @@ void ctl_qp_started(struct mrcd *m, uint32_t qpn)
 	const struct prof_ev *pe = q->ev_prof ? &m->prof.ev[q->ev_prof] : NULL;
 	uint32_t i;
 
-	if (qp_tx(m, qpn))
+	if (read_qp(m, qpn))
 		return;
-	for (i = 0; i < qt_buf.nev && i < MRC_QP_EVS; i++) {
-		uint32_t p = qt_buf.ev_port[i];
+	for (i = 0; i < qv.nev && i < MRC_QP_EVS; i++) {
+		uint32_t p = qv.ev_port[i];
 
 		if (pe && pe->ev[i].denied)
 			dev_ev_cmd(&m->dev, MRC_DP_EV_DENY, qpn, i,
@@ -164,10 +161,10 @@ static void apply_denials(struct mrcd *m, uint64_t id)
 		const struct qp_ent *q = &m->qp[qpn];
 
 		if (!q->owner || !q->prof_held || q->ev_prof != id ||
-		    q->state != MRC_QPS_RTS || qp_tx(m, qpn))
+		    q->state != MRC_QPS_RTS || read_qp(m, qpn))
 			continue;
-		for (i = 0; i < qt_buf.nev && i < MRC_QP_EVS; i++) {
-			int denied = !!(qt_buf.ev_denied >> i & 1);
+		for (i = 0; i < qv.nev && i < MRC_QP_EVS; i++) {
+			int denied = !!(qv.ev_denied >> i & 1);
 
 			if (pe->ev[i].denied && !denied)
 				dev_ev_cmd(&m->dev, MRC_DP_EV_DENY, qpn, i,
@@ -335,16 +332,16 @@ static void do_port_list(struct mrcd *m, struct mrcd_ctl_ports *o)
 	}
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
 		if (!m->qp[qpn].owner || m->qp[qpn].state != MRC_QPS_RTS ||
-		    qp_tx(m, qpn))
+		    read_qp(m, qpn))
 			continue;
-		for (i = 0; i < qt_buf.nev && i < MRC_QP_EVS; i++) {
-			uint32_t pp = qt_buf.ev_port[i];
+		for (i = 0; i < qv.nev && i < MRC_QP_EVS; i++) {
+			uint32_t pp = qv.ev_port[i];
 
 			if (pp >= o->n)
 				continue;
-			if (qt_buf.ev_use >> i & 1)
+			if (qv.ev_use >> i & 1)
 				o->port[pp].nev_in_use++;
-			if (qt_buf.ev_state[i] != MRC_EV_GOOD)
+			if (qv.ev_state[i] != MRC_EV_GOOD)
 				o->port[pp].nev_bad++;
 		}
 	}
@@ -395,15 +392,15 @@ static void do_qp_list(struct mrcd *m, const struct mrcd_ctl_list *r,
 		qi->cc_profile_id = q->cc_prof;
 		memcpy(qi->peer_gid, q->peer_gid, 16);
 		qi->peer_qpn = q->peer_qpn;
-		if (q->state != MRC_QPS_RTS || qp_tx(m, qpn))
+		if (q->state != MRC_QPS_RTS || read_qp(m, qpn))
 			continue;
-		qi->state = qt_buf.state;
-		qi->window_psns = qt_buf.window;
-		qi->inflight_psns = (qt_buf.next_psn - qt_buf.una_psn) &
+		qi->state = qv.state;
+		qi->window_psns = qv.window;
+		qi->inflight_psns = (qv.next_psn - qv.una_psn) &
 				    MRC_BTH_PSN_MASK;
-		qi->nev = qt_buf.nev;
-		qi->nev_in_use = (uint32_t)__builtin_popcountll(qt_buf.ev_use);
-		stats_sum(m, qpn, qt_buf.nev, sum);
+		qi->nev = qv.nev;
+		qi->nev_in_use = (uint32_t)__builtin_popcountll(qv.ev_use);
+		stats_sum(m, qpn, qv.nev, sum);
 		qi->sent_pkts = sum[0];
 		qi->retx_pkts = sum[1];
 		qi->lost_pkts = sum[2];
@@ -414,7 +411,7 @@ static void ev_info(struct mrcd *m, uint32_t qpn, uint32_t i,
 		    struct mrcx_ev_info *e, uint64_t now)
 {
 	const struct qp_ent *q = &m->qp[qpn];
-	uint32_t v = qt_buf.ev[i] | (uint32_t)qt_buf.ev_fl[i] << 16;
+	uint32_t v = qv.ev[i] | (uint32_t)qv.ev_fl[i] << 16;
 
 	memset(e, 0, sizeof(*e));
 	e->qpn = qpn;
@@ -423,10 +420,10 @@ static void ev_info(struct mrcd *m, uint32_t qpn, uint32_t i,
 	if (q->ev_prof && q->ev_prof < PROF_MAX_EV)
 		v = m->prof.ev[q->ev_prof].ev[i].cval;
 	memcpy(e->ev.val, &v, sizeof(v));
-	e->wire_val = qt_buf.ev[i] | (uint32_t)qt_buf.ev_fl[i] << 16;
-	e->ev.port = (uint8_t)(qt_buf.ev_port[i] + 1);
-	e->state = qt_buf.ev_state[i];
-	e->in_use = (uint32_t)(qt_buf.ev_use >> i & 1);
+	e->wire_val = qv.ev[i] | (uint32_t)qv.ev_fl[i] << 16;
+	e->ev.port = (uint8_t)(qv.ev_port[i] + 1);
+	e->state = qv.ev_state[i];
+	e->in_use = (uint32_t)(qv.ev_use >> i & 1);
 	if (m->ev_stats) {
 		const struct mrc_ev_stats *s =
 			&m->ev_stats[qpn * MRC_QP_EVS + i];
@@ -458,9 +455,9 @@ static int do_ev_list(struct mrcd *m, const struct mrcd_ctl_list *r,
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
 		if ((r->qpn != UINT32_MAX && qpn != r->qpn) ||
 		    !m->qp[qpn].owner || m->qp[qpn].state != MRC_QPS_RTS ||
-		    qp_tx(m, qpn))
+		    read_qp(m, qpn))
 			continue;
-		for (i = 0; i < qt_buf.nev && i < MRC_QP_EVS; i++) {
+		for (i = 0; i < qv.nev && i < MRC_QP_EVS; i++) {
 			pos = qpn * MRC_QP_EVS + i;
 			o->total++;
 			if (pos < r->cursor)

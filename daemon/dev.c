@@ -315,28 +315,50 @@ void dev_release(struct dev *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int dev_ev_cmd(struct dev *d, uint32_t op, uint32_t qpn, uint32_t ev_idx,
-	       uint32_t reason)
+/* One command of the control program; the QP view after it, if v. */
+static int dp_cmd(struct dev *d, struct mrc_dp_cmd *c, struct mrc_qp_view *v)
 {
 	/* XDP takes a frame of an Ethernet header at least: padded. */
-	uint8_t buf[64] = {}, out[64];
-	struct mrc_dp_cmd c = { .magic = MRC_DP_MAGIC,
-				.op = op,
-				.qpn = qpn,
-				.ev_idx = ev_idx,
-				.reason = reason };
+	struct {
+		struct mrc_dp_cmd c;
+		struct mrc_qp_view v;
+	} in = { .c = *c }, out;
 
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf,
-		    .data_size_in = sizeof(buf), .data_out = out,
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = &in,
+		    .data_size_in = v ? sizeof(in) : 64, .data_out = &out,
 		    .data_size_out = sizeof(out));
-	memcpy(buf, &c, sizeof(c));
+	_Static_assert(sizeof(struct mrc_dp_cmd) <= 64, "a command fits");
+	in.c.magic = MRC_DP_MAGIC;
 	if (bpf_prog_test_run_opts(bpf_program__fd(d->ctl->progs.mrc_xdp_ctl),
 				   &o))
 		return -errno;
-	if (o.retval != XDP_PASS)
+	if (o.retval != XDP_PASS || o.data_size_out < sizeof(out.c))
 		return -EIO;
-	memcpy(&c, out, sizeof(c));
-	return -(int)c.result;
+	if (out.c.result)
+		return -(int)out.c.result;
+	if (v) {
+		if (o.data_size_out < sizeof(out))
+			return -EIO;
+		*v = out.v;
+	}
+	return 0;
+}
+
+int dev_ev_cmd(struct dev *d, uint32_t op, uint32_t qpn, uint32_t ev_idx,
+	       uint32_t reason)
+{
+	struct mrc_dp_cmd c = {
+		.op = op, .qpn = qpn, .ev_idx = ev_idx, .reason = reason
+	};
+
+	return dp_cmd(d, &c, NULL);
+}
+
+int dev_qp_view(struct dev *d, uint32_t qpn, struct mrc_qp_view *v)
+{
+	struct mrc_dp_cmd c = { .op = MRC_DP_QP_READ, .qpn = qpn };
+
+	return dp_cmd(d, &c, v);
 }
 
 static int add_inner(struct bpf_map *outer, uint32_t key, int fd)
@@ -623,32 +645,17 @@ out:
 	return err ? err_msg(err, "configuring a queue pair", NULL) : 0;
 }
 
-/* Only the state changes; the rest of both halves stays. */
+/*
+ * Only the state changes, under each half's lock in the control program:
+ * a read and a write back would undo what the data path did in between.
+ */
 int dev_qp_set_state(struct dev *d, uint32_t qpn, uint32_t state)
 {
-	struct mrc_qp_tx *qt = calloc(1, sizeof(*qt));
-	struct mrc_qp_rx *qr = calloc(1, sizeof(*qr));
-	int fd_tx = bpf_map__fd(d->rx->maps.mrc_qp_tx), err = 0;
-	int fd_rx = bpf_map__fd(d->rx->maps.mrc_qp);
+	struct mrc_dp_cmd c = { .op = MRC_DP_QP_STATE,
+				.qpn = qpn,
+				.value = state };
 
-	if (!qt || !qr || qpn >= MRC_MAX_QP) {
-		err = -EINVAL;
-		goto out;
-	}
-	if (bpf_map_lookup_elem_flags(fd_tx, &qpn, qt, BPF_F_LOCK) ||
-	    bpf_map_lookup_elem_flags(fd_rx, &qpn, qr, BPF_F_LOCK)) {
-		err = -errno;
-		goto out;
-	}
-	qt->state = state;
-	qr->state = state;
-	if (bpf_map_update_elem(fd_tx, &qpn, qt, BPF_F_LOCK) ||
-	    bpf_map_update_elem(fd_rx, &qpn, qr, BPF_F_LOCK))
-		err = -errno;
-out:
-	free(qt);
-	free(qr);
-	return err;
+	return dp_cmd(d, &c, NULL);
 }
 
 int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,
@@ -690,13 +697,14 @@ void dev_qp_destroy(struct dev *d, uint32_t qpn, struct mrc_sq *sq)
 int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
 		    uint32_t *next)
 {
-	static struct mrc_qp_tx qt;
+	struct mrc_qp_view v;
+	int err = dev_qp_view(d, qpn, &v);
 
-	if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_qp_tx), &qpn, &qt))
-		return -errno;
-	*state = qt.state;
-	*una = qt.una_psn;
-	*next = qt.next_psn;
+	if (err)
+		return err;
+	*state = v.state;
+	*una = v.una_psn;
+	*next = v.next_psn;
 	return 0;
 }
 

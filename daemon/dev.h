@@ -90,6 +90,11 @@ void dev_release(struct dev *d);
 int dev_ev_cmd(struct dev *d, uint32_t op, uint32_t qpn, uint32_t ev_idx,
 	       uint32_t reason);
 /*
+ * What mrcd reads of QP qpn's send state: its view, copied under the send
+ * lock by the control program. The only reader of mrc_qp_tx. 0 or -errno.
+ */
+int dev_qp_view(struct dev *d, uint32_t qpn, struct mrc_qp_view *v);
+/*
  * An interface's IP MTU and whether it is up with carrier, by ioctl in the
  * current network namespace (sysfs shows its mounter's). 0 or -errno.
  */

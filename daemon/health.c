@@ -378,12 +378,10 @@ int health_probe_frame(struct mrcd *m, uint32_t p, const uint8_t addr[16],
  */
 static int probe_send(struct mrcd *m, uint32_t qpn, uint32_t idx, uint32_t seq)
 {
-	static struct mrc_qp_tx qt;
+	struct mrc_qp_view qt;
 	uint32_t p;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_qp_tx), &qpn,
-				&qt) ||
-	    idx >= qt.nev)
+	if (dev_qp_view(&m->dev, qpn, &qt) || idx >= qt.nev)
 		return -ENOENT;
 	p = qt.ev_port[idx];
 	if (p >= MRC_MAX_PORTS)
@@ -497,13 +495,12 @@ void health_gray(struct mrcd *m)
 
 void health_adopt_qp(struct mrcd *m, uint32_t qpn)
 {
-	static struct mrc_qp_tx qt; /* 21 KB: not on the stack */
 	uint64_t now = mrcd_now_ns();
+	struct mrc_qp_view qt;
 	struct ev_health *e;
 	uint32_t i;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_qp_tx), &qpn,
-				&qt))
+	if (dev_qp_view(&m->dev, qpn, &qt))
 		return;
 	for (i = 0; i < qt.nev && i < MRC_QP_EVS; i++) {
 		if (qt.ev_state[i] != MRC_EV_ASSUMED_BAD)
@@ -532,14 +529,15 @@ void health_forget(struct mrcd *m, uint32_t qpn)
 int health_query(struct mrcd *m, uint32_t qpn, uint32_t after,
 		 struct mrcd_qp_health *h)
 {
-	static struct mrc_qp_tx qt;
 	struct qp_evlog *l = m->qp[qpn].evlog;
+	struct mrc_qp_view qt;
 	uint32_t i, n, first;
+	int err;
 
 	memset(h, 0, sizeof(*h));
-	if (bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_qp_tx), &qpn,
-				&qt))
-		return errno;
+	err = dev_qp_view(&m->dev, qpn, &qt);
+	if (err)
+		return -err;
 	h->nev = qt.nev;
 	h->ev_use = qt.ev_use;
 	h->ev_denied = qt.ev_denied;

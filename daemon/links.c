@@ -21,7 +21,6 @@
 #include "link_msg.h"
 #include "links.h"
 #include "mrcd.h"
-#include "mrc_xdp_rx.skel.h"
 
 int links_port_live(const struct mrcd *m, int p)
 {
@@ -31,7 +30,7 @@ int links_port_live(const struct mrcd *m, int p)
 /* Port p became live (up) or stopped being live: carrier or admin. */
 static void port_live_changed(struct mrcd *m, int p, int up)
 {
-	static struct mrc_qp_tx qt;
+	struct mrc_qp_view qt;
 	uint64_t now = mrcd_now_ns();
 	uint32_t qpn, i;
 	int n = 0;
@@ -42,8 +41,7 @@ static void port_live_changed(struct mrcd *m, int p, int up)
 		struct qp_ent *q = &m->qp[qpn];
 
 		if (!q->owner || q->state != MRC_QPS_RTS ||
-		    bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_qp_tx),
-					&qpn, &qt))
+		    dev_qp_view(&m->dev, qpn, &qt))
 			continue;
 		for (i = 0; i < qt.nev && i < MRC_QP_EVS; i++) {
 			if (qt.ev_port[i] != (uint32_t)p)

@@ -18,7 +18,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 2
+#define MRC_ABI_VERSION 3
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -388,13 +388,19 @@ _Static_assert(sizeof(struct mrc_ev_event) == 40, "ev event layout");
 /*
  * A command to the data path, run through BPF_PROG_TEST_RUN of mrc_xdp_ctl
  * with this struct as the packet: state changes that must happen under
- * the QP's send lock, which userspace cannot take.
+ * the QP's send lock, which userspace cannot take, and the one way mrcd
+ * reads a QP's send state (a consistent copy of the fields it needs, not
+ * the 23 KB map value).
  */
 enum mrc_dp_op {
 	MRC_DP_EV_GOOD = 1, /* ASSUMED_BAD -> GOOD (probes answered) */
 	MRC_DP_EV_BAD = 2, /* GOOD -> ASSUMED_BAD (reason given) */
 	MRC_DP_EV_DENY = 3, /* any -> DENIED */
 	MRC_DP_EV_ALLOW = 4, /* DENIED -> ASSUMED_BAD: probed before use */
+	/* The QP's struct mrc_qp_view, written after the command. */
+	MRC_DP_QP_READ = 5,
+	/* Both halves' state := value, each under its own lock. */
+	MRC_DP_QP_STATE = 6,
 };
 
 struct mrc_dp_cmd {
@@ -404,8 +410,37 @@ struct mrc_dp_cmd {
 	__u32 ev_idx;
 	__u32 reason; /* enum mrc_ev_reason, for the event */
 	__u32 result; /* written back: 0, or an errno */
+	__u32 value; /* MRC_DP_QP_STATE: the new state */
+	__u32 pad0;
 };
+_Static_assert(sizeof(struct mrc_dp_cmd) == 32, "dp command layout");
 #define MRC_DP_MAGIC 0x4d52434cu /* "MRCL" */
+
+/*
+ * What mrcd knows of a QP's send half (MRC_DP_QP_READ): its configuration
+ * and EVs, and where the data path is, copied under the send lock.
+ */
+struct mrc_qp_view {
+	__u32 state; /* enum mrc_qp_state */
+	__u32 peer_qpn;
+	__u32 window;
+	__u32 mtu;
+	__u32 nev;
+	__u32 next_psn;
+	__u32 una_psn;
+	__u32 sq_head;
+	__u32 sq_done;
+	__u32 pad0;
+	__u64 timeout_ns;
+	__u64 ev_use;
+	__u64 ev_denied;
+	__u16 ev[MRC_QP_EVS];
+	__u16 ev_fl[MRC_QP_EVS];
+	__u8 ev_port[MRC_QP_EVS];
+	__u8 ev_state[MRC_QP_EVS];
+	__u8 peer_addr[MRC_MAX_PORTS][16];
+};
+_Static_assert(sizeof(struct mrc_qp_view) == 576, "QP view layout");
 
 /*
  * What the sender knows of one EV of one QP: value of mrc_ev_stats, an

@@ -450,6 +450,112 @@ static void control_states(void **state)
 	assert_int_equal(cmd(99, S_QPN, 0, 0), EINVAL);
 }
 
+/* QP_READ of qpn into v, through a packet of len bytes; its result. */
+static int read_view(uint32_t qpn, uint32_t len, struct mrc_qp_view *v)
+{
+	struct {
+		struct mrc_dp_cmd c;
+		struct mrc_qp_view v;
+	} in = {
+		.c = { .magic = MRC_DP_MAGIC, .op = MRC_DP_QP_READ, .qpn = qpn }
+	};
+	static struct pkt out;
+
+	memset(&in.v, 0xa5, sizeof(in.v)); /* every byte must be written */
+	if (xdp_run(bpf_program__fd(ctl->progs.mrc_xdp_ctl), &in, len, &out) !=
+	    XDP_PASS)
+		return -1;
+	memcpy(&in, out.data, len);
+	*v = in.v;
+	return (int)in.c.result;
+}
+
+/*
+ * mrcd reads a QP's send state only through the control program: the
+ * fields of its view, copied under the send lock (not the 23 KB value),
+ * and sets the state of both halves under their locks.
+ */
+static void qp_view_and_state(void **state)
+{
+	struct mrc_dp_cmd c = { .magic = MRC_DP_MAGIC,
+				.op = MRC_DP_QP_STATE,
+				.qpn = S_QPN,
+				.value = MRC_QPS_ERR };
+	struct mrc_qp_tx *qt;
+	struct mrc_qp_view v;
+	struct mrc_qp_rx qr;
+	uint32_t key = S_QPN, i;
+	uint8_t buf[64] = {};
+	struct pkt out;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(cmd(MRC_DP_EV_DENY, S_QPN, 3, MRC_EV_R_DENY), 0);
+	assert_int_equal(cmd(MRC_DP_EV_BAD, S_QPN, 1, MRC_EV_R_PORT_DOWN), 0);
+	qt = get_qp_tx();
+	qt->next_psn = 1234;
+	qt->una_psn = 1200;
+	qt->sq_head = 7;
+	qt->sq_done = 5;
+	qt->ev_fl[2] = 0xbeef;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, qt, BPF_ANY),
+			 0);
+	assert_int_equal(read_view(S_QPN, sizeof(c) + sizeof(v), &v), 0);
+	assert_int_equal(v.state, MRC_QPS_RTS);
+	assert_int_equal(v.peer_qpn, R_QPN);
+	assert_int_equal(v.window, MRC_RX_WINDOW_MAX);
+	assert_int_equal(v.mtu, 1024);
+	assert_int_equal(v.nev, NEV);
+	assert_int_equal(v.next_psn, 1234);
+	assert_int_equal(v.una_psn, 1200);
+	assert_int_equal(v.sq_head, 7);
+	assert_int_equal(v.sq_done, 5);
+	assert_int_equal(v.pad0, 0);
+	assert_int_equal(v.timeout_ns, 1000000000ull);
+	assert_int_equal(v.ev_use, qt->ev_use);
+	assert_int_equal(v.ev_denied, 1u << 3);
+	assert_memory_equal(v.ev, qt->ev, sizeof(v.ev));
+	assert_memory_equal(v.ev_fl, qt->ev_fl, sizeof(v.ev_fl));
+	assert_memory_equal(v.ev_port, qt->ev_port, sizeof(v.ev_port));
+	assert_memory_equal(v.ev_state, qt->ev_state, sizeof(v.ev_state));
+	assert_memory_equal(v.peer_addr, qt->peer_addr, sizeof(v.peer_addr));
+	for (i = 0; i < NEV; i++)
+		assert_int_equal(v.ev_state[i], i == 3 ? MRC_EV_DENIED :
+						i == 1 ? MRC_EV_ASSUMED_BAD :
+							 MRC_EV_GOOD);
+	/* No room for the view; a QP number out of range. */
+	assert_int_equal(read_view(S_QPN, 64, &v), EMSGSIZE);
+	assert_int_equal(read_view(MRC_MAX_QP, sizeof(c) + sizeof(v), &v),
+			 ENOENT);
+	assert_int_equal(drain_events(), 2); /* reads say nothing */
+
+	/* The state of both halves, the rest as it was. */
+	memcpy(buf, &c, sizeof(c));
+	assert_int_equal(xdp_run(bpf_program__fd(ctl->progs.mrc_xdp_ctl), buf,
+				 sizeof(buf), &out),
+			 XDP_PASS);
+	memcpy(&c, out.data, sizeof(c));
+	assert_int_equal(c.result, 0);
+	qt = get_qp_tx();
+	assert_int_equal(qt->state, MRC_QPS_ERR);
+	assert_int_equal(qt->next_psn, 1234);
+	assert_int_equal(qt->ev_denied, 1u << 3);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(rx->maps.mrc_qp), &key,
+					     &qr),
+			 0);
+	assert_int_equal(qr.state, MRC_QPS_ERR);
+	/* Not a state. */
+	c.value = 42;
+	memcpy(buf, &c, sizeof(c));
+	assert_int_equal(xdp_run(bpf_program__fd(ctl->progs.mrc_xdp_ctl), buf,
+				 sizeof(buf), &out),
+			 XDP_PASS);
+	memcpy(&c, out.data, sizeof(c));
+	assert_int_equal(c.result, EINVAL);
+	assert_int_equal(get_qp_tx()->state, MRC_QPS_ERR);
+}
+
 /* Runs the transmit program once; the UDP source port (the EV) it chose,
  * 0 when it sent nothing. */
 static unsigned int tx_once(void)
@@ -784,6 +890,7 @@ int main(void)
 		cmocka_unit_test(probe_answer_bad_ev_counted),
 		cmocka_unit_test(device_probe),
 		cmocka_unit_test(control_states),
+		cmocka_unit_test(qp_view_and_state),
 		cmocka_unit_test(spray_skips_unused),
 		cmocka_unit_test(loss_on_one_ev),
 		cmocka_unit_test(wake_on_window),

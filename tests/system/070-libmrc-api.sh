@@ -15,7 +15,7 @@ chmod 0755 "$TMP"
 mrcd_start h1
 log "mrcd up in h1: $(head -1 "$TMP/h1.mrcd.log")"
 
-pins=$(mrcd_pin_dir h1)/abi2
+pins=$(mrcd_abi_dir h1)
 for m in mrc_qp mrc_qp_tx mrc_sq mrc_mr mrc_cq mrc_ev_stats mrc_drop; do
 	bpftool -j map show pinned "$pins/maps/$m" | jq -e --arg m "$m" '.name == $m' >/dev/null ||
 		fail "map $m not pinned under $pins/maps"

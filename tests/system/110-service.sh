@@ -69,7 +69,7 @@ nsenter --net="/run/netns/$TB_PREFIX-h1" env NOTIFY_SOCKET="$TMP/notify" \
 for _ in $(seq 100); do grep -q READY=1 "$TMP/notify.log" && break; sleep 0.05; done
 grep -q "^READY=1" "$TMP/notify.log" || fail "no READY=1: $(cat "$TMP/notify.log" "$TMP/mrcd.log")"
 [ -S "$TMP/h1.sock" ] || fail "READY=1 before the socket listens"
-[ -d "$(mrcd_pin_dir h1)/abi2/maps" ] || fail "READY=1 before the maps are pinned"
+[ -d "$(mrcd_abi_dir h1)/maps" ] || fail "READY=1 before the maps are pinned"
 pid=$(cat "$TMP/mrcd.pid")
 eff=$(awk '/^CapEff/ { print $2 }' /proc/"$pid"/status)
 # Bits 12 NET_ADMIN, 13 NET_RAW, 38 PERFMON, 39 BPF, and no other.
@@ -114,6 +114,6 @@ grep -q "^STOPPING=1" "$TMP/notify.log" || fail "no STOPPING=1: $(cat "$TMP/noti
 for ifc in $(tb links | awk '$3 == "h1" { print $4 } $8 == "h1" { print $9 }') anc0; do
 	tb exec h1 ip -d link show "$ifc" | grep -q "prog/xdp" && fail "$ifc: XDP still attached"
 done
-[ -e "$(mrcd_pin_dir h1)/abi2" ] && fail "pins left behind"
+[ -e "$(mrcd_abi_dir h1)" ] && fail "pins left behind"
 [ -e "$TMP/h1.sock" ] && fail "socket left behind"
 log "SIGTERM: STOPPING=1, exit, no XDP program on any port or the anchor, no pins, no socket; a second mrcd on the socket was refused"

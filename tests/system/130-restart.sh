@@ -106,7 +106,7 @@ restart h1 KILL 11
 opid=$(cat "$TMP/orphan.pid")
 # struct books (daemon/books.h): client[] from byte 56, 24 bytes each:
 # session (u64), start_ticks (u64), pid (u32), uid (u32), little-endian.
-mapfile -t b < <(bpftool -j map lookup pinned "$(mrcd_pin_dir h1)/abi2/maps/mrcd_books" \
+mapfile -t b < <(bpftool -j map lookup pinned "$(mrcd_abi_dir h1)/maps/mrcd_books" \
 	key 0 0 0 0 | jq -r '.value[] | ltrimstr("0x")')
 session=
 for ((i = 0; i < 160; i++)); do
@@ -129,7 +129,7 @@ for _ in $(seq 100); do
 done
 grep -q "client pid $opid ended before resuming: its objects are freed" "$TMP/h1.mrcd.log" ||
 	fail "the orphan's end went unnoticed: $(cat "$TMP/h1.mrcd.log")"
-[ -z "$(ls "$(mrcd_pin_dir h1)/abi2/sq")" ] || fail "send queues left pinned: $(ls "$(mrcd_pin_dir h1)/abi2/sq")"
+[ -z "$(ls "$(mrcd_abi_dir h1)/sq")" ] || fail "send queues left pinned: $(ls "$(mrcd_abi_dir h1)/sq")"
 log "an application that did not resume: its session refused to another process (ENOENT), its objects freed when it ended"
 
 # An application that ends while no mrcd runs: its objects are freed.
@@ -149,14 +149,14 @@ wait "$cli" 2>/dev/null || true
 start h1
 grep -q "ended before resuming: its objects are freed" "$TMP/h1.mrcd.log" ||
 	fail "a dead application's objects were not freed: $(cat "$TMP/h1.mrcd.log")"
-[ -z "$(ls "$(mrcd_pin_dir h1)/abi2/sq")" ] || fail "send queues left pinned: $(ls "$(mrcd_pin_dir h1)/abi2/sq")"
+[ -z "$(ls "$(mrcd_abi_dir h1)/sq")" ] || fail "send queues left pinned: $(ls "$(mrcd_abi_dir h1)/sq")"
 kill -TERM "$srv" 2>/dev/null || true
 wait "$srv" 2>/dev/null || true
 log "an application killed while no mrcd ran: the next mrcd freed its QPs, regions and queues"
 
 # Another build's device: a map of another layout is refused by name.
 stop h1 KILL
-pins=$(mrcd_pin_dir h1)/abi2
+pins=$(mrcd_abi_dir h1)
 rm "$pins/maps/mrc_wake"
 bpftool map create "$pins/maps/mrc_wake" type array key 4 value 8 entries 4 name mrc_wake
 rm -f "$TMP/h1.sock"
@@ -176,7 +176,7 @@ rm -r "$pins"
 # No application: SIGTERM takes everything away.
 start h1
 stop h1 TERM
-[ -e "$(mrcd_pin_dir h1)/abi2" ] && fail "pins left after a stop with no application"
+[ -e "$(mrcd_abi_dir h1)" ] && fail "pins left after a stop with no application"
 for ifc in $(tb links | awk '$3 == "h1" { print $4 } $8 == "h1" { print $9 }') anc0; do
 	tb exec h1 ip -d link show "$ifc" | grep -q "prog/xdp" && fail "$ifc: XDP still attached"
 done

@@ -31,14 +31,14 @@ mrcd_start h2
 
 INJECT=$TOP/build/tests/inject
 QPN=2 # the first QP each mrcd makes: mrc-perf's, on both sides
-TX_PIN=$(mrcd_pin_dir h1)/abi2/maps/mrc_qp_tx
-RX_PIN=$(mrcd_pin_dir h2)/abi2/maps/mrc_qp
+TX_PIN=$(mrcd_abi_dir h1)/maps/mrc_qp_tx
+RX_PIN=$(mrcd_abi_dir h2)/maps/mrc_qp
 DMAC=$(tb exec p0l3 cat /sys/class/net/host/address) # h3's leaf, plane 0
 
 # counter HOST MAP KEY: entry KEY of HOST's per-CPU counter array MAP,
 # summed over CPUs.
 counter() {
-	bpftool -j map lookup pinned "$(mrcd_pin_dir "$1")/abi2/maps/$2" \
+	bpftool -j map lookup pinned "$(mrcd_abi_dir "$1")/maps/$2" \
 		key "$3" 0 0 0 | jq '
 		def hex: ascii_downcase | ltrimstr("0x") | explode |
 			reduce .[] as $c (0; . * 16 + (if $c >= 97 then $c - 87 else $c - 48 end));

@@ -152,6 +152,10 @@ mrcd_ports() {
 # Where mrcd in HOST pins the device: inside the testbed's bpffs
 # directory, which `testbed down` removes whatever happens.
 mrcd_pin_dir() { echo "/sys/fs/bpf/$TB_PREFIX/$1-mrcd"; }
+# mrcd_abi_dir HOST: where HOST's mrcd pins the device, PIN_DIR/abi<N> for
+# this build's MRC_ABI_VERSION (include/mrc/abi.h).
+MRC_ABI=$(sed -n 's/^#define MRC_ABI_VERSION \([0-9]*\)$/\1/p' "$TOP/include/mrc/abi.h")
+mrcd_abi_dir() { echo "$(mrcd_pin_dir "$1")/abi$MRC_ABI"; }
 
 # mrcd_start HOST [mrcd options]: mrcd ($MRCD, default the build's) in
 # HOST, socket $TMP/HOST.sock, pins under $(mrcd_pin_dir HOST), log
