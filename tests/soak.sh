@@ -10,7 +10,9 @@
 # (spines and planes blackholed, plane links down, loss, duplication,
 # corruption, trimming, ECN marks, a shaped link that reorders, a flapping
 # spine) and from the hosts (mrcd SIGKILLed and restarted on either side,
-# an application killed mid-transfer). Every byte must arrive right, no
+# an application killed mid-transfer, the controller denying and allowing
+# an EV of the transfer's profile and disabling a port). Every byte must
+# arrive right, no
 # WQE may fail, and no transfer may hang past its time (a stuck QP).
 # mrcd's memory (VmRSS), its open file descriptors, the pinned objects and
 # the BPF maps and programs on the host are measured after a warm-up
@@ -34,6 +36,12 @@ MRCCTL=$TOP/build/tools/mrcctl
 disown -a # mrcds end by our signals (chaos): no job notices
 RANDOM=${SOAK_SEED:-1}
 FABCTL=$TOP/build/tests/fabricctl
+# The chaos transfers' EVs: profile 1 (the controller's, changed under
+# them), 16 EVs, 4 on each port.
+chaos_evs=()
+for ((i = 0; i < 16; i++)); do chaos_evs+=("$((i % 4 + 1)):$((44000 + i))"); done
+MRC_SOCKET=$TMP/h1.sock "$CTL" explicit 1 1 "${chaos_evs[@]}" >/dev/null ||
+	fail "the chaos transfers' EV profile"
 
 measure() { # -> "rss_kib fds pins maps progs"
 	local rss fds pins maps progs pid
@@ -104,7 +112,7 @@ spine_node() { echo "$TB_PREFIX-p$1s$2:/sys/fs/bpf/$TB_PREFIX/p$1s$2"; }
 one_fault() {
 	local p=$((RANDOM % 4)) s=$((RANDOM % 2)) kind hold
 	hold=0.$((2 + RANDOM % 4))
-	case $((RANDOM % 13)) in
+	case $((RANDOM % 15)) in
 	0) kind=spine_blackhole; tb fail spine $p $s; sleep "$hold"; tb heal spine $p $s ;;
 	1) kind=plane_blackhole; tb fail plane $p; sleep "$hold"; tb heal plane $p ;;
 	2) kind=plane_linkdown; tb fail plane $p --by linkdown; sleep "$hold"; tb heal plane $p ;;
@@ -136,6 +144,13 @@ one_fault() {
 			restart h2
 		fi ;;
 	11) kind=mrcd_kill_receiver; restart h2 ;;
+	12) kind=controller_deny
+		ev=${chaos_evs[RANDOM % 16]}
+		MRC_SOCKET=$TMP/h1.sock "$CTL" deny 1 "$ev"; sleep "$hold"
+		MRC_SOCKET=$TMP/h1.sock "$CTL" allow 1 "$ev" ;;
+	13) kind=controller_port_disable
+		MRC_SOCKET=$TMP/h1.sock "$CTL" port $((p + 1)) disable; sleep "$hold"
+		MRC_SOCKET=$TMP/h1.sock "$CTL" port $((p + 1)) enable ;;
 	*) kind=application_killed
 		as_nobody h1 timeout -s KILL 0.3 "$PERF" client "$(tb addr h2 0)" --wait 1 \
 			--test bw -D 5 -q 2 >/dev/null 2>&1 || true ;;
@@ -161,7 +176,7 @@ chaos_round() {
 	chaos 3 &
 	job=$!
 	as_nobody h1 timeout 40 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify \
-		-s 256K -D 4 -q "$qps" >"$TMP/c.json" 2>"$TMP/c.err" || rc=$?
+		-s 256K -D 4 -q "$qps" --ev-profile 1 >"$TMP/c.json" 2>"$TMP/c.err" || rc=$?
 	wait $job || true
 	wait $srv || true
 	[ $rc != 124 ] && [ $rc != 137 ] ||
