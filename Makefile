@@ -313,11 +313,11 @@ UNIT_SRCS_test_perf_report := tools/perf/report.c tools/perf/fields.c \
 			      tools/perf/names.c tools/perf/timeline.c
 
 define unit_rule
-$(BUILD)/unit/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(wildcard include/mrc/*.h tests/lib/*.h tests/fabric/*.h lib/*.h)
+$(BUILD)/unit/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(wildcard include/*.h include/mrc/*.h tests/lib/*.h tests/fabric/*.h lib/*.h lib/common/*.h tools/perf/*.h)
 	$$(call msg,CC,$$@)
 	@mkdir -p $$(@D)
 	$$(Q)$$(CC) $$(CFLAGS) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) -lm
-$(BUILD)/unit-san/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(wildcard include/mrc/*.h tests/lib/*.h tests/fabric/*.h lib/*.h)
+$(BUILD)/unit-san/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(wildcard include/*.h include/mrc/*.h tests/lib/*.h tests/fabric/*.h lib/*.h lib/common/*.h tools/perf/*.h)
 	$$(call msg,CC-SAN,$$@)
 	@mkdir -p $$(@D)
 	$$(Q)$$(CC) $$(CFLAGS) $$(SAN_FLAGS) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) -lm
