@@ -92,7 +92,8 @@ TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume \
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
-$(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/pin.c daemon/dev.h \
+$(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/pin.c \
+		daemon/log.c daemon/dev.h daemon/log.h \
 		$(DEV_SKELS) $(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
@@ -173,7 +174,8 @@ MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/dev_lowlat.c daemon/pin.c daemon/health.c daemon/links.c \
 	     daemon/link_msg.c \
 	     daemon/gray.c daemon/ctl.c daemon/profiles.c daemon/config.c \
-	     daemon/notify.c daemon/books.c
+	     daemon/notify.c daemon/books.c daemon/log.c daemon/loop.c \
+	     daemon/pump.c daemon/events.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h $(BUILD)/libmrc-common.a \
 		$(wildcard include/mrc/*.h)

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "books.h"
+#include "log.h"
 #include "pin.h"
 
 #define BOOKS_PAGE 4096u
@@ -43,8 +44,7 @@ int books_create(struct mrcd *m)
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, BOOKS_NAME, 4, BOOKS_PAGE,
 			    BOOKS_PAGES, &o);
 	if (fd < 0) {
-		fprintf(stderr, "mrcd: creating %s: %s\n", BOOKS_NAME,
-			strerror(errno));
+		log_err("creating %s: %s\n", BOOKS_NAME, strerror(errno));
 		return -errno;
 	}
 	err = books_map(m, fd);
@@ -107,7 +107,7 @@ void books_client(struct mrcd *m, const struct client *c)
 		return;
 	bc = &m->books->client[c - m->client];
 	__atomic_store_n(&bc->session, 0, __ATOMIC_RELEASE);
-	if (c->fd < 0 && !c->orphan)
+	if (c->conn.fd < 0 && !c->orphan)
 		return;
 	bc->start_ticks = c->start_ticks;
 	bc->pid = c->pid;
@@ -167,7 +167,7 @@ void books_prof(struct mrcd *m)
 	if (!b)
 		return;
 	for (i = 0; i < MRC_MAX_PORTS; i++)
-		b->port_admin[i] = m->port_admin[i];
+		b->port_admin[i] = m->links.admin[i];
 	b->prof = m->prof;
 	b->prof.ev_runtime_state = NULL;
 	b->prof.ctx = NULL;
@@ -203,16 +203,15 @@ int books_check(struct mrcd *m)
 
 	fd = dev_pin_get(m->pin_dir, "maps", BOOKS_NAME);
 	if (fd < 0) {
-		fprintf(stderr, "mrcd: the running device has no %s: %s\n",
-			BOOKS_NAME, strerror(-fd));
+		log_err("the running device has no %s: %s\n", BOOKS_NAME,
+			strerror(-fd));
 		return fd;
 	}
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
 	    info.type != BPF_MAP_TYPE_ARRAY || info.value_size != BOOKS_PAGE ||
 	    info.max_entries != BOOKS_PAGES ||
 	    !(info.map_flags & BPF_F_MMAPABLE)) {
-		fprintf(stderr,
-			"mrcd: the running device's %s has another layout (%u pages, this mrcd: %zu): another mrcd build made it\n",
+		log_err("the running device's %s has another layout (%u pages, this mrcd: %zu): another mrcd build made it\n",
 			BOOKS_NAME, info.max_entries, (size_t)BOOKS_PAGES);
 		close(fd);
 		return -EPROTO;
@@ -225,8 +224,7 @@ int books_check(struct mrcd *m)
 	b = m->books;
 	if (b->magic != BOOKS_MAGIC || b->version != BOOKS_VERSION ||
 	    b->size != sizeof(struct books)) {
-		fprintf(stderr,
-			"mrcd: the running device's %s are version %u (%u bytes), this mrcd's %u (%zu bytes): another mrcd build made them\n",
+		log_err("the running device's %s are version %u (%u bytes), this mrcd's %u (%zu bytes): another mrcd build made them\n",
 			BOOKS_NAME, b->version, b->size,
 			(unsigned int)BOOKS_VERSION, sizeof(struct books));
 		books_close(m);
@@ -285,7 +283,7 @@ int books_adopt(struct mrcd *m)
 		c->orphan = 1;
 	}
 	for (i = 0; i < MRC_MAX_PORTS; i++)
-		m->port_admin[i] = b->port_admin[i];
+		m->links.admin[i] = b->port_admin[i];
 	{
 		uint32_t (*cb)(void *, uint64_t, int) =
 			m->prof.ev_runtime_state;

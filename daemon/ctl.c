@@ -61,8 +61,6 @@ void ctl_init(struct mrcd *m)
 	prof_init(&m->prof, port_mask(m));
 	m->prof.ev_runtime_state = runtime_state;
 	m->prof.ctx = m;
-	for (i = 0; i < MRC_MAX_PORTS; i++)
-		m->port_admin[i] = MRC_CTL_PORT_ADMIN_ENABLED;
 	for (i = 0; i < CTL_MAX_SUBS; i++)
 		m->sub[i].efd = -1;
 }
@@ -142,7 +140,8 @@ void ctl_qp_started(struct mrcd *m, uint32_t qpn)
 		if (pe && pe->ev[i].denied)
 			dev_ev_cmd(&m->dev, MRC_DP_EV_DENY, qpn, i,
 				   MRC_EV_R_DENY);
-		else if (p < MRC_MAX_PORTS && !links_port_live(m, (int)p))
+		else if (p < MRC_MAX_PORTS &&
+			 !links_port_live(&m->links, (int)p))
 			dev_ev_cmd(&m->dev, MRC_DP_EV_BAD, qpn, i,
 				   MRC_EV_R_PORT_DOWN);
 	}
@@ -292,7 +291,7 @@ static int do_port(struct mrcd *m, const struct mrcd_ctl_port *r,
 	    (r->h.mask & ~MRC_CTL_PORT_ADMIN_STATE))
 		return EINVAL;
 	if (!r->h.modify) {
-		o->attr.port_admin_state = m->port_admin[p - 1];
+		o->attr.port_admin_state = m->links.admin[p - 1];
 		return 0;
 	}
 	if (!(r->h.mask & MRC_CTL_PORT_ADMIN_STATE))
@@ -300,7 +299,7 @@ static int do_port(struct mrcd *m, const struct mrcd_ctl_port *r,
 	if (r->attr.port_admin_state != MRC_CTL_PORT_ADMIN_ENABLED &&
 	    r->attr.port_admin_state != MRC_CTL_PORT_ADMIN_DISABLED)
 		return EINVAL;
-	links_set_admin(m, (int)p - 1,
+	links_set_admin(&m->links, (int)p - 1,
 			r->attr.port_admin_state == MRC_CTL_PORT_ADMIN_ENABLED);
 	return 0;
 }
@@ -319,7 +318,7 @@ static void do_port_list(struct mrcd *m, struct mrcd_ctl_ports *o)
 		int up = 0;
 
 		pi->port = (uint8_t)(p + 1);
-		pi->admin = (uint8_t)m->port_admin[p];
+		pi->admin = (uint8_t)m->links.admin[p];
 		dev_link_state(m->port[p].ifname, &pi->mtu_bytes, &up);
 		pi->carrier = (uint8_t)up;
 		snprintf(pi->ifname, sizeof(pi->ifname), "%s",
@@ -445,7 +444,7 @@ static void ev_info(struct mrcd *m, uint32_t qpn, uint32_t i,
 static int do_ev_list(struct mrcd *m, const struct mrcd_ctl_list *r,
 		      struct mrcd_ctl_evs *o)
 {
-	uint64_t now = mrcd_now_ns();
+	uint64_t now = now_ns();
 	uint32_t qpn, i, pos;
 
 	memset(o, 0, sizeof(*o));
@@ -577,8 +576,7 @@ static void publish(struct mrcd *m, struct mrcx_ev_event *rec, int mask)
 		__atomic_store_n(&s->q->prod, s->prod, __ATOMIC_RELEASE);
 		s->pending_drops = 0;
 		if (write(s->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-			mrcd_log(m, 1, "event queue wakeup: %s\n",
-				 strerror(errno));
+			log_debug("event queue wakeup: %s\n", strerror(errno));
 	}
 }
 
@@ -648,8 +646,9 @@ static void probe_reply(struct mrcd *m, int err)
 		rep->err = err;
 		rep->ctl_probe = w->msg;
 		rep->ctl_probe.nreq = w->nrsp;
-		if (mrc_msg_send(w->owner->fd, rep, sizeof(*rep), NULL, 0) < 0)
-			mrcd_log(m, 1, "probe reply: %s\n", strerror(errno));
+		if (mrc_msg_send(w->owner->conn.fd, rep, sizeof(*rep), NULL,
+				 0) < 0)
+			log_debug("probe reply: %s\n", strerror(errno));
 		free(rep);
 	}
 	w->owner = NULL;
@@ -709,7 +708,7 @@ static int do_probe(struct mrcd *m, struct client *c,
 
 		memcpy(&v, q->req_ev.val, sizeof(v));
 		gid_port_addr(m, &q->dgid, q->req_ev.port - 1, addr);
-		w->sent_ns[i] = mrcd_now_ns();
+		w->sent_ns[i] = now_ns();
 		err = health_probe_frame(m, q->req_ev.port - 1, addr,
 					 (uint16_t)v, (uint16_t)(v >> 16),
 					 MRC_PROBE_QPN, (uint8_t)i,
@@ -719,7 +718,7 @@ static int do_probe(struct mrcd *m, struct client *c,
 			return -err == ENODEV ? EIO : -err;
 	}
 	w->owner = c;
-	w->deadline_ns = mrcd_now_ns() + r->timeout_ns;
+	w->deadline_ns = now_ns() + r->timeout_ns;
 	return -1; /* answered when complete */
 }
 
@@ -747,7 +746,7 @@ void ctl_probe_answer(struct mrcd *m, const struct mrc_ev_event *v)
 
 void ctl_tick(struct mrcd *m)
 {
-	if (m->probe_wait.owner && mrcd_now_ns() >= m->probe_wait.deadline_ns)
+	if (m->probe_wait.owner && now_ns() >= m->probe_wait.deadline_ns)
 		probe_reply(m, ETIMEDOUT);
 }
 

@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 
 #include "dev.h"
+#include "log.h"
 #include "pin.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
@@ -37,8 +38,8 @@
 
 static int err_msg(int err, const char *what, const char *obj)
 {
-	fprintf(stderr, "mrc: %s%s%s: %s\n", what, obj ? " " : "",
-		obj ? obj : "", strerror(err < 0 ? -err : err));
+	log_err("%s%s%s: %s\n", what, obj ? " " : "", obj ? obj : "",
+		strerror(err < 0 ? -err : err));
 	return err < 0 ? err : -err;
 }
 
@@ -85,8 +86,7 @@ static int reuse_pinned(struct dev *d, const char *dir)
 		name = bpf_map__name(m);
 		fd = dev_pin_get(dir, "maps", name);
 		if (fd < 0) {
-			fprintf(stderr,
-				"mrc: the running device has no map %s (%s): another mrcd build made it\n",
+			log_err("the running device has no map %s (%s): another mrcd build made it\n",
 				name, strerror(-fd));
 			return -EPROTO;
 		}
@@ -103,8 +103,7 @@ static int reuse_pinned(struct dev *d, const char *dir)
 		    info.max_entries != bpf_map__max_entries(m) ||
 		    (info.map_flags & ~BPF_F_RDONLY_PROG) !=
 			    (bpf_map__map_flags(m) & ~BPF_F_RDONLY_PROG)) {
-			fprintf(stderr,
-				"mrc: the running device's map %s has another layout (type %u, key %u B, value %u B, %u entries, flags %#x; this mrcd: %u, %u B, %u B, %u, %#x): another mrcd build made it\n",
+			log_err("the running device's map %s has another layout (type %u, key %u B, value %u B, %u entries, flags %#x; this mrcd: %u, %u B, %u B, %u, %#x): another mrcd build made it\n",
 				name, info.type, info.key_size, info.value_size,
 				info.max_entries, info.map_flags,
 				bpf_map__type(m), bpf_map__key_size(m),
@@ -313,6 +312,38 @@ void dev_release(struct dev *d)
 	mrc_xdp_tx__destroy(d->tx);
 	mrc_xdp_rx__destroy(d->rx);
 	memset(d, 0, sizeof(*d));
+}
+
+int dev_map_fd(const struct dev *d, enum dev_map which)
+{
+	const struct bpf_map *m = NULL;
+
+	if (!d->rx)
+		return -1;
+	switch (which) {
+	case DEV_MAP_WAKE:
+		m = d->rx->maps.mrc_wake;
+		break;
+	case DEV_MAP_EV_STATS:
+		m = d->rx->maps.mrc_ev_stats;
+		break;
+	case DEV_MAP_PROBE_ARM:
+		m = d->rx->maps.mrc_probe_arm;
+		break;
+	case DEV_MAP_EV_EVENTS:
+		m = d->rx->maps.mrc_ev_events;
+		break;
+	case DEV_MAP_TX_STATS:
+		m = d->rx->maps.mrc_tx_stats;
+		break;
+	case DEV_MAP_PORT:
+		m = d->rx->maps.mrc_port;
+		break;
+	case DEV_MAP_MR_INFO:
+		m = d->rx->maps.mrc_mr_info;
+		break;
+	}
+	return m ? bpf_map__fd(m) : -1;
 }
 
 /* One command of the control program; the QP view after it, if v. */

@@ -65,6 +65,21 @@ struct dev_cq {
 	size_t nstash, stash_cap;
 };
 
+/*
+ * The data path's maps that modules above read or map themselves; they
+ * never see the BPF skeletons (dev_map_fd gives the fd, -1 if none).
+ */
+enum dev_map {
+	DEV_MAP_WAKE, /* mrc_wake: mmapable, [qpn] = 1 asks for a wakeup */
+	DEV_MAP_EV_STATS, /* mrc_ev_stats: mmapable, per QP x EV */
+	DEV_MAP_PROBE_ARM, /* mrc_probe_arm: mmapable */
+	DEV_MAP_EV_EVENTS, /* mrc_ev_events: the EV event ring */
+	DEV_MAP_TX_STATS, /* mrc_tx_stats: per-CPU transmit counters */
+	DEV_MAP_PORT, /* mrc_port: struct mrc_port per port index */
+	DEV_MAP_MR_INFO, /* mrc_mr_info: struct mrc_mr_info per MR */
+};
+int dev_map_fd(const struct dev *d, enum dev_map which);
+
 int dev_open(struct dev *d);
 /*
  * dev_open over the maps a running device pinned in dir (pin.h): its

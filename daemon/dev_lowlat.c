@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "dev.h"
+#include "log.h"
 #include "dev_lowlat.h"
 #include "mrc_tc_tx.skel.h"
 #include "mrc_xdp_rx.skel.h"
@@ -30,7 +31,7 @@ static struct {
 
 static int ll_err(int err, const char *what)
 {
-	fprintf(stderr, "mrc: %s: %s\n", what, strerror(-err));
+	log_err("%s: %s\n", what, strerror(-err));
 	return err;
 }
 

@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -40,7 +39,6 @@
 #include "mrcd.h"
 #include "mrc/ev_names.h"
 #include "mrc/wire.h"
-#include "mrc_xdp_rx.skel.h"
 
 /* The timers of mrcd.conf (in force: they change on SIGHUP), in ns. */
 #define MS_NS(x) ((uint64_t)(x)*1000000ull)
@@ -94,7 +92,7 @@ static uint32_t probe_nonce(void)
 
 	while (!r)
 		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
-			r = (uint32_t)mrcd_now_ns() * 0x9e3779b9u;
+			r = (uint32_t)now_ns() * 0x9e3779b9u;
 	return r;
 }
 
@@ -119,8 +117,7 @@ static void start_probing(struct mrcd *m, uint32_t qpn, uint32_t idx,
 	if (e->probing)
 		return;
 	if (m->nprobing == HEALTH_MAX_PROBING) {
-		mrcd_log(m, 0,
-			 "QP %u EV %u: too many EVs to probe; not probed\n",
+		log_info("QP %u EV %u: too many EVs to probe; not probed\n",
 			 qpn, idx);
 		return;
 	}
@@ -130,15 +127,15 @@ static void start_probing(struct mrcd *m, uint32_t qpn, uint32_t idx,
 	e->probing = 1;
 }
 
-static void on_state(struct mrcd *m, const struct mrc_ev_event *v)
+void health_on_state(struct mrcd *m, const struct mrc_ev_event *v)
 {
 	struct ev_health *e = ev_of(m, v->qpn, v->ev_idx);
-	uint64_t now = mrcd_now_ns();
+	uint64_t now = now_ns();
 
 	m->ev_state_events++;
-	mrcd_log(m, 1, "QP %u EV %u (port %u, %u): %s -> %s (%s)\n", v->qpn,
-		 v->ev_idx, v->port, v->ev, mrc_ev_state_name(v->old_state),
-		 mrc_ev_state_name(v->state), mrc_ev_reason_name(v->reason));
+	log_debug("QP %u EV %u (port %u, %u): %s -> %s (%s)\n", v->qpn,
+		  v->ev_idx, v->port, v->ev, mrc_ev_state_name(v->old_state),
+		  mrc_ev_state_name(v->state), mrc_ev_reason_name(v->reason));
 	if (!e)
 		return;
 	{
@@ -173,7 +170,7 @@ static void on_state(struct mrcd *m, const struct mrc_ev_event *v)
 
 static int probe_send(struct mrcd *m, uint32_t qpn, uint32_t idx, uint32_t seq);
 
-static void on_probe(struct mrcd *m, const struct mrc_ev_event *v)
+void health_on_probe(struct mrcd *m, const struct mrc_ev_event *v)
 {
 	struct ev_health *e = ev_of(m, v->qpn, v->ev_idx);
 	uint64_t now;
@@ -185,8 +182,8 @@ static void on_probe(struct mrcd *m, const struct mrc_ev_event *v)
 	e->seq = 0;
 	if (e->state != MRC_EV_ASSUMED_BAD)
 		return;
-	now = mrcd_now_ns();
-	if (v->port < MRC_MAX_PORTS && !links_port_live(m, v->port)) {
+	now = now_ns();
+	if (v->port < MRC_MAX_PORTS && !links_port_live(&m->links, v->port)) {
 		/* Answers, but its port is disabled: it stays out. */
 		e->ok = 0;
 		e->due_ns = now + jittered(BACKOFF_MAX_NS(m));
@@ -219,70 +216,14 @@ static void on_probe(struct mrcd *m, const struct mrc_ev_event *v)
 	err = dev_ev_cmd(&m->dev, MRC_DP_EV_GOOD, v->qpn, v->ev_idx,
 			 MRC_EV_R_PROBES);
 	if (err)
-		mrcd_log(m, 0, "QP %u EV %u: back to GOOD failed: %s\n", v->qpn,
+		log_info("QP %u EV %u: back to GOOD failed: %s\n", v->qpn,
 			 v->ev_idx, strerror(-err));
 	/* The GOOD event that follows updates the mirror. */
 }
 
-static int on_record(void *ctx, void *data, size_t len)
+void health_on_dropped(struct mrcd *m, uint64_t n)
 {
-	struct mrcd *m = ctx;
-	const struct mrc_ev_event *v = data;
-
-	if (len < sizeof(*v))
-		return 0;
-	if (v->type == MRC_EVT_STATE) {
-		on_state(m, v);
-		ctl_ev_event(m, v);
-	} else if (v->type == MRC_EVT_PROBE && v->qpn == MRC_PROBE_QPN) {
-		ctl_probe_answer(m, v);
-	} else if (v->type == MRC_EVT_PROBE) {
-		on_probe(m, v);
-	} else if (v->type == MRC_EVT_WAKE && v->qpn < MRC_MAX_QP &&
-		   m->qp[v->qpn].owner) {
-		pump_activate(m, v->qpn);
-	}
-	return 0;
-}
-
-/* State changes the data path could not queue (mrc_tx_stats), ever. */
-static uint64_t events_dropped(struct mrcd *m)
-{
-	int n = libbpf_num_possible_cpus(), i;
-	uint32_t key = MRC_TX_EV_STATE_DROPPED;
-	uint64_t v[n > 0 ? n : 1], sum = 0;
-
-	if (n <= 0 ||
-	    bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_tx_stats), &key,
-				v))
-		return m->ev_dropped_seen;
-	for (i = 0; i < n; i++)
-		sum += v[i];
-	return sum;
-}
-
-void health_events(struct mrcd *m)
-{
-	uint64_t dropped;
-
-	if (!m->ev_ring)
-		return;
-	/*
-	 * The ring first: what it holds was queued before any drop (a drop
-	 * needs a full ring). The count then goes with the next state
-	 * change handed on: exact in number; in position, it may come a
-	 * few events late (those queued while this read ran).
-	 */
-	ring_buffer__consume(m->ev_ring);
-	dropped = events_dropped(m);
-	if (dropped > m->ev_dropped_seen) {
-		mrcd_log(m, 0,
-			 "%llu EV events dropped: the event ring was full\n",
-			 (unsigned long long)(dropped - m->ev_dropped_seen));
-		m->ev_dropped_unreported += dropped - m->ev_dropped_seen;
-		ctl_ev_dropped(m, dropped - m->ev_dropped_seen);
-		m->ev_dropped_seen = dropped;
-	}
+	m->ev_dropped_unreported += n; /* told with the next event logged */
 }
 
 /*
@@ -305,8 +246,7 @@ int health_probe_frame(struct mrcd *m, uint32_t p, const uint8_t addr[16],
 	uint16_t ulen;
 
 	if (p >= (uint32_t)m->nports || m->probe_fd[p] < 0 ||
-	    bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_port), &p,
-				&port))
+	    bpf_map_lookup_elem(dev_map_fd(&m->dev, DEV_MAP_PORT), &p, &port))
 		return -ENODEV;
 	memcpy(eth->h_dest, port.dmac, 6);
 	memcpy(eth->h_source, port.smac, 6);
@@ -353,7 +293,7 @@ int health_probe_frame(struct mrcd *m, uint32_t p, const uint8_t addr[16],
 	px->ev = htons(sport);
 	px->ev_idx = ev_idx;
 	px->seq = htonl(seq);
-	ts = mrcd_now_ns(); /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
+	ts = now_ns(); /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
 	px->tx_ts_hi = htonl((uint32_t)(ts >> 32));
 	px->tx_ts_lo = htonl((uint32_t)ts);
 	{
@@ -393,7 +333,7 @@ static int probe_send(struct mrcd *m, uint32_t qpn, uint32_t idx, uint32_t seq)
 
 void health_tick(struct mrcd *m)
 {
-	uint64_t now = mrcd_now_ns();
+	uint64_t now = now_ns();
 	int i;
 
 	for (i = 0; i < m->nprobing; i++) {
@@ -466,8 +406,7 @@ void health_gray(struct mrcd *m)
 		for (i = 0; i < q->nev && i < MRC_QP_EVS; i++) {
 			if (!(lossy & (1ull << i)))
 				continue;
-			mrcd_log(
-				m, 1,
+			log_debug(
 				"QP %u EV %u: lost %u of %u packets, its siblings' median %u per mille\n",
 				qpn, i, g[i].lost, g[i].sent, loss_med);
 			dev_ev_cmd(&m->dev, MRC_DP_EV_BAD, qpn, i,
@@ -482,8 +421,7 @@ void health_gray(struct mrcd *m)
 			if (++q->ev[i].gray_looks < 2)
 				continue;
 			q->ev[i].gray_looks = 0;
-			mrcd_log(
-				m, 1,
+			log_debug(
 				"QP %u EV %u: RTT %u us, its siblings' median %u us\n",
 				qpn, i, g[i].srtt_ns / 1000, med / 1000);
 			q->ev[i].gray_limit_ns = 2 * med;
@@ -493,9 +431,44 @@ void health_gray(struct mrcd *m)
 	}
 }
 
+void health_port_live(struct mrcd *m, int p, int live)
+{
+	struct mrc_qp_view qt;
+	uint64_t now = now_ns();
+	uint32_t qpn, i;
+	int n = 0;
+
+	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+		struct qp_ent *q = &m->qp[qpn];
+
+		if (!q->owner || q->state != MRC_QPS_RTS ||
+		    dev_qp_view(&m->dev, qpn, &qt))
+			continue;
+		for (i = 0; i < qt.nev && i < MRC_QP_EVS; i++) {
+			if (qt.ev_port[i] != (uint32_t)p)
+				continue;
+			if (!live) {
+				if (!dev_ev_cmd(&m->dev, MRC_DP_EV_BAD, qpn, i,
+						MRC_EV_R_PORT_DOWN))
+					n++;
+			} else if (q->ev &&
+				   q->ev[i].state == MRC_EV_ASSUMED_BAD) {
+				/* Back: probe now, not after the backoff the
+				 * dead port ran up. */
+				q->ev[i].backoff_ns = BACKOFF_MIN_NS(m);
+				q->ev[i].due_ns = now;
+				q->ev[i].deadline_ns = now;
+				n++;
+			}
+		}
+	}
+	log_debug("port %d: %d EVs %s\n", p, n,
+		  live ? "to probe" : "out of use");
+}
+
 void health_adopt_qp(struct mrcd *m, uint32_t qpn)
 {
-	uint64_t now = mrcd_now_ns();
+	uint64_t now = now_ns();
 	struct mrc_qp_view qt;
 	struct ev_health *e;
 	uint32_t i;
@@ -565,7 +538,6 @@ int health_query(struct mrcd *m, uint32_t qpn, uint32_t after,
 
 int health_init(struct mrcd *m)
 {
-	struct epoll_event ee = { .events = EPOLLIN };
 	int i;
 
 	for (i = 0; i < MRC_MAX_PORTS; i++)
@@ -584,7 +556,7 @@ int health_init(struct mrcd *m)
 		if (m->probe_fd[i] < 0 ||
 		    bind(m->probe_fd[i], (struct sockaddr *)&sll,
 			 sizeof(sll))) {
-			fprintf(stderr, "mrcd: probe socket on %s: %s\n",
+			log_err("port %s: probe socket: %s\n",
 				m->port[i].ifname, strerror(errno));
 			return -errno;
 		}
@@ -593,30 +565,17 @@ int health_init(struct mrcd *m)
 			   (size_t)MRC_MAX_QP * MRC_QP_EVS *
 				   sizeof(struct mrc_ev_stats),
 			   PROT_READ, MAP_SHARED,
-			   bpf_map__fd(m->dev.rx->maps.mrc_ev_stats), 0);
+			   dev_map_fd(&m->dev, DEV_MAP_EV_STATS), 0);
 	if (m->ev_stats == MAP_FAILED)
 		m->ev_stats = NULL; /* counters read as 0 */
 	/* mrcd's own maps (never handed out): wakeups and probe arming. */
-	m->wake = mmap(NULL, MRC_MAX_QP * sizeof(uint32_t),
-		       PROT_READ | PROT_WRITE, MAP_SHARED,
-		       bpf_map__fd(m->dev.rx->maps.mrc_wake), 0);
 	m->probe_arm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
-			    bpf_map__fd(m->dev.rx->maps.mrc_probe_arm), 0);
-	if (m->wake == MAP_FAILED || m->probe_arm == MAP_FAILED) {
-		fprintf(stderr, "mrcd: mapping mrc_wake, mrc_probe_arm: %s\n",
-			strerror(errno));
-		m->wake = m->wake == MAP_FAILED ? NULL : m->wake;
-		m->probe_arm = m->probe_arm == MAP_FAILED ? NULL : m->probe_arm;
+			    dev_map_fd(&m->dev, DEV_MAP_PROBE_ARM), 0);
+	if (m->probe_arm == MAP_FAILED) {
+		log_err("mapping mrc_probe_arm: %s\n", strerror(errno));
+		m->probe_arm = NULL;
 		return -EIO;
 	}
-	m->ev_ring = ring_buffer__new(
-		bpf_map__fd(m->dev.rx->maps.mrc_ev_events), on_record, m, NULL);
-	if (!m->ev_ring)
-		return -errno;
-	ee.data.u64 = (uint64_t)TAG_EVENTS << 32;
-	if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(m->ev_ring),
-		      &ee))
-		return -errno;
 	return 0;
 }
 
@@ -624,8 +583,6 @@ void health_close(struct mrcd *m)
 {
 	int i;
 
-	ring_buffer__free(m->ev_ring);
-	m->ev_ring = NULL;
 	for (i = 0; i < MRC_MAX_PORTS; i++)
 		if (m->probe_fd[i] >= 0) {
 			close(m->probe_fd[i]);
@@ -641,10 +598,7 @@ void health_close(struct mrcd *m)
 		munmap(m->ev_stats, (size_t)MRC_MAX_QP * MRC_QP_EVS *
 					    sizeof(struct mrc_ev_stats));
 	m->ev_stats = NULL;
-	if (m->wake)
-		munmap(m->wake, MRC_MAX_QP * sizeof(uint32_t));
 	if (m->probe_arm)
 		munmap(m->probe_arm, 4096);
-	m->wake = NULL;
 	m->probe_arm = NULL;
 }

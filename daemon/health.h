@@ -71,13 +71,19 @@ void health_close(struct mrcd *m);
 int health_probe_frame(struct mrcd *m, uint32_t p, const uint8_t addr[16],
 		       uint16_t sport, uint16_t fl, uint32_t dqpn,
 		       uint8_t ev_idx, uint32_t seq, uint8_t tos);
-/* The event ring has records: read them all. */
-void health_events(struct mrcd *m);
+/* From the event ring (events.h): an EV changed state; a probe answer
+ * for one of a QP's EVs; state changes the data path could not queue. */
+void health_on_state(struct mrcd *m, const struct mrc_ev_event *v);
+void health_on_probe(struct mrcd *m, const struct mrc_ev_event *v);
+void health_on_dropped(struct mrcd *m, uint64_t n);
 /* Probes due and probes lost; call often (mrcd's 1 ms tick). */
 void health_tick(struct mrcd *m);
 /* Every GRAY_INTERVAL_NS: compare each QP's EVs (gray.h). */
 #define GRAY_INTERVAL_NS 100000000ull
 void health_gray(struct mrcd *m);
+/* Port p became live or stopped being live (links.h): every EV on it
+ * leaves use at once (port down), or is probed at once (back). */
+void health_port_live(struct mrcd *m, int p, int live);
 /* QP qpn is gone: forget its EVs. */
 void health_forget(struct mrcd *m, uint32_t qpn);
 /* A QP taken over from a predecessor: its EVs the data path holds

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Ports are planes: mrcd watches its ports' links with rtnetlink (libmnl).
- * A port that loses carrier or goes admin down takes every EV of every QP
- * that leaves by it out of use at once (ASSUMED_BAD, reason port down),
- * through the control program; when it comes back those EVs are probed
- * at once, and probes alone return them to GOOD (health.c).
+ * A port that loses carrier or that the controller disables is no longer
+ * live; main hands that to health, which takes every EV leaving by it out
+ * of use at once (ASSUMED_BAD, reason port down) and probes them when it
+ * is live again (probes alone return them to GOOD).
  */
 #include <errno.h>
 #include <libmnl/libmnl.h>
@@ -13,99 +13,69 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
+#include "dev.h"
 #include "link_msg.h"
 #include "links.h"
-#include "mrcd.h"
+#include "log.h"
+#include "mrc_ctl.h"
 
-int links_port_live(const struct mrcd *m, int p)
+int links_port_live(const struct links *l, int p)
 {
-	return m->port_up[p] && m->port_admin[p] == MRC_CTL_PORT_ADMIN_ENABLED;
+	return p >= 0 && p < l->nports && l->up[p] &&
+	       l->admin[p] == MRC_CTL_PORT_ADMIN_ENABLED;
 }
 
-/* Port p became live (up) or stopped being live: carrier or admin. */
-static void port_live_changed(struct mrcd *m, int p, int up)
+static void live_changed(struct links *l, int p, int live)
 {
-	struct mrc_qp_view qt;
-	uint64_t now = mrcd_now_ns();
-	uint32_t qpn, i;
-	int n = 0;
-
-	mrcd_log(m, 0, "port %s (plane %d) %s\n", m->port[p].ifname, p,
-		 up ? "up: probing its EVs" : "down: its EVs leave use");
-	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
-		struct qp_ent *q = &m->qp[qpn];
-
-		if (!q->owner || q->state != MRC_QPS_RTS ||
-		    dev_qp_view(&m->dev, qpn, &qt))
-			continue;
-		for (i = 0; i < qt.nev && i < MRC_QP_EVS; i++) {
-			if (qt.ev_port[i] != (uint32_t)p)
-				continue;
-			if (!up) {
-				if (!dev_ev_cmd(&m->dev, MRC_DP_EV_BAD, qpn, i,
-						MRC_EV_R_PORT_DOWN))
-					n++;
-			} else if (q->ev &&
-				   q->ev[i].state == MRC_EV_ASSUMED_BAD) {
-				/* Back: probe now, not after the backoff the
-				 * dead port ran up. */
-				q->ev[i].backoff_ns =
-					(uint64_t)m->cfg.probe_backoff_min_ms *
-					1000000ull;
-				q->ev[i].due_ns = now;
-				q->ev[i].deadline_ns = now;
-				n++;
-			}
-		}
-	}
-	mrcd_log(m, 1, "port %s: %d EVs %s\n", m->port[p].ifname, n,
-		 up ? "to probe" : "out of use");
+	log_info("port %s (plane %d) %s\n", l->ifname[p], p,
+		 live ? "up: probing its EVs" : "down: its EVs leave use");
+	if (l->live_changed)
+		l->live_changed(l->ctx, p, live);
 }
 
-static void port_changed(struct mrcd *m, int p, int carrier)
+static void port_changed(struct links *l, int p, int carrier)
 {
-	int was = links_port_live(m, p);
+	int was = links_port_live(l, p);
 
-	m->port_up[p] = carrier;
-	if (links_port_live(m, p) != was)
-		port_live_changed(m, p, !was);
+	l->up[p] = carrier;
+	if (links_port_live(l, p) != was)
+		live_changed(l, p, !was);
 }
 
-void links_resync(struct mrcd *m)
+void links_resync(struct links *l)
 {
 	int p;
 
-	for (p = 0; p < m->nports; p++)
-		if (!links_port_live(m, p))
-			port_live_changed(m, p, 0);
+	for (p = 0; p < l->nports; p++)
+		if (!links_port_live(l, p))
+			live_changed(l, p, 0);
 }
 
-void links_set_admin(struct mrcd *m, int p, int enabled)
+void links_set_admin(struct links *l, int p, int enabled)
 {
-	int was = links_port_live(m, p);
+	int was = links_port_live(l, p);
 
-	m->port_admin[p] = enabled ? MRC_CTL_PORT_ADMIN_ENABLED :
-				     MRC_CTL_PORT_ADMIN_DISABLED;
-	mrcd_log(m, 0, "port %s (plane %d) %s by the controller\n",
-		 m->port[p].ifname, p, enabled ? "enabled" : "disabled");
-	if (links_port_live(m, p) != was)
-		port_live_changed(m, p, !was);
+	if (p < 0 || p >= l->nports)
+		return;
+	l->admin[p] = enabled ? MRC_CTL_PORT_ADMIN_ENABLED :
+				MRC_CTL_PORT_ADMIN_DISABLED;
+	log_info("port %s (plane %d) %s by the controller\n", l->ifname[p], p,
+		 enabled ? "enabled" : "disabled");
+	if (links_port_live(l, p) != was)
+		live_changed(l, p, !was);
 }
 
 /* A link's state from the kernel: a port's, or none of ours. */
 static void on_link(int ifindex, int up, void *arg)
 {
-	struct mrcd *m = arg;
+	struct links *l = arg;
 	int p;
 
-	for (p = 0; p < m->nports; p++)
-		if (m->dev.port[p].ifindex == ifindex && up != m->port_up[p])
-			port_changed(m, p, up);
+	for (p = 0; p < l->nports; p++)
+		if (l->ifindex[p] == ifindex && up != l->up[p])
+			port_changed(l, p, up);
 }
 
 /*
@@ -113,7 +83,8 @@ static void on_link(int ifindex, int up, void *arg)
  * process may unicast to this socket's port id, whatever its uid: only
  * the kernel's messages (port id 0) are the links' state.
  */
-static ssize_t links_recv(struct mrcd *m, char *buf, size_t len, uint32_t *from)
+static ssize_t links_recv(struct links *l, char *buf, size_t len,
+			  uint32_t *from)
 {
 	struct sockaddr_nl sa = { 0 };
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
@@ -121,7 +92,7 @@ static ssize_t links_recv(struct mrcd *m, char *buf, size_t len, uint32_t *from)
 			     .msg_namelen = sizeof(sa),
 			     .msg_iov = &iov,
 			     .msg_iovlen = 1 };
-	ssize_t n = recvmsg(mnl_socket_get_fd(m->nl), &mh, 0);
+	ssize_t n = recvmsg(l->lfd.fd, &mh, 0);
 
 	if (n < 0)
 		return -1;
@@ -135,66 +106,71 @@ static ssize_t links_recv(struct mrcd *m, char *buf, size_t len, uint32_t *from)
 	return n;
 }
 
-void links_event(struct mrcd *m)
+static void links_ready(struct loop_fd *h)
 {
+	struct links *l = container_of(h, struct links, lfd);
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	uint32_t from;
 	ssize_t n;
 
-	while ((n = links_recv(m, buf, sizeof(buf), &from)) >= 0) {
+	while ((n = links_recv(l, buf, sizeof(buf), &from)) >= 0) {
 		if (from != 0) {
-			m->links_forged++;
-			if (m->links_forged == 1 || !(m->links_forged % 1000))
-				mrcd_log(
-					m, 0,
+			l->forged++;
+			if (l->forged == 1 || !(l->forged % 1000))
+				log_warn(
 					"rtnetlink: ignored %llu messages not from the kernel (last from port id %u)\n",
-					(unsigned long long)m->links_forged,
-					from);
+					(unsigned long long)l->forged, from);
 			continue;
 		}
-		link_msg_parse(buf, (size_t)n, on_link, m);
+		link_msg_parse(buf, (size_t)n, on_link, l);
 	}
 	if (n < 0 && errno == ENOBUFS) {
 		/* Missed messages: read every port's state again. */
 		int p;
 
-		mrcd_log(m, 0, "netlink overrun: rereading the ports\n");
-		for (p = 0; p < m->nports; p++) {
+		log_info("netlink overrun: rereading the ports\n");
+		for (p = 0; p < l->nports; p++) {
 			uint32_t mtu;
 			int up = 0;
 
-			dev_link_state(m->port[p].ifname, &mtu, &up);
-			if (up != m->port_up[p])
-				port_changed(m, p, up);
+			dev_link_state(l->ifname[p], &mtu, &up);
+			if (up != l->up[p])
+				port_changed(l, p, up);
 		}
 	}
 }
 
-int links_init(struct mrcd *m)
+int links_init(struct links *l, struct loop *loop, int nports,
+	       const char (*ifname)[16], const int *ifindex)
 {
-	struct epoll_event ee = { .events = EPOLLIN };
-	int p, fd;
+	int p, err;
 
-	for (p = 0; p < m->nports; p++) {
+	l->loop = loop;
+	l->lfd.fd = -1;
+	l->nports = nports > MRC_MAX_PORTS ? MRC_MAX_PORTS : nports;
+	for (p = 0; p < l->nports; p++) {
 		uint32_t mtu;
 
-		dev_link_state(m->port[p].ifname, &mtu, &m->port_up[p]);
+		snprintf(l->ifname[p], sizeof(l->ifname[p]), "%s", ifname[p]);
+		l->ifindex[p] = ifindex[p];
+		l->admin[p] = MRC_CTL_PORT_ADMIN_ENABLED;
+		dev_link_state(l->ifname[p], &mtu, &l->up[p]);
 	}
-	m->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (!m->nl || mnl_socket_bind(m->nl, RTMGRP_LINK, MNL_SOCKET_AUTOPID)) {
-		fprintf(stderr, "mrcd: rtnetlink: %s\n", strerror(errno));
-		return -errno;
+	l->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (!l->nl || mnl_socket_bind(l->nl, RTMGRP_LINK, MNL_SOCKET_AUTOPID)) {
+		err = -errno;
+		log_err("rtnetlink: %s\n", strerror(errno));
+		return err;
 	}
-	fd = mnl_socket_get_fd(m->nl);
-	ee.data.u64 = (uint64_t)TAG_LINK << 32;
-	if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, fd, &ee))
-		return -errno;
-	return 0;
+	return loop_add(loop, &l->lfd, mnl_socket_get_fd(l->nl), links_ready);
 }
 
-void links_close(struct mrcd *m)
+void links_close(struct links *l)
 {
-	if (m->nl)
-		mnl_socket_close(m->nl);
-	m->nl = NULL;
+	if (!l->loop)
+		return; /* never started */
+	loop_del(l->loop, &l->lfd);
+	if (l->nl)
+		mnl_socket_close(l->nl);
+	l->nl = NULL;
 }

@@ -39,14 +39,12 @@
 #include "health.h"
 #include "mrcd.h"
 #include "links.h"
+#include "log.h"
 #include "notify.h"
 #include "pin.h"
 #include "mrc/msg.h"
 #include "mrc_xdp_rx.skel.h"
 
-#define BURST_MAX 256 /* frames per transmit call while data flows */
-#define POLL_MIN_NS 20000ull /* first re-poll of a QP waiting for ACKs */
-#define POLL_MAX_NS 1000000ull
 #define SCAN_NS 1000000ull /* sweep for work nobody rang mrcd about */
 
 static int stop;
@@ -54,37 +52,17 @@ static int stop;
 static void reload(struct mrcd *m, const struct cli *o);
 
 /* SIGTERM and SIGINT stop mrcd; SIGHUP reloads its configuration. */
-static void signal_event(struct mrcd *m)
+static void signal_event(struct loop_fd *h)
 {
+	struct mrcd *m = container_of(h, struct mrcd, sig);
 	struct signalfd_siginfo si;
 
-	while (read(m->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+	while (read(h->fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP)
 			reload(m, m->cli);
 		else
 			stop = 1;
 	}
-}
-
-uint64_t mrcd_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-void mrcd_log(struct mrcd *m, int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (level > m->verbose ||
-	    (level == 0 && m->cfg.log_level == CONFIG_LOG_ERROR))
-		return;
-	va_start(ap, fmt);
-	fputs("mrcd: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 }
 
 static void usage(FILE *f)
@@ -160,8 +138,7 @@ static int listen_on(struct mrcd *m)
 	int fd;
 
 	if (strlen(m->sock_path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "mrcd: socket path too long: %s\n",
-			m->sock_path);
+		log_err("socket path too long: %s\n", m->sock_path);
 		return -1;
 	}
 	strcpy(sa.sun_path, m->sock_path);
@@ -178,20 +155,11 @@ static int listen_on(struct mrcd *m)
 	/* Anyone may connect: each connection only reaches its own objects. */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    chmod(m->sock_path, 0666) || listen(fd, 64)) {
-		fprintf(stderr, "mrcd: listening on %s: %s\n", m->sock_path,
-			strerror(errno));
+		log_err("listening on %s: %s\n", m->sock_path, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	return fd;
-}
-
-static int epoll_add(struct mrcd *m, int fd, enum mrcd_tag tag, uint32_t idx)
-{
-	struct epoll_event ev = { .events = EPOLLIN,
-				  .data.u64 = (uint64_t)tag << 32 | idx };
-
-	return epoll_ctl(m->epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
 #ifndef SO_PEERPIDFD
@@ -207,7 +175,7 @@ static int epoll_add(struct mrcd *m, int fd, enum mrcd_tag tag, uint32_t idx)
  * a pid reused between reading its status and the check is caught, since
  * the pidfd then refers to a dead process. Decided once, at accept.
  */
-static int peer_net_admin(struct mrcd *m, int fd, const struct ucred *cr)
+static int peer_net_admin(int fd, const struct ucred *cr)
 {
 	char path[64], line[256];
 	unsigned long long eff = 0;
@@ -219,8 +187,7 @@ static int peer_net_admin(struct mrcd *m, int fd, const struct ucred *cr)
 	FILE *f;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len)) {
-		mrcd_log(
-			m, 0,
+		log_info(
 			"no SO_PEERPIDFD (%s): the controller API is refused to everyone\n",
 			strerror(errno));
 		return 0;
@@ -249,57 +216,67 @@ out:
 	return found == 3 && euid == cr->uid && (eff >> CAP_NET_ADMIN & 1);
 }
 
-static void accept_client(struct mrcd *m)
+static void client_event(struct loop_fd *h);
+
+static void accept_client(struct loop_fd *h)
 {
+	struct mrcd *m = container_of(h, struct mrcd, listen);
 	struct ucred cr = { .pid = 0, .uid = ~0u };
 	socklen_t len = sizeof(cr);
 	int fd, i, n;
 
 	/* Non-blocking: a client that does not read its replies is dropped
 	 * (EAGAIN on a reply), never waited for. */
-	fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	fd = accept4(h->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
 	/* max-clients counts connections; orphans (a predecessor's clients
 	 * that have not resumed) hold slots beyond it, and must find one
 	 * to resume from. */
 	for (i = 0, n = 0; i < MRCD_MAX_CLIENTS; i++)
-		n += m->client[i].fd >= 0;
+		n += m->client[i].conn.fd >= 0;
 	for (i = 0; i < MRCD_MAX_CLIENTS &&
-		    (m->client[i].fd >= 0 || m->client[i].orphan);
+		    (m->client[i].conn.fd >= 0 || m->client[i].orphan);
 	     i++)
 		;
 	if (n >= (int)m->cfg.max_clients || i == MRCD_MAX_CLIENTS ||
-	    epoll_add(m, fd, TAG_CLIENT, i)) {
-		mrcd_log(m, 0, "refusing a connection: too many clients\n");
+	    loop_add(&m->loop, &m->client[i].conn, fd, client_event)) {
+		log_warn("refusing a connection: too many clients\n");
 		close(fd);
 		return;
 	}
-	m->client[i].fd = fd;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len))
 		cr = (struct ucred){ .pid = 0, .uid = ~0u };
 	m->client[i].uid = cr.uid;
 	m->client[i].pid = (uint32_t)cr.pid;
-	m->client[i].net_admin = cr.pid > 0 && peer_net_admin(m, fd, &cr);
+	m->client[i].net_admin = cr.pid > 0 && peer_net_admin(fd, &cr);
 	m->client[i].start_ticks = books_proc_start(m->client[i].pid);
 	if (getrandom(&m->client[i].session, sizeof(m->client[i].session), 0) !=
 	    sizeof(m->client[i].session))
-		m->client[i].session = mrcd_now_ns() * 0x9e3779b97f4a7c15ull;
+		m->client[i].session = now_ns() * 0x9e3779b97f4a7c15ull;
 	m->client[i].session |= 1; /* never 0: 0 is a free slot */
 	books_client(m, &m->client[i]);
-	mrcd_log(m, 1, "client pid %u uid %u connected%s\n", m->client[i].pid,
-		 m->client[i].uid,
-		 m->client[i].net_admin ? " (CAP_NET_ADMIN: controller)" : "");
+	log_debug("client pid %u uid %u connected%s\n", m->client[i].pid,
+		  m->client[i].uid,
+		  m->client[i].net_admin ? " (CAP_NET_ADMIN: controller)" : "");
 }
 
-static void client_event(struct mrcd *m, struct client *c)
+/* The mrcd whose client c is. */
+static struct mrcd *mrcd_of(struct client *c)
 {
+	return container_of(c - c->idx, struct mrcd, client[0]);
+}
+
+static void client_event(struct loop_fd *h)
+{
+	struct client *c = container_of(h, struct client, conn);
+	struct mrcd *m = mrcd_of(c);
 	union {
 		struct mrcd_req req;
 		char buf[sizeof(struct mrcd_req) + 64];
 	} u;
-	int fds[MRC_MSG_MAX_FDS], nfds, i;
-	ssize_t n = mrc_msg_recv(c->fd, &u, sizeof(u), fds, &nfds);
+	int fds[MRC_MSG_MAX_FDS], nfds, i, fd;
+	ssize_t n = mrc_msg_recv(c->conn.fd, &u, sizeof(u), fds, &nfds);
 
 	for (i = 0; i < nfds; i++)
 		close(fds[i]); /* applications send none */
@@ -307,18 +284,17 @@ static void client_event(struct mrcd *m, struct client *c)
 		return;
 	if (n < 0 && n == -EAGAIN)
 		return;
-	if (c->fd < 0)
+	if (c->conn.fd < 0)
 		return; /* resumed into an orphan's slot, which replied */
-	mrcd_log(m, 1, "client pid %u gone\n", c->pid);
+	log_debug("client pid %u gone\n", c->pid);
 	serve_drop_client(m, c);
-	epoll_ctl(m->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	c->fd = -1;
+	fd = c->conn.fd;
+	loop_del(&m->loop, &c->conn);
+	close(fd);
 }
 
 struct client *mrcd_resume(struct mrcd *m, struct client *c, uint64_t session)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
 	struct client *o;
 	int i;
 
@@ -330,157 +306,48 @@ struct client *mrcd_resume(struct mrcd *m, struct client *c, uint64_t session)
 	}
 	if (i == MRCD_MAX_CLIENTS)
 		return NULL;
-	ev.data.u64 = (uint64_t)TAG_CLIENT << 32 | (uint32_t)i;
-	if (epoll_ctl(m->epfd, EPOLL_CTL_MOD, c->fd, &ev))
+	if (loop_move(&m->loop, &c->conn, &o->conn))
 		return NULL;
-	epoll_ctl(m->epfd, EPOLL_CTL_DEL, o->pidfd, NULL);
-	close(o->pidfd);
-	o->pidfd = -1;
+	if (o->pidfd.fd >= 0) {
+		int fd = o->pidfd.fd;
+
+		loop_del(&m->loop, &o->pidfd);
+		close(fd);
+	}
 	o->orphan = 0;
-	o->fd = c->fd;
 	o->net_admin = c->net_admin;
-	c->fd = -1;
 	c->session = 0;
 	m->norphans--;
 	books_client(m, c);
 	books_client(m, o);
-	mrcd_log(m, 0,
-		 "client pid %u resumed its session (%u still to resume)\n",
+	log_info("client pid %u resumed its session (%u still to resume)\n",
 		 o->pid, m->norphans);
 	return o;
 }
 
 /* An orphan's process ended without resuming: its objects go. */
-static void orphan_gone(struct mrcd *m, uint32_t idx)
+static void orphan_gone(struct mrcd *m, struct client *c)
 {
-	struct client *c = &m->client[idx];
-
-	if (idx >= MRCD_MAX_CLIENTS || !c->orphan)
+	if (!c->orphan)
 		return;
-	mrcd_log(m, 0,
-		 "client pid %u ended before resuming: its objects are freed\n",
+	log_info("client pid %u ended before resuming: its objects are freed\n",
 		 c->pid);
-	if (c->pidfd >= 0) {
-		epoll_ctl(m->epfd, EPOLL_CTL_DEL, c->pidfd, NULL);
-		close(c->pidfd);
+	if (c->pidfd.fd >= 0) {
+		int fd = c->pidfd.fd;
+
+		loop_del(&m->loop, &c->pidfd);
+		close(fd);
 	}
-	c->pidfd = -1;
 	c->orphan = 0;
 	m->norphans--;
 	serve_drop_client(m, c);
 }
 
-void pump_activate(struct mrcd *m, uint32_t qpn)
+static void orphan_event(struct loop_fd *h)
 {
-	struct qp_ent *q = &m->qp[qpn];
+	struct client *c = container_of(h, struct client, pidfd);
 
-	q->next_ns = 0;
-	q->poll_ns = POLL_MIN_NS;
-	if (!q->burst)
-		q->burst = 64;
-	if (q->active)
-		return;
-	q->active = 1;
-	m->active[m->nactive++] = qpn;
-	/* Posters may skip the doorbell while this is set. */
-	if (q->sq)
-		__atomic_store_n(&q->sq->pumping, 1, __ATOMIC_SEQ_CST);
-}
-
-static void doorbell_event(struct mrcd *m, uint32_t qpn)
-{
-	uint64_t v;
-
-	if (qpn >= MRC_MAX_QP || !m->qp[qpn].owner)
-		return;
-	if (read(m->qp[qpn].db_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		return;
-	pump_activate(m, qpn);
-}
-
-/*
- * Nothing left to send or complete. Clearing pumping and then looking at
- * tail again pairs with the poster's storing tail and then looking at
- * pumping: one of the two sees the other, so no post goes unserved.
- */
-static int sq_idle(struct qp_ent *q)
-{
-	if (__atomic_load_n(&q->sq->tail, __ATOMIC_SEQ_CST) !=
-	    __atomic_load_n(&q->sq->done, __ATOMIC_SEQ_CST))
-		return 0;
-	__atomic_store_n(&q->sq->pumping, 0, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&q->sq->tail, __ATOMIC_SEQ_CST) !=
-	    __atomic_load_n(&q->sq->done, __ATOMIC_SEQ_CST)) {
-		__atomic_store_n(&q->sq->pumping, 1, __ATOMIC_SEQ_CST);
-		return 0;
-	}
-	return 1;
-}
-
-/*
- * One pass over the QPs with work: transmit what each may send now.
- * Returns 1 if anything went out; *next_ns is when a waiting QP is due.
- */
-static int pump(struct mrcd *m, uint64_t *next_ns)
-{
-	uint64_t now = mrcd_now_ns(), poll_max;
-	int i, progress = 0, n;
-
-	*next_ns = UINT64_MAX;
-	for (i = 0; i < m->nactive; i++) {
-		uint32_t qpn = m->active[i];
-		struct qp_ent *q = &m->qp[qpn];
-
-		if (!q->owner || q->state != MRC_QPS_RTS || !q->sq ||
-		    q->sq->state == MRC_QPS_ERR || sq_idle(q)) {
-			q->active = 0;
-			q->burst = 0;
-			m->active[i--] = m->active[--m->nactive];
-			continue;
-		}
-		if (now < q->next_ns) {
-			if (q->next_ns < *next_ns)
-				*next_ns = q->next_ns;
-			continue;
-		}
-		n = dev_tx_burst(&m->dev, qpn, q->burst);
-		m->tx_calls++;
-		if (n > 0) {
-			progress = 1;
-			q->burst = q->burst * 2 > BURST_MAX ? BURST_MAX :
-							      q->burst * 2;
-			q->poll_ns = POLL_MIN_NS;
-			q->next_ns = 0;
-			continue;
-		}
-		/*
-		 * Waiting for ACKs (window, WIMM) or for a timeout. Ask the
-		 * receive program for a wakeup when an ACK moves the window,
-		 * then look once more: an ACK between the two is not missed.
-		 */
-		if (m->wake)
-			__atomic_store_n(&m->wake[qpn], 1, __ATOMIC_SEQ_CST);
-		n = dev_tx_burst(&m->dev, qpn, 1);
-		m->tx_calls++;
-		if (n > 0) {
-			progress = 1;
-			q->poll_ns = POLL_MIN_NS;
-			q->next_ns = 0;
-			continue;
-		}
-		q->burst = 1;
-		q->next_ns = now + q->poll_ns;
-		poll_max = q->timeout_ns / 4;
-		if (poll_max > POLL_MAX_NS)
-			poll_max = POLL_MAX_NS;
-		if (poll_max < POLL_MIN_NS)
-			poll_max = POLL_MIN_NS;
-		q->poll_ns = q->poll_ns * 2 > poll_max ? poll_max :
-							 q->poll_ns * 2;
-		if (q->next_ns < *next_ns)
-			*next_ns = q->next_ns;
-	}
-	return progress;
+	orphan_gone(mrcd_of(c), c);
 }
 
 /*
@@ -489,12 +356,12 @@ static int pump(struct mrcd *m, uint64_t *next_ns)
  * what it sent still needs its ACK timeout watched. Every SCAN_NS, QPs
  * with WQEs not completed join the pump list (reading mapped queues only).
  */
-static void scan(struct mrcd *m)
+static void scan(struct loop_fd *h)
 {
+	struct mrcd *m = container_of(h, struct mrcd, scan);
 	uint64_t ticks;
-	uint32_t qpn;
 
-	if (read(m->scan_fd, &ticks, sizeof(ticks)) < 0)
+	if (read(h->fd, &ticks, sizeof(ticks)) < 0)
 		return;
 	health_tick(m);
 	ctl_tick(m);
@@ -503,65 +370,31 @@ static void scan(struct mrcd *m)
 		m->gray_ticks = 0;
 		health_gray(m);
 	}
-	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
-		struct qp_ent *q = &m->qp[qpn];
-
-		if (q->owner && !q->active && q->state == MRC_QPS_RTS &&
-		    q->sq->state != MRC_QPS_ERR &&
-		    *(volatile uint32_t *)&q->sq->tail !=
-			    *(volatile uint32_t *)&q->sq->done)
-			pump_activate(m, qpn);
-	}
+	pump_scan(&m->pump);
 }
 
 static int run(struct mrcd *m)
 {
-	struct epoll_event ev[64];
-	uint64_t next_ns = UINT64_MAX;
-	int progress = 0, n, i;
+	uint64_t next_ns = UINT64_MAX, wait;
+	int progress = 0, n;
 
 	while (!stop) {
-		struct timespec ts = {}, *tp = NULL;
 		uint64_t now;
 
 		if (progress) {
-			tp = &ts; /* data flows: just look for news */
-		} else if (m->nactive) {
-			now = mrcd_now_ns();
-			tp = &ts;
-			if (next_ns > now) {
-				ts.tv_sec = (next_ns - now) / 1000000000ull;
-				ts.tv_nsec = (next_ns - now) % 1000000000ull;
-			}
+			wait = 0; /* data flows: just look for news */
+		} else if (m->pump.nactive) {
+			now = now_ns();
+			wait = next_ns > now ? next_ns - now : 0;
+		} else {
+			wait = UINT64_MAX;
 		}
-		n = epoll_pwait2(m->epfd, ev, 64, tp, NULL);
-		if (n < 0 && errno != EINTR) {
-			fprintf(stderr, "mrcd: epoll: %s\n", strerror(errno));
+		n = loop_once(&m->loop, wait);
+		if (n < 0) {
+			log_err("epoll: %s\n", strerror(-n));
 			return 1;
 		}
-		for (i = 0; i < n; i++) {
-			uint32_t tag = ev[i].data.u64 >> 32;
-			uint32_t idx = (uint32_t)ev[i].data.u64;
-
-			if (tag == TAG_LISTEN)
-				accept_client(m);
-			else if (tag == TAG_CLIENT && idx < MRCD_MAX_CLIENTS &&
-				 m->client[idx].fd >= 0)
-				client_event(m, &m->client[idx]);
-			else if (tag == TAG_DOORBELL)
-				doorbell_event(m, idx);
-			else if (tag == TAG_SCAN)
-				scan(m);
-			else if (tag == TAG_EVENTS)
-				health_events(m);
-			else if (tag == TAG_LINK)
-				links_event(m);
-			else if (tag == TAG_SIGNAL)
-				signal_event(m);
-			else if (tag == TAG_ORPHAN)
-				orphan_gone(m, idx);
-		}
-		progress = m->nactive ? pump(m, &next_ns) : 0;
+		progress = m->pump.nactive ? pump_pass(&m->pump, &next_ns) : 0;
 	}
 	return 0;
 }
@@ -605,7 +438,7 @@ static int adopt(struct mrcd *m)
 
 	if (err)
 		return err;
-	links_resync(m); /* ports that went down while no mrcd watched */
+	links_resync(&m->links); /* ports down while no mrcd watched */
 	dev_lowlat_adopt_qdisc((int)m->books->lowlat_made_qdisc);
 	for (i = 0; i < MRC_MAX_QP; i++)
 		if (m->qp[i].owner && !serve_adopt_qp(m, i))
@@ -618,27 +451,99 @@ static int adopt(struct mrcd *m)
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
 		if (m->client[i].orphan)
 			m->norphans++;
-	mrcd_log(
-		m, 0,
+	log_info(
 		"took over the running device (mrcd number %llu on it): %u QPs, %u memory regions, %u completion queues of %u processes\n",
 		(unsigned long long)m->books->generation, nqp, nmr, ncq,
 		m->norphans);
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
 		struct client *c = &m->client[i];
-		struct epoll_event ev = { .events = EPOLLIN };
+		int fd;
 
 		if (!c->orphan)
 			continue;
-		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
-		ev.data.u64 = (uint64_t)TAG_ORPHAN << 32 | i;
+		fd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 		/* The start time tells a reused pid from the process. */
-		if (c->pidfd < 0 ||
-		    books_proc_start(c->pid) != c->start_ticks ||
-		    epoll_ctl(m->epfd, EPOLL_CTL_ADD, c->pidfd, &ev))
-			orphan_gone(m, i);
+		if (fd >= 0 &&
+		    (books_proc_start(c->pid) != c->start_ticks ||
+		     loop_add(&m->loop, &c->pidfd, fd, orphan_event))) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd < 0)
+			orphan_gone(m, c);
 	}
 	books_save(m);
 	return 0;
+}
+
+/* ---- wiring: news from a module below to the modules that want it ---- */
+
+static void on_ev_state(void *ctx, const struct mrc_ev_event *v)
+{
+	struct mrcd *m = ctx;
+
+	health_on_state(m, v);
+	ctl_ev_event(m, v);
+}
+
+static void on_ev_probe(void *ctx, const struct mrc_ev_event *v)
+{
+	struct mrcd *m = ctx;
+
+	if (v->qpn == MRC_PROBE_QPN)
+		ctl_probe_answer(m, v); /* a device probe, the controller's */
+	else
+		health_on_probe(m, v);
+}
+
+static void on_ev_dropped(void *ctx, uint64_t n)
+{
+	struct mrcd *m = ctx;
+
+	health_on_dropped(m, n);
+	ctl_ev_dropped(m, n);
+}
+
+/* An ACK opened a window: the QP's work goes on. */
+static void on_wake(void *ctx, uint32_t qpn)
+{
+	struct mrcd *m = ctx;
+
+	if (m->qp[qpn].owner)
+		pump_activate(&m->pump, qpn);
+}
+
+static void on_port_live(void *ctx, int p, int live)
+{
+	health_port_live(ctx, p, live);
+}
+
+/* The modules over the device, in dependency order, and their news. */
+static int wire(struct mrcd *m)
+{
+	const struct events_sink sink = { .ctx = m,
+					  .state = on_ev_state,
+					  .probe = on_ev_probe,
+					  .wake = on_wake,
+					  .dropped = on_ev_dropped };
+	char names[MRC_MAX_PORTS][16];
+	int ifindex[MRC_MAX_PORTS], p, err;
+
+	for (p = 0; p < m->nports; p++) {
+		memcpy(names[p], m->port[p].ifname, sizeof(names[p]));
+		ifindex[p] = m->dev.port[p].ifindex;
+	}
+	err = pump_init(&m->pump, &m->dev, &m->loop);
+	if (!err)
+		err = links_init(&m->links, &m->loop, m->nports,
+				 (const char(*)[16])names, ifindex);
+	m->links.live_changed = on_port_live;
+	m->links.ctx = m;
+	if (!err)
+		err = health_init(m);
+	if (!err)
+		err = events_init(&m->events, &m->dev, &m->loop, &sink);
+	return err;
 }
 
 static int setup(struct mrcd *m, const char *anchor)
@@ -657,8 +562,7 @@ static int setup(struct mrcd *m, const char *anchor)
 				fd = dev_pin_lock(m->pin_dir);
 				if (fd < 0)
 					return fd;
-				mrcd_log(
-					m, 0,
+				log_info(
 					"%s holds a device without mrcd's books (an mrcd ended while starting): removing it\n",
 					m->pin_dir);
 				dev_unpin(m->pin_dir);
@@ -683,14 +587,12 @@ static int setup(struct mrcd *m, const char *anchor)
 		struct port_spec *p = &m->port[i];
 
 		if (!p->has_mac) {
-			fprintf(stderr, "mrcd: port %s: mac= is required\n",
-				p->ifname);
+			log_err("port %s: mac= is required\n", p->ifname);
 			return -EINVAL;
 		}
 		p->v6 = m->v6;
 		if (p->prefix_len < 0 && port_subnet(p)) {
-			fprintf(stderr,
-				"mrcd: port %s: no %s address to take the plane from\n",
+			log_err("port %s: no %s address to take the plane from\n",
 				p->ifname, m->v6 ? "IPv6" : "IPv4");
 			return -EADDRNOTAVAIL;
 		}
@@ -713,7 +615,7 @@ static int setup(struct mrcd *m, const char *anchor)
 	/* Without it applications ring mrcd; slower, still correct. */
 	m->lowlat = dev_lowlat_attach(&m->dev) == 0;
 	if (!m->lowlat)
-		mrcd_log(m, 0, "low-latency doorbells off (see above)\n");
+		log_info("low-latency doorbells off (see above)\n");
 	if (m->pin_dir) {
 		/* A running device's maps are pinned already (the same). */
 		err = dev_pin(&m->dev, m->pin_dir, dev_lowlat_prog_fd(),
@@ -721,16 +623,11 @@ static int setup(struct mrcd *m, const char *anchor)
 		if (err)
 			return err;
 	}
-	m->epfd = epoll_create1(EPOLL_CLOEXEC);
-	m->scan_fd =
-		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (m->epfd < 0 || m->scan_fd < 0 ||
-	    epoll_add(m, m->scan_fd, TAG_SCAN, 0))
+	i = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (i < 0 || loop_add(&m->loop, &m->scan, i, scan))
 		return -EIO;
 	ctl_init(m);
-	err = health_init(m);
-	if (!err)
-		err = links_init(m);
+	err = wire(m);
 	if (!err && m->pin_dir)
 		err = running ? adopt(m) : books_create(m);
 	if (err)
@@ -739,8 +636,8 @@ static int setup(struct mrcd *m, const char *anchor)
 		m->books->lowlat_made_qdisc |=
 			(uint32_t)dev_lowlat_made_qdisc();
 	/* Last: applications that connect find everything in place. */
-	m->listen_fd = listen_on(m);
-	if (m->listen_fd < 0 || epoll_add(m, m->listen_fd, TAG_LISTEN, 0))
+	i = listen_on(m);
+	if (i < 0 || loop_add(&m->loop, &m->listen, i, accept_client))
 		return -EIO;
 	{
 		struct itimerspec it = {
@@ -748,7 +645,7 @@ static int setup(struct mrcd *m, const char *anchor)
 			.it_value.tv_nsec = SCAN_NS,
 		};
 
-		if (timerfd_settime(m->scan_fd, 0, &it, NULL))
+		if (timerfd_settime(m->scan.fd, 0, &it, NULL))
 			return -errno;
 	}
 	return 0;
@@ -788,6 +685,12 @@ static void apply_cli(struct mrcd_config *c, const struct cli *o)
 		c->log_level = CONFIG_LOG_DEBUG;
 }
 
+_Static_assert((int)LOG_ERROR == CONFIG_LOG_ERROR &&
+		       (int)LOG_WARNING == CONFIG_LOG_WARNING &&
+		       (int)LOG_INFO == CONFIG_LOG_INFO &&
+		       (int)LOG_DEBUG == CONFIG_LOG_DEBUG,
+	       "log-level values are log.h's levels");
+
 /* The configuration's values that mrcd keeps outside m->cfg. */
 static void adopt_cfg(struct mrcd *m)
 {
@@ -799,7 +702,7 @@ static void adopt_cfg(struct mrcd *m)
 	m->v6 = m->cfg.ipv6;
 	m->sock_path = m->cfg.socket;
 	m->pin_dir = m->cfg.pin_dir[0] ? m->cfg.pin_dir : NULL;
-	m->verbose = m->cfg.log_level >= CONFIG_LOG_DEBUG ? 1 : 0;
+	log_set_level((enum log_level)m->cfg.log_level);
 }
 
 /*
@@ -814,37 +717,35 @@ static void reload(struct mrcd *m, const struct cli *o)
 
 	notify_reloading();
 	if (!m->config_path) {
-		mrcd_log(
-			m, 0,
+		log_info(
 			"SIGHUP: no configuration file (-c): nothing to reload\n");
 		notify_send("READY=1\nSTATUS=running (nothing to reload)");
 		return;
 	}
 	config_defaults(&next);
 	if (config_load(m->config_path, &next, err, sizeof(err))) {
-		mrcd_log(m, 0, "reload refused, configuration kept: %s\n", err);
+		log_info("reload refused, configuration kept: %s\n", err);
 		notify_send(
 			"READY=1\nSTATUS=running; the last reload was refused");
 		return;
 	}
 	apply_cli(&next, o);
 	if (config_reload_check(&m->cfg, &next, err, sizeof(err))) {
-		mrcd_log(m, 0, "reload refused, configuration kept: %s\n", err);
+		log_info("reload refused, configuration kept: %s\n", err);
 		notify_send(
 			"READY=1\nSTATUS=running; the last reload was refused");
 		return;
 	}
 	if (next.log_level != m->cfg.log_level)
-		mrcd_log(m, 0, "log-level %s -> %s\n",
+		log_info("log-level %s -> %s\n",
 			 config_log_level_name(m->cfg.log_level),
 			 config_log_level_name(next.log_level));
 	/* Only run-time keys differ (checked above): ports, socket and pins
 	 * stay as setup() resolved them (a plane prefix taken from the
 	 * interface is in m->port, not in the file). */
 	m->cfg = next;
-	m->verbose = m->cfg.log_level >= CONFIG_LOG_DEBUG ? 1 : 0;
-	mrcd_log(
-		m, 0,
+	log_set_level((enum log_level)m->cfg.log_level);
+	log_info(
 		"reloaded %s: probe-answers %u, probe-backoff %u-%u ms, gray-factor %u, reorder %u us\n",
 		m->config_path, m->cfg.probe_answers,
 		m->cfg.probe_backoff_min_ms, m->cfg.probe_backoff_max_ms,
@@ -864,7 +765,7 @@ static int take_lock(struct mrcd *m)
 	snprintf(path, sizeof(path), "%s.lock", m->sock_path);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
-		fprintf(stderr, "mrcd: %s: %s\n", path, strerror(errno));
+		log_err("%s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	{
@@ -872,8 +773,7 @@ static int take_lock(struct mrcd *m)
 
 		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 		    st.st_uid != geteuid()) {
-			fprintf(stderr,
-				"mrcd: %s: not a regular file of ours; refusing it\n",
+			log_err("%s: not a regular file of ours; refusing it\n",
 				path);
 			close(fd);
 			return -1;
@@ -885,8 +785,7 @@ static int take_lock(struct mrcd *m)
 
 		if (n > 0)
 			pid[strcspn(pid, "\n")] = 0;
-		fprintf(stderr,
-			"mrcd: another mrcd%s%s serves %s (it holds %s)\n",
+		log_err("another mrcd%s%s serves %s (it holds %s)\n",
 			pid[0] ? ", pid " : "", pid, m->sock_path, path);
 		close(fd);
 		return -1;
@@ -903,9 +802,12 @@ static int take_lock(struct mrcd *m)
  */
 static void teardown(struct mrcd *m, int keep)
 {
-	links_close(m);
-	ctl_close(m);
+	events_close(&m->events);
 	health_close(m);
+	links_close(&m->links);
+	pump_close(&m->pump);
+	ctl_close(m);
+	loop_close(&m->loop);
 	books_close(m);
 	if (keep) {
 		dev_lowlat_release();
@@ -932,25 +834,25 @@ int main(int argc, char **argv)
 	static struct cli o;
 	char err[512];
 	sigset_t sigs;
-	int c, i, rc, handover;
+	int c, i, rc, handover, sig_fd;
 
-	m.listen_fd = m.epfd = m.scan_fd = m.sig_fd = m.lock_fd = -1;
+	m.listen.fd = m.scan.fd = m.sig.fd = m.lock_fd = m.loop.epfd = -1;
 	m.pin_lock_fd = m.books_fd = -1;
-	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
-		m.client[i].fd = m.client[i].pidfd = -1;
+	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
+		m.client[i].conn.fd = m.client[i].pidfd.fd = -1;
+		m.client[i].idx = (uint32_t)i;
+	}
 	while ((c = getopt_long(argc, argv, "p:a:s:P:c:6vh", opts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'p':
 			if (o.nports == MRC_MAX_PORTS) {
-				fprintf(stderr, "mrcd: at most %d ports\n",
-					MRC_MAX_PORTS);
+				log_err("at most %d ports\n", MRC_MAX_PORTS);
 				return 2;
 			}
 			if (port_spec_parse(optarg, &o.port[o.nports], err,
 					    sizeof(err))) {
-				fprintf(stderr, "mrcd: -p %s: %s\n", optarg,
-					err);
+				log_err("-p %s: %s\n", optarg, err);
 				return 2;
 			}
 			o.nports++;
@@ -966,7 +868,7 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			if (!*optarg) {
-				fprintf(stderr, "mrcd: -P needs a directory\n");
+				log_err("-P needs a directory\n");
 				return 2;
 			}
 			o.pin_dir = optarg;
@@ -989,8 +891,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "mrcd: unexpected argument '%s'\n",
-			argv[optind]);
+		log_err("unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
 		return 2;
 	}
@@ -1000,12 +901,12 @@ int main(int argc, char **argv)
 		 MRCD_PIN_DIR_DEFAULT);
 	if (m.config_path &&
 	    config_load(m.config_path, &m.cfg, err, sizeof(err))) {
-		fprintf(stderr, "mrcd: %s\n", err);
+		log_err("%s\n", err);
 		return 2;
 	}
 	apply_cli(&m.cfg, &o);
 	if (!m.cfg.nports || !m.cfg.anchor[0]) {
-		fprintf(stderr, "mrcd: %s\n",
+		log_err("%s\n",
 			!m.cfg.nports ?
 				"no port given (-p, or port in -c FILE)" :
 				"no anchor interface given (-a, or anchor in -c FILE)");
@@ -1013,7 +914,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (m.config_path && config_finish(&m.cfg, err, sizeof(err))) {
-		fprintf(stderr, "mrcd: %s\n", err);
+		log_err("%s\n", err);
 		return 2;
 	}
 	adopt_cfg(&m);
@@ -1023,23 +924,23 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
-	m.sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	signal(SIGPIPE, SIG_IGN);
 	for (i = 0; i < MRC_MAX_PORTS; i++)
 		m.probe_fd[i] = -1;
-	if (m.sig_fd < 0 || take_lock(&m))
+	if (sig_fd < 0 || take_lock(&m) || loop_init(&m.loop))
 		return 1;
-	if (setup(&m, m.cfg.anchor) || epoll_add(&m, m.sig_fd, TAG_SIGNAL, 0)) {
+	if (setup(&m, m.cfg.anchor) ||
+	    loop_add(&m.loop, &m.sig, sig_fd, signal_event)) {
 		/* A running device stays as it was found. */
 		if (m.adopted)
-			fprintf(stderr,
-				"mrcd: the running device in %s is left as it is\n",
+			log_err("the running device in %s is left as it is\n",
 				m.pin_dir);
 		teardown(&m, m.adopted);
 		return 1;
 	}
-	mrcd_log(&m, 0, "ready: %d ports, socket %s%s%s\n", m.nports,
-		 m.sock_path, m.config_path ? ", configuration " : "",
+	log_info("ready: %d ports, socket %s%s%s\n", m.nports, m.sock_path,
+		 m.config_path ? ", configuration " : "",
 		 m.config_path ? m.config_path : "");
 	notify_send("READY=1\nSTATUS=running");
 	m.cli = &o;
@@ -1052,12 +953,12 @@ int main(int argc, char **argv)
 	 */
 	handover = m.pinned && serve_objects_alive(&m);
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
-		if (m.client[i].fd >= 0 && !handover)
+		if (m.client[i].conn.fd >= 0 && !handover)
 			serve_drop_client(&m, &m.client[i]);
-		if (m.client[i].fd >= 0)
-			close(m.client[i].fd);
-		if (m.client[i].pidfd >= 0)
-			close(m.client[i].pidfd);
+		if (m.client[i].conn.fd >= 0)
+			close(m.client[i].conn.fd);
+		if (m.client[i].pidfd.fd >= 0)
+			close(m.client[i].pidfd.fd);
 	}
 	unlink(m.sock_path);
 	if (handover) {
@@ -1066,22 +967,20 @@ int main(int argc, char **argv)
 		for (i = 0; i < MRC_MAX_QP; i++)
 			nqp += m.qp[i].owner != NULL;
 		books_save(&m);
-		mrcd_log(
-			&m, 0,
+		log_info(
 			"handing the device over: %u QPs and their applications' objects stay in the data path (pinned in %s) for the next mrcd\n",
 			nqp, m.pin_dir);
 		teardown(&m, 1);
 		return rc;
 	}
-	mrcd_log(
-		&m, 0,
+	log_info(
 		"path health: %llu EV state changes (%llu flaps), %llu probes sent, %llu answered, %llu lost\n",
 		(unsigned long long)m.ev_state_events,
 		(unsigned long long)m.flaps, (unsigned long long)m.probes_sent,
 		(unsigned long long)m.probe_answers,
 		(unsigned long long)m.probes_lost);
 	teardown(&m, 0);
-	mrcd_log(&m, 0, "stopped after %llu transmit calls\n",
-		 (unsigned long long)m.tx_calls);
+	log_info("stopped after %llu transmit calls\n",
+		 (unsigned long long)m.pump.tx_calls);
 	return rc;
 }

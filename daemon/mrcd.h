@@ -9,33 +9,26 @@
 
 #include <stdint.h>
 
-struct mnl_socket;
-
 #include "config.h"
 #include "ctl.h"
 #include "dev.h"
+#include "events.h"
 #include "health.h"
+#include "links.h"
+#include "log.h"
+#include "loop.h"
 #include "plane.h"
 #include "profiles.h"
+#include "pump.h"
 #include "mrc/mrcd_proto.h"
 
 #define MRCD_MAX_CLIENTS 1024 /* max-clients: at most this */
 #define MRCD_MAX_PD 1024
 
-/* epoll tags: the kind in the high 32 bits, an index in the low. */
-enum mrcd_tag {
-	TAG_LISTEN = 1,
-	TAG_CLIENT,
-	TAG_DOORBELL,
-	TAG_SCAN,
-	TAG_EVENTS,
-	TAG_LINK,
-	TAG_SIGNAL,
-	TAG_ORPHAN, /* an orphan's pidfd: its process ended */
-};
-
 struct client {
-	int fd; /* -1: no connection (slot free, unless an orphan) */
+	/* Its connection; conn.fd -1: none (slot free, unless an orphan). */
+	struct loop_fd conn;
+	uint32_t idx; /* its slot */
 	uint32_t uid;
 	uint32_t pid;
 	int net_admin; /* held CAP_NET_ADMIN when it connected */
@@ -47,7 +40,7 @@ struct client {
 	 * process ends (its objects are freed then).
 	 */
 	int orphan;
-	int pidfd;
+	struct loop_fd pidfd;
 };
 
 struct qp_ent {
@@ -57,10 +50,6 @@ struct qp_ent {
 	uint64_t db_token;
 	uint32_t state; /* as the application last set it */
 	uint32_t pd, send_cq, recv_cq;
-	int active; /* in the pump list */
-	uint32_t burst; /* frames for the next transmit call */
-	uint64_t next_ns; /* do not pump before (when nothing went out) */
-	uint64_t poll_ns; /* interval while waiting for ACKs */
 	uint64_t timeout_ns; /* the QP's ACK timeout */
 	struct ev_health *ev; /* MRC_QP_EVS of them, once an event came */
 	struct qp_evlog *evlog; /* with ev */
@@ -80,13 +69,14 @@ struct mrcd {
 	struct mrcd_config cfg; /* in force: the file, the command line over it */
 	const char *config_path; /* -c; NULL: none */
 	const struct cli *cli; /* the command line, for reloads */
-	int sig_fd, lock_fd, pin_lock_fd;
+	struct loop loop;
+	struct loop_fd sig, listen, scan;
+	int lock_fd, pin_lock_fd;
 	struct port_spec port[MRC_MAX_PORTS];
-	int nports, v6, verbose;
+	int nports, v6;
 	const char *sock_path;
 	const char *pin_dir; /* NULL: --no-pin */
 	int pinned;
-	int listen_fd, epfd, scan_fd;
 	int lowlat; /* the tc doorbell path is attached */
 	struct client client[MRCD_MAX_CLIENTS];
 	struct client *pd_owner[MRCD_MAX_PD];
@@ -94,11 +84,9 @@ struct mrcd {
 	uint32_t mr_pd[MRC_MAX_MR];
 	struct client *cq_owner[MRC_MAX_CQ];
 	struct qp_ent qp[MRC_MAX_QP];
-	uint32_t active[MRC_MAX_QP]; /* QPs with posted, unfinished work */
-	int nactive;
-	uint64_t tx_calls;
+	struct pump pump;
+	struct events events;
 	/* Path health (health.c). */
-	struct ring_buffer *ev_ring;
 	int probe_fd[MRC_MAX_PORTS]; /* AF_PACKET, per port */
 	struct {
 		uint32_t qpn, idx;
@@ -108,17 +96,11 @@ struct mrcd {
 	uint64_t ev_state_events, probes_sent, probe_answers, probes_lost;
 	uint64_t flaps; /* EVs blamed again soon after coming back */
 	uint64_t gray_ticks; /* scan ticks since the last gray look */
-	uint64_t ev_dropped_seen; /* the data path's drop count, last read */
 	uint64_t ev_dropped_unreported; /* for the next event logged */
 	struct mrc_ev_stats *ev_stats; /* the data path's, mmapped */
-	uint32_t *wake; /* mrc_wake, mmapped: [qpn] = 1 asks for a wakeup */
 	struct mrc_probe_arm *probe_arm; /* mrc_probe_arm[0], mmapped */
-	/* Link watch (links.c). */
-	struct mnl_socket *nl;
-	int port_up[MRC_MAX_PORTS]; /* carrier */
-	uint64_t links_forged; /* rtnetlink messages not from the kernel */
+	struct links links; /* ports: carrier and admin state */
 	/* The controller (ctl.c). */
-	int port_admin[MRC_MAX_PORTS]; /* enum mrc_ctl_port_admin_state */
 	struct profiles prof;
 	struct ctl_sub sub[CTL_MAX_SUBS];
 	struct ctl_probe_wait probe_wait;
@@ -142,8 +124,6 @@ void serve_drop_client(struct mrcd *m, struct client *c);
 int serve_adopt_qp(struct mrcd *m, uint32_t qpn);
 /* Whether any connection or orphan owns a device object. */
 int serve_objects_alive(const struct mrcd *m);
-/* Puts qpn in the pump list (a doorbell rang or work is pending). */
-void pump_activate(struct mrcd *m, uint32_t qpn);
 
 /*
  * MRCD_RESUME on connection c: the orphan of session whose process c is
@@ -151,9 +131,5 @@ void pump_activate(struct mrcd *m, uint32_t qpn);
  * Returns the orphan, or NULL (no such session of this process).
  */
 struct client *mrcd_resume(struct mrcd *m, struct client *c, uint64_t session);
-
-uint64_t mrcd_now_ns(void);
-void mrcd_log(struct mrcd *m, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 #endif /* MRC_DAEMON_MRCD_H */

@@ -27,6 +27,7 @@
 #include <linux/magic.h>
 
 #include "dev.h"
+#include "log.h"
 #include "pin.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
@@ -36,7 +37,7 @@
 
 static int pin_err(int err, const char *what, const char *path)
 {
-	fprintf(stderr, "mrcd: %s %s: %s\n", what, path, strerror(-err));
+	log_err("%s %s: %s\n", what, path, strerror(-err));
 	return err;
 }
 
@@ -135,8 +136,7 @@ int dev_pin_lock(const char *dir)
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		if (err == -EBUSY)
-			fprintf(stderr,
-				"mrcd: another mrcd runs the device pinned in %s\n",
+			log_err("another mrcd runs the device pinned in %s\n",
 				path);
 		else
 			pin_err(err, "locking", path);
@@ -166,9 +166,7 @@ int dev_pin_claim(const char *dir)
 		return pin_err(err, "pin directory", dir);
 	err = make_dirs(dir);
 	if (err == -EPERM && strchr(dir, '.')) {
-		fprintf(stderr,
-			"mrcd: creating %s: bpffs refuses names with a '.'\n",
-			dir);
+		log_err("creating %s: bpffs refuses names with a '.'\n", dir);
 		return err;
 	}
 	if (err)
@@ -176,15 +174,13 @@ int dev_pin_claim(const char *dir)
 	if (statfs(dir, &fs))
 		return pin_err(-errno, "checking", dir);
 	if (fs.f_type != BPF_FS_MAGIC) {
-		fprintf(stderr,
-			"mrcd: %s is not on a bpf filesystem (mount -t bpf bpf /sys/fs/bpf)\n",
+		log_err("%s is not on a bpf filesystem (mount -t bpf bpf /sys/fs/bpf)\n",
 			dir);
 		return -EINVAL;
 	}
 	if (mkdir(path, 0700)) {
 		if (errno == EEXIST)
-			fprintf(stderr,
-				"mrcd: %s exists: another mrcd uses it, or one stopped without cleaning up (then remove it: rm -r %s)\n",
+			log_err("%s exists: another mrcd uses it, or one stopped without cleaning up (then remove it: rm -r %s)\n",
 				path, path);
 		return errno == EEXIST ? -EEXIST :
 					 pin_err(-errno, "creating", path);

@@ -28,7 +28,7 @@
 static int reply(struct client *c, struct mrcd_rep *rep, const int *fds,
 		 int nfds)
 {
-	return mrc_msg_send(c->fd, rep, sizeof(*rep), fds, nfds);
+	return mrc_msg_send(c->conn.fd, rep, sizeof(*rep), fds, nfds);
 }
 
 /* 0 if c owns slot idx of table (of n), else ENOENT or EPERM. */
@@ -115,7 +115,7 @@ static int do_hello(struct mrcd *m, const struct client *c,
 		dev_link_state(m->port[i].ifname, &h->port_mtu[i], &up);
 		/* A port the controller disabled reports down. */
 		h->port_up[i] =
-			(uint32_t)(up && m->port_admin[i] ==
+			(uint32_t)(up && m->links.admin[i] ==
 						 MRC_CTL_PORT_ADMIN_ENABLED);
 	}
 	return 0;
@@ -241,7 +241,6 @@ static int do_qp_create(struct mrcd *m, struct client *c,
 			const struct mrcd_qp_create *r, struct mrcd_rep *rep,
 			int fds[2])
 {
-	struct epoll_event ev = { .events = EPOLLIN };
 	struct qp_ent *q;
 	uint32_t qpn;
 	int err;
@@ -269,10 +268,9 @@ static int do_qp_create(struct mrcd *m, struct client *c,
 		return -err;
 	}
 	if (getrandom(&q->db_token, sizeof(q->db_token), 0) < 0)
-		q->db_token = mrcd_now_ns() * 0x9e3779b97f4a7c15ull;
-	ev.data.u64 = (uint64_t)TAG_DOORBELL << 32 | qpn;
-	if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, q->db_fd, &ev)) {
-		err = errno;
+		q->db_token = now_ns() * 0x9e3779b97f4a7c15ull;
+	err = -pump_qp_add(&m->pump, qpn, q->sq, q->db_fd);
+	if (err) {
 		close(fds[0]);
 		close(q->db_fd);
 		dev_qp_destroy(&m->dev, qpn, q->sq);
@@ -283,7 +281,7 @@ static int do_qp_create(struct mrcd *m, struct client *c,
 		/* A restarted mrcd maps the queue again from the pin. */
 		err = -dev_pin_sq(m->pin_dir, qpn, fds[0]);
 		if (err) {
-			epoll_ctl(m->epfd, EPOLL_CTL_DEL, q->db_fd, NULL);
+			pump_qp_del(&m->pump, qpn);
 			close(fds[0]);
 			close(q->db_fd);
 			dev_qp_destroy(&m->dev, qpn, q->sq);
@@ -306,10 +304,9 @@ static void qp_free(struct mrcd *m, uint32_t qpn)
 {
 	struct qp_ent *q = &m->qp[qpn];
 
-	if (q->db_fd >= 0) {
-		epoll_ctl(m->epfd, EPOLL_CTL_DEL, q->db_fd, NULL);
+	pump_qp_del(&m->pump, qpn);
+	if (q->db_fd >= 0)
 		close(q->db_fd);
-	}
 	q->db_fd = -1;
 	dev_qp_destroy(&m->dev, qpn, q->sq);
 	if (m->pin_dir)
@@ -319,7 +316,6 @@ static void qp_free(struct mrcd *m, uint32_t qpn)
 	q->owner = NULL;
 	q->sq = NULL;
 	books_qp(m, qpn);
-	/* The pump drops it from its list when it sees no owner. */
 }
 
 /* The data path's view of a QP from what the application asked for. */
@@ -430,6 +426,11 @@ static int do_qp_modify(struct mrcd *m, struct client *c,
 	}
 	if (!err)
 		q->state = r->state;
+	/* Only a QP in RTS is pumped (the next pass drops any other). */
+	if (q->state == MRC_QPS_RTS)
+		pump_qp_rts(&m->pump, r->qpn, q->timeout_ns);
+	else
+		pump_qp_stop(&m->pump, r->qpn);
 	return err;
 }
 
@@ -613,7 +614,7 @@ int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 	if (nfds == 2 && req->op == MRCD_CTL_EVENTS)
 		close(fds[1]); /* a dup: mrcd keeps its own */
 	if (err)
-		mrcd_log(m, 1, "reply to pid %u: %s\n", c->pid, strerror(-err));
+		log_debug("reply to pid %u: %s\n", c->pid, strerror(-err));
 	return err;
 }
 
@@ -648,7 +649,6 @@ int serve_objects_alive(const struct mrcd *m)
 
 int serve_adopt_qp(struct mrcd *m, uint32_t qpn)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
 	struct qp_ent *q = &m->qp[qpn];
 	int fd, err = 0;
 	void *p;
@@ -668,23 +668,23 @@ int serve_adopt_qp(struct mrcd *m, uint32_t qpn)
 	/* The application keeps ringing its old doorbell until it resumes
 	 * (MRCD_QP_DOORBELL hands it this one); the sweep serves it. */
 	q->db_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	ev.data.u64 = (uint64_t)TAG_DOORBELL << 32 | qpn;
-	if (q->db_fd < 0 || epoll_ctl(m->epfd, EPOLL_CTL_ADD, q->db_fd, &ev)) {
-		err = errno;
+	err = q->db_fd < 0 ? errno :
+			     -pump_qp_add(&m->pump, qpn, q->sq, q->db_fd);
+	if (err)
 		goto drop;
-	}
 	/* The predecessor may have died pumping: posters would skip the
 	 * doorbell for good. */
 	__atomic_store_n(&q->sq->pumping, 0, __ATOMIC_SEQ_CST);
 	if (q->state == MRC_QPS_RTS) {
+		pump_qp_rts(&m->pump, qpn, q->timeout_ns);
 		health_adopt_qp(m, qpn);
 		if (q->sq->tail != q->sq->done)
-			pump_activate(m, qpn);
+			pump_activate(&m->pump, qpn);
 	}
 	return 0;
 drop:
-	mrcd_log(m, 0, "QP %u: cannot take it over (send queue %s): freed\n",
-		 qpn, strerror(err));
+	log_info("QP %u: cannot take it over (send queue %s): freed\n", qpn,
+		 strerror(err));
 	qp_free(m, qpn);
 	return err;
 }

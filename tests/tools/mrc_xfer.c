@@ -32,6 +32,7 @@
 #include <bpf/libbpf.h>
 
 #include "dev.h"
+#include "log.h"
 #include "mrc/drop.h"
 #include "mrc_xdp_rx.skel.h"
 
@@ -531,6 +532,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = {};
 
+	log_set_ident("mrc_xfer");
 	if (argc < 2 ||
 	    (strcmp(argv[1], "server") && strcmp(argv[1], "client"))) {
 		fprintf(stderr,

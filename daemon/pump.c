@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrcd's pump: transmit calls for the QPs with work (pump.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "dev.h"
+#include "log.h"
+#include "pump.h"
+
+#define WAKE_BYTES (MRC_MAX_QP * sizeof(uint32_t))
+
+int pump_init(struct pump *p, struct dev *d, struct loop *l)
+{
+	uint32_t i;
+	int fd = dev_map_fd(d, DEV_MAP_WAKE);
+
+	memset(p, 0, sizeof(*p));
+	p->dev = d;
+	p->loop = l;
+	for (i = 0; i < MRC_MAX_QP; i++) {
+		p->qp[i].qpn = i;
+		p->qp[i].db.fd = -1;
+	}
+	p->wake = fd < 0 ? MAP_FAILED :
+			   mmap(NULL, WAKE_BYTES, PROT_READ | PROT_WRITE,
+				MAP_SHARED, fd, 0);
+	if (p->wake == MAP_FAILED) {
+		p->wake = NULL;
+		log_err("mapping mrc_wake: %s\n", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+void pump_close(struct pump *p)
+{
+	uint32_t i;
+
+	if (!p->loop)
+		return; /* never started */
+	for (i = 0; i < MRC_MAX_QP; i++)
+		loop_del(p->loop, &p->qp[i].db);
+	if (p->wake)
+		munmap(p->wake, WAKE_BYTES);
+	p->wake = NULL;
+}
+
+static void doorbell(struct loop_fd *h)
+{
+	struct pump_qp *q = container_of(h, struct pump_qp, db);
+	struct pump *p = container_of(q - q->qpn, struct pump, qp[0]);
+	uint64_t v;
+
+	if (read(h->fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return;
+	pump_activate(p, q->qpn);
+}
+
+int pump_qp_add(struct pump *p, uint32_t qpn, struct mrc_sq *sq, int db_fd)
+{
+	struct pump_qp *q = &p->qp[qpn];
+
+	if (qpn >= MRC_MAX_QP)
+		return -EINVAL;
+	pump_qp_del(p, qpn);
+	q->sq = sq;
+	return loop_add(p->loop, &q->db, db_fd, doorbell);
+}
+
+void pump_qp_del(struct pump *p, uint32_t qpn)
+{
+	struct pump_qp *q;
+
+	if (qpn >= MRC_MAX_QP)
+		return;
+	q = &p->qp[qpn];
+	loop_del(p->loop, &q->db);
+	pump_qp_stop(p, qpn);
+	q->sq = NULL;
+	q->timeout_ns = 0;
+}
+
+void pump_qp_rts(struct pump *p, uint32_t qpn, uint64_t timeout_ns)
+{
+	if (qpn >= MRC_MAX_QP || !p->qp[qpn].sq)
+		return;
+	p->qp[qpn].rts = 1;
+	p->qp[qpn].timeout_ns = timeout_ns;
+}
+
+void pump_qp_stop(struct pump *p, uint32_t qpn)
+{
+	if (qpn < MRC_MAX_QP)
+		p->qp[qpn].rts = 0; /* the next pass takes it off the list */
+}
+
+void pump_activate(struct pump *p, uint32_t qpn)
+{
+	struct pump_qp *q;
+
+	if (qpn >= MRC_MAX_QP || !p->qp[qpn].sq)
+		return;
+	q = &p->qp[qpn];
+	q->next_ns = 0;
+	q->poll_ns = PUMP_POLL_MIN_NS;
+	if (!q->burst)
+		q->burst = 64;
+	if (q->active)
+		return;
+	q->active = 1;
+	p->active[p->nactive++] = qpn;
+	/* Posters may skip the doorbell while this is set. */
+	__atomic_store_n(&q->sq->pumping, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Nothing left to send or complete. Clearing pumping and then looking at
+ * tail again pairs with the poster's storing tail and then looking at
+ * pumping: one of the two sees the other, so no post goes unserved.
+ */
+static int sq_idle(struct pump_qp *q)
+{
+	if (__atomic_load_n(&q->sq->tail, __ATOMIC_SEQ_CST) !=
+	    __atomic_load_n(&q->sq->done, __ATOMIC_SEQ_CST))
+		return 0;
+	__atomic_store_n(&q->sq->pumping, 0, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&q->sq->tail, __ATOMIC_SEQ_CST) !=
+	    __atomic_load_n(&q->sq->done, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&q->sq->pumping, 1, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	return 1;
+}
+
+/* Waiting for ACKs (window, WIMM) or a timeout: poll later, backing off. */
+static void wait_acks(struct pump_qp *q, uint64_t now)
+{
+	uint64_t poll_max = q->timeout_ns / 4;
+
+	q->burst = 1;
+	q->next_ns = now + q->poll_ns;
+	if (poll_max > PUMP_POLL_MAX_NS)
+		poll_max = PUMP_POLL_MAX_NS;
+	if (poll_max < PUMP_POLL_MIN_NS)
+		poll_max = PUMP_POLL_MIN_NS;
+	q->poll_ns = q->poll_ns * 2 > poll_max ? poll_max : q->poll_ns * 2;
+}
+
+int pump_pass(struct pump *p, uint64_t *next_ns)
+{
+	uint64_t now = now_ns();
+	int i, progress = 0, n;
+
+	*next_ns = UINT64_MAX;
+	for (i = 0; i < p->nactive; i++) {
+		uint32_t qpn = p->active[i];
+		struct pump_qp *q = &p->qp[qpn];
+
+		if (!q->rts || !q->sq || q->sq->state == MRC_QPS_ERR ||
+		    sq_idle(q)) {
+			q->active = 0;
+			q->burst = 0;
+			p->active[i--] = p->active[--p->nactive];
+			continue;
+		}
+		if (now < q->next_ns) {
+			if (q->next_ns < *next_ns)
+				*next_ns = q->next_ns;
+			continue;
+		}
+		n = dev_tx_burst(p->dev, qpn, q->burst);
+		p->tx_calls++;
+		if (n > 0) {
+			progress = 1;
+			q->burst = q->burst * 2 > PUMP_BURST_MAX ?
+					   PUMP_BURST_MAX :
+					   q->burst * 2;
+			q->poll_ns = PUMP_POLL_MIN_NS;
+			q->next_ns = 0;
+			continue;
+		}
+		/*
+		 * Ask the receive program for a wakeup when an ACK moves the
+		 * window, then look once more: an ACK between the two is not
+		 * missed.
+		 */
+		__atomic_store_n(&p->wake[qpn], 1, __ATOMIC_SEQ_CST);
+		n = dev_tx_burst(p->dev, qpn, 1);
+		p->tx_calls++;
+		if (n > 0) {
+			progress = 1;
+			q->poll_ns = PUMP_POLL_MIN_NS;
+			q->next_ns = 0;
+			continue;
+		}
+		wait_acks(q, now);
+		if (q->next_ns < *next_ns)
+			*next_ns = q->next_ns;
+	}
+	return progress;
+}
+
+void pump_scan(struct pump *p)
+{
+	uint32_t qpn;
+
+	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+		struct pump_qp *q = &p->qp[qpn];
+
+		if (q->rts && !q->active && q->sq->state != MRC_QPS_ERR &&
+		    *(volatile uint32_t *)&q->sq->tail !=
+			    *(volatile uint32_t *)&q->sq->done)
+			pump_activate(p, qpn);
+	}
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains mrcd's pump: the list of QPs with posted work that
+ * mrcd transmits for (the bulk path, docs/lowlat.md for the other), each
+ * in bursts that grow while frames leave and a poll that backs off while
+ * the QP waits for ACKs. A QP joins when its doorbell rings, when an ACK
+ * opens its window (pump_activate, wired by main from the event ring), or
+ * when the 1 ms scan finds work nobody rang about; it leaves when its
+ * queue is done.
+ */
+#ifndef MRC_DAEMON_PUMP_H
+#define MRC_DAEMON_PUMP_H
+
+#include <stdint.h>
+
+#include "loop.h"
+#include "mrc/abi.h"
+
+struct dev;
+
+#define PUMP_BURST_MAX 256 /* frames per transmit call while data flows */
+#define PUMP_POLL_MIN_NS 20000ull /* first re-poll of a QP waiting for ACKs */
+#define PUMP_POLL_MAX_NS 1000000ull
+
+struct pump_qp {
+	struct mrc_sq *sq; /* the owner's mapping (serve.c), borrowed */
+	struct loop_fd db; /* its doorbell eventfd, watched */
+	uint32_t qpn;
+	int rts; /* may be pumped: RTS, until stopped */
+	int active; /* in the list */
+	uint32_t burst; /* frames for the next transmit call */
+	uint64_t next_ns; /* not before (when nothing went out) */
+	uint64_t poll_ns; /* interval while waiting for ACKs */
+	uint64_t timeout_ns; /* the QP's ACK timeout */
+};
+
+struct pump {
+	struct dev *dev;
+	struct loop *loop;
+	uint32_t *wake; /* mrc_wake, mmapped: [qpn] = 1 asks for a wakeup */
+	struct pump_qp qp[MRC_MAX_QP];
+	uint32_t active[MRC_MAX_QP];
+	int nactive;
+	uint64_t tx_calls; /* transmit program runs */
+};
+
+/* 0 or -errno. */
+int pump_init(struct pump *p, struct dev *d, struct loop *l);
+void pump_close(struct pump *p);
+/*
+ * QP qpn's send queue (sq, mapped by its owner) and doorbell (db_fd,
+ * watched from now on; its owner closes it after pump_qp_del). 0 or
+ * -errno.
+ */
+int pump_qp_add(struct pump *p, uint32_t qpn, struct mrc_sq *sq, int db_fd);
+void pump_qp_del(struct pump *p, uint32_t qpn);
+/* The QP is in RTS with this ACK timeout: its work may be pumped. */
+void pump_qp_rts(struct pump *p, uint32_t qpn, uint64_t timeout_ns);
+/* It left RTS: nothing more is pumped. */
+void pump_qp_stop(struct pump *p, uint32_t qpn);
+/* Into the list (a doorbell rang, an ACK opened its window, work found). */
+void pump_activate(struct pump *p, uint32_t qpn);
+/*
+ * One pass over the list: transmit what each QP may send now. Returns 1
+ * if anything went out; *next_ns is when a waiting QP is due.
+ */
+int pump_pass(struct pump *p, uint64_t *next_ns);
+/* QPs in RTS with WQEs not completed join the list (the 1 ms scan). */
+void pump_scan(struct pump *p);
+
+#endif /* MRC_DAEMON_PUMP_H */
