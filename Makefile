@@ -175,7 +175,8 @@ MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/link_msg.c \
 	     daemon/gray.c daemon/ctl.c daemon/profiles.c daemon/config.c \
 	     daemon/notify.c daemon/books.c daemon/log.c daemon/loop.c \
-	     daemon/pump.c daemon/events.c
+	     daemon/pump.c daemon/events.c daemon/clients.c daemon/objects.c \
+	     daemon/probe.c daemon/clock.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h $(BUILD)/libmrc-common.a \
 		$(wildcard include/mrc/*.h)
@@ -313,16 +314,35 @@ UNIT_SRCS_test_profiles    := daemon/profiles.c lib/common/ev_fields.c
 UNIT_SRCS_test_config      := daemon/config.c daemon/plane.c
 UNIT_SRCS_test_perf_report := tools/perf/report.c tools/perf/fields.c \
 			      tools/perf/names.c tools/perf/timeline.c
+# mrcd's modules over tests/unit/fake_device.c (the device, probe frames,
+# the clock): the module under test and the real modules below it.
+UNIT_FAKE_DEV := tests/unit/fake_device.c daemon/log.c
+UNIT_SRCS_test_health      := daemon/health.c daemon/gray.c daemon/links.c \
+			      daemon/link_msg.c daemon/loop.c daemon/config.c \
+			      daemon/plane.c $(UNIT_FAKE_DEV)
+UNIT_LIBS_test_health      := -lmnl
+UNIT_SRCS_test_pump        := daemon/pump.c daemon/loop.c $(UNIT_FAKE_DEV)
+UNIT_SRCS_test_ctl         := daemon/ctl.c daemon/objects.c daemon/profiles.c \
+			      lib/common/ev_fields.c lib/common/msg.c \
+			      $(UNIT_SRCS_test_health)
+UNIT_LIBS_test_ctl         := -lmnl
+UNIT_SRCS_test_serve       := daemon/serve.c daemon/clients.c daemon/pump.c \
+			      $(UNIT_SRCS_test_ctl)
+UNIT_LIBS_test_serve       := -lmnl
+
+UNIT_HDRS := $(wildcard include/*.h include/mrc/*.h tests/lib/*.h \
+	       tests/fabric/*.h lib/*.h lib/common/*.h tools/perf/*.h \
+	       daemon/*.h tests/unit/*.h)
 
 define unit_rule
-$(BUILD)/unit/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(wildcard include/*.h include/mrc/*.h tests/lib/*.h tests/fabric/*.h lib/*.h lib/common/*.h tools/perf/*.h)
+$(BUILD)/unit/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(UNIT_HDRS)
 	$$(call msg,CC,$$@)
 	@mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(CFLAGS) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) -lm
-$(BUILD)/unit-san/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(wildcard include/*.h include/mrc/*.h tests/lib/*.h tests/fabric/*.h lib/*.h lib/common/*.h tools/perf/*.h)
+	$$(Q)$$(CC) $$(CFLAGS) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) $$(UNIT_LIBS_$(1)) -lm
+$(BUILD)/unit-san/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(UNIT_HDRS)
 	$$(call msg,CC-SAN,$$@)
 	@mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(CFLAGS) $$(SAN_FLAGS) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) -lm
+	$$(Q)$$(CC) $$(CFLAGS) $$(SAN_FLAGS) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) $$(UNIT_LIBS_$(1)) -lm
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 
@@ -400,6 +420,9 @@ lint:
 		-Itests/fabric $(LINT_USER_C)
 	$(call msg,HEADERS,the installed headers on their own)
 	$(Q)CC="$(CC)" tests/lint/headers.sh
+	$(call msg,LAYERS,daemon/ depends downward)
+	$(Q)tests/lint/layers.sh
+	$(Q)tests/lint/layers_selftest.sh
 
 # make install / uninstall (PREFIX, DESTDIR): deploy/install.mk.
 include deploy/install.mk

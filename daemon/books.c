@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "books.h"
+#include "links.h"
 #include "log.h"
 #include "pin.h"
 
@@ -24,19 +25,19 @@
 #define BOOKS_PAGES ((sizeof(struct books) + BOOKS_PAGE - 1) / BOOKS_PAGE)
 #define BOOKS_NAME "mrcd_books"
 
-static int books_map(struct mrcd *m, int fd)
+static int books_map(struct books_ctx *bk, int fd)
 {
 	void *p = mmap(NULL, BOOKS_PAGES * BOOKS_PAGE, PROT_READ | PROT_WRITE,
 		       MAP_SHARED, fd, 0);
 
 	if (p == MAP_FAILED)
 		return -errno;
-	m->books = p;
-	m->books_fd = fd;
+	bk->b = p;
+	bk->fd = fd;
 	return 0;
 }
 
-int books_create(struct mrcd *m)
+int books_create(struct books_ctx *bk)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
 	int fd, err;
@@ -47,65 +48,39 @@ int books_create(struct mrcd *m)
 		log_err("creating %s: %s\n", BOOKS_NAME, strerror(errno));
 		return -errno;
 	}
-	err = books_map(m, fd);
+	err = books_map(bk, fd);
 	if (err) {
 		close(fd);
 		return err;
 	}
 	/* Whole before it is pinned: a pin is a device someone may adopt. */
-	m->books->magic = BOOKS_MAGIC;
-	m->books->version = BOOKS_VERSION;
-	m->books->size = sizeof(struct books);
-	m->books->generation = 1;
-	books_save(m);
-	err = dev_pin_obj(fd, m->pin_dir, "maps", BOOKS_NAME);
+	bk->b->magic = BOOKS_MAGIC;
+	bk->b->version = BOOKS_VERSION;
+	bk->b->size = sizeof(struct books);
+	bk->b->generation = 1;
+	books_save(bk);
+	err = dev_pin_obj(fd, bk->pin_dir, "maps", BOOKS_NAME);
 	if (err)
-		books_close(m);
+		books_close(bk);
 	return err;
 }
 
-uint64_t books_proc_start(uint32_t pid)
+static uint16_t owner_of(struct books_ctx *bk, const struct client *c)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long t = 0;
-	ssize_t n;
-	int fd, i;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	/* After the command name in parentheses (which may hold anything):
-	 * field 3 onwards; starttime is field 22. */
-	p = strrchr(buf, ')');
-	for (i = 2; p && i < 22; i++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", &t) != 1)
-		return 0;
-	return t;
-}
-
-static uint16_t owner_of(struct mrcd *m, const struct client *c)
-{
-	return c ? (uint16_t)(c - m->client + 1) : 0;
+	return c ? (uint16_t)(c - bk->cl->client + 1) : 0;
 }
 
 /*
  * A client's entry: its session last (0 first), so a SIGKILL between the
  * stores leaves a free slot, never a session with another's pid.
  */
-void books_client(struct mrcd *m, const struct client *c)
+void books_client(struct books_ctx *bk, const struct client *c)
 {
 	struct book_client *bc;
 
-	if (!m->books)
+	if (!bk->b)
 		return;
-	bc = &m->books->client[c - m->client];
+	bc = &bk->b->client[c - bk->cl->client];
 	__atomic_store_n(&bc->session, 0, __ATOMIC_RELEASE);
 	if (c->conn.fd < 0 && !c->orphan)
 		return;
@@ -116,14 +91,14 @@ void books_client(struct mrcd *m, const struct client *c)
 }
 
 /* A QP's entry, its owner written last for the same reason. */
-void books_qp(struct mrcd *m, uint32_t qpn)
+void books_qp(struct books_ctx *bk, uint32_t qpn)
 {
-	const struct qp_ent *q = &m->qp[qpn];
+	const struct qp_ent *q = &bk->obj->qp[qpn];
 	struct book_qp *bq;
 
-	if (!m->books)
+	if (!bk->b)
 		return;
-	bq = &m->books->qp[qpn];
+	bq = &bk->b->qp[qpn];
 	__atomic_store_n(&bq->owner, 0, __ATOMIC_RELEASE);
 	if (!q->owner)
 		return;
@@ -139,69 +114,69 @@ void books_qp(struct mrcd *m, uint32_t qpn)
 	bq->ev_prof = q->ev_prof;
 	bq->cc_prof = q->cc_prof;
 	memcpy(bq->peer_gid, q->peer_gid, 16);
-	__atomic_store_n(&bq->owner, owner_of(m, q->owner), __ATOMIC_RELEASE);
+	__atomic_store_n(&bq->owner, owner_of(bk, q->owner), __ATOMIC_RELEASE);
 }
 
-void books_objs(struct mrcd *m)
+void books_objs(struct books_ctx *bk)
 {
-	struct books *b = m->books;
+	struct books *b = bk->b;
 	uint32_t i;
 
 	if (!b)
 		return;
 	for (i = 0; i < MRCD_MAX_PD; i++)
-		b->pd_owner[i] = owner_of(m, m->pd_owner[i]);
+		b->pd_owner[i] = owner_of(bk, bk->obj->pd_owner[i]);
 	for (i = 0; i < MRC_MAX_MR; i++) {
-		b->mr_pd[i] = m->mr_pd[i];
-		b->mr_owner[i] = owner_of(m, m->mr_owner[i]);
+		b->mr_pd[i] = bk->obj->mr_pd[i];
+		b->mr_owner[i] = owner_of(bk, bk->obj->mr_owner[i]);
 	}
 	for (i = 0; i < MRC_MAX_CQ; i++)
-		b->cq_owner[i] = owner_of(m, m->cq_owner[i]);
+		b->cq_owner[i] = owner_of(bk, bk->obj->cq_owner[i]);
 }
 
-void books_prof(struct mrcd *m)
+void books_prof(struct books_ctx *bk)
 {
-	struct books *b = m->books;
+	struct books *b = bk->b;
 	uint32_t i;
 
 	if (!b)
 		return;
 	for (i = 0; i < MRC_MAX_PORTS; i++)
-		b->port_admin[i] = m->links.admin[i];
-	b->prof = m->prof;
+		b->port_admin[i] = bk->links->admin[i];
+	b->prof = *bk->prof;
 	b->prof.ev_runtime_state = NULL;
 	b->prof.ctx = NULL;
 }
 
-void books_save(struct mrcd *m)
+void books_save(struct books_ctx *bk)
 {
 	uint32_t i;
 
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
-		books_client(m, &m->client[i]);
-	books_objs(m);
+		books_client(bk, &bk->cl->client[i]);
+	books_objs(bk);
 	for (i = 0; i < MRC_MAX_QP; i++)
-		books_qp(m, i);
-	books_prof(m);
+		books_qp(bk, i);
+	books_prof(bk);
 }
 
 /* The client slot an owner entry names, if booked; NULL otherwise. */
-static struct client *booked(struct mrcd *m, uint32_t owner)
+static struct client *booked(struct books_ctx *bk, uint32_t owner)
 {
 	if (!owner || owner > MRCD_MAX_CLIENTS ||
-	    !m->books->client[owner - 1].session)
+	    !bk->b->client[owner - 1].session)
 		return NULL;
-	return &m->client[owner - 1];
+	return &bk->cl->client[owner - 1];
 }
 
-int books_check(struct mrcd *m)
+int books_check(struct books_ctx *bk)
 {
 	struct bpf_map_info info = {};
 	uint32_t len = sizeof(info);
 	struct books *b;
 	int fd, err;
 
-	fd = dev_pin_get(m->pin_dir, "maps", BOOKS_NAME);
+	fd = dev_pin_get(bk->pin_dir, "maps", BOOKS_NAME);
 	if (fd < 0) {
 		log_err("the running device has no %s: %s\n", BOOKS_NAME,
 			strerror(-fd));
@@ -216,44 +191,44 @@ int books_check(struct mrcd *m)
 		close(fd);
 		return -EPROTO;
 	}
-	err = books_map(m, fd);
+	err = books_map(bk, fd);
 	if (err) {
 		close(fd);
 		return err;
 	}
-	b = m->books;
+	b = bk->b;
 	if (b->magic != BOOKS_MAGIC || b->version != BOOKS_VERSION ||
 	    b->size != sizeof(struct books)) {
 		log_err("the running device's %s are version %u (%u bytes), this mrcd's %u (%zu bytes): another mrcd build made them\n",
 			BOOKS_NAME, b->version, b->size,
 			(unsigned int)BOOKS_VERSION, sizeof(struct books));
-		books_close(m);
+		books_close(bk);
 		return -EPROTO;
 	}
 	return 0;
 }
 
-int books_adopt(struct mrcd *m)
+int books_adopt(struct books_ctx *bk)
 {
-	struct books *b = m->books;
+	struct books *b = bk->b;
 	uint32_t i;
 
 	b->generation++;
 	for (i = 0; i < MRCD_MAX_PD; i++)
-		m->pd_owner[i] = booked(m, b->pd_owner[i]);
+		bk->obj->pd_owner[i] = booked(bk, b->pd_owner[i]);
 	for (i = 0; i < MRC_MAX_MR; i++) {
-		m->mr_owner[i] = booked(m, b->mr_owner[i]);
-		m->mr_pd[i] = b->mr_pd[i];
+		bk->obj->mr_owner[i] = booked(bk, b->mr_owner[i]);
+		bk->obj->mr_pd[i] = b->mr_pd[i];
 	}
 	for (i = 0; i < MRC_MAX_CQ; i++)
-		m->cq_owner[i] = booked(m, b->cq_owner[i]);
+		bk->obj->cq_owner[i] = booked(bk, b->cq_owner[i]);
 	for (i = 0; i < MRC_MAX_QP; i++) {
 		const struct book_qp *bq = &b->qp[i];
-		struct qp_ent *q = &m->qp[i];
+		struct qp_ent *q = &bk->obj->qp[i];
 
 		memset(q, 0, sizeof(*q));
 		q->db_fd = -1;
-		q->owner = booked(m, bq->owner);
+		q->owner = booked(bk, bq->owner);
 		if (!q->owner)
 			continue;
 		q->state = bq->state;
@@ -272,7 +247,7 @@ int books_adopt(struct mrcd *m)
 	/* Every client waits for its process to resume (one that owns
 	 * nothing yet would otherwise find its session gone). */
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
-		struct client *c = &m->client[i];
+		struct client *c = &bk->cl->client[i];
 
 		if (!b->client[i].session)
 			continue;
@@ -283,42 +258,42 @@ int books_adopt(struct mrcd *m)
 		c->orphan = 1;
 	}
 	for (i = 0; i < MRC_MAX_PORTS; i++)
-		m->links.admin[i] = b->port_admin[i];
+		bk->links->admin[i] = b->port_admin[i];
 	{
 		uint32_t (*cb)(void *, uint64_t, int) =
-			m->prof.ev_runtime_state;
-		void *ctx = m->prof.ctx;
+			bk->prof->ev_runtime_state;
+		void *ctx = bk->prof->ctx;
 
-		m->prof = b->prof;
-		m->prof.ev_runtime_state = cb;
-		m->prof.ctx = ctx;
+		*bk->prof = b->prof;
+		bk->prof->ev_runtime_state = cb;
+		bk->prof->ctx = ctx;
 	}
 	/* Users are counted from the QPs, not trusted from a write a
 	 * SIGKILL may have cut short. */
 	for (i = 0; i < PROF_MAX_EV; i++)
-		m->prof.ev[i].users = 0;
+		bk->prof->ev[i].users = 0;
 	for (i = 0; i < PROF_MAX_CC; i++)
-		m->prof.cc[i].users = 0;
+		bk->prof->cc[i].users = 0;
 	for (i = 0; i < MRC_MAX_QP; i++) {
-		const struct qp_ent *q = &m->qp[i];
+		const struct qp_ent *q = &bk->obj->qp[i];
 
 		if (!q->owner || !q->prof_held || q->ev_prof >= PROF_MAX_EV ||
 		    q->cc_prof >= PROF_MAX_CC) {
-			m->qp[i].prof_held = 0;
+			bk->obj->qp[i].prof_held = 0;
 			continue;
 		}
-		m->prof.ev[q->ev_prof].users++;
-		m->prof.cc[q->cc_prof].users++;
+		bk->prof->ev[q->ev_prof].users++;
+		bk->prof->cc[q->cc_prof].users++;
 	}
 	return 0;
 }
 
-void books_close(struct mrcd *m)
+void books_close(struct books_ctx *bk)
 {
-	if (m->books)
-		munmap(m->books, BOOKS_PAGES * BOOKS_PAGE);
-	if (m->books_fd >= 0)
-		close(m->books_fd);
-	m->books = NULL;
-	m->books_fd = -1;
+	if (bk->b)
+		munmap(bk->b, BOOKS_PAGES * BOOKS_PAGE);
+	if (bk->fd >= 0)
+		close(bk->fd);
+	bk->b = NULL;
+	bk->fd = -1;
 }

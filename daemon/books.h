@@ -12,7 +12,12 @@
 
 #include <stdint.h>
 
-#include "mrcd.h"
+#include "clients.h"
+#include "objects.h"
+#include "profiles.h"
+#include "mrc/abi.h"
+
+struct links;
 
 #define BOOKS_MAGIC 0x4d524342u /* "MRCB" */
 /* Any change of the layout below: a new version, refused by the old. */
@@ -49,33 +54,42 @@ struct books {
 	struct profiles prof; /* without its callback (ev_runtime_state, ctx) */
 };
 
+/* What the books are of, and the pinned books themselves. */
+struct books_ctx {
+	const char *pin_dir;
+	struct clients *cl;
+	struct objects *obj;
+	struct profiles *prof; /* the controller's */
+	struct links *links; /* port admin states */
+	struct books *b; /* the pinned books, mmapped; NULL: none */
+	int fd;
+};
+
 /* New books for a new device, pinned. 0 or -errno (said on stderr). */
-int books_create(struct mrcd *m);
+int books_create(struct books_ctx *bk);
 /*
  * The pinned books of a running device, mapped and checked (layout,
  * magic, version, size) before anything of the device is touched. 0 or
  * -errno (said on stderr).
  */
-int books_check(struct mrcd *m);
+int books_check(struct books_ctx *bk);
 /*
  * books_check's books read into m: every booked client becomes an orphan
  * slot (fd -1, its session and pid kept) owning its objects, QPs get their
  * bookkeeping (not their send queues: serve_adopt_qp), profiles and port
  * states return, profile users are counted from the QPs.
  */
-int books_adopt(struct mrcd *m);
+int books_adopt(struct books_ctx *bk);
 /*
  * Writes, before the reply to the request that changed it: a client's
  * entry, a QP's, the PD/MR/CQ owner tables, the profiles and port states,
  * or everything.
  */
-void books_client(struct mrcd *m, const struct client *c);
-void books_qp(struct mrcd *m, uint32_t qpn);
-void books_objs(struct mrcd *m);
-void books_prof(struct mrcd *m);
-void books_save(struct mrcd *m);
-void books_close(struct mrcd *m);
-/* The start time of process pid in clock ticks since boot; 0: gone. */
-uint64_t books_proc_start(uint32_t pid);
+void books_client(struct books_ctx *bk, const struct client *c);
+void books_qp(struct books_ctx *bk, uint32_t qpn);
+void books_objs(struct books_ctx *bk);
+void books_prof(struct books_ctx *bk);
+void books_save(struct books_ctx *bk);
+void books_close(struct books_ctx *bk);
 
 #endif /* MRC_DAEMON_BOOKS_H */

@@ -14,7 +14,6 @@
 
 #include "config.h"
 #include "gray.h"
-#include "health.h"
 #include "pin.h"
 #include "mrc/mrcd_proto.h"
 

@@ -18,6 +18,17 @@
 #define CONFIG_LINE_MAX 1023 /* bytes in a line, without its newline */
 #define CONFIG_PATH_MAX 256 /* bytes in a path value, with the NUL */
 
+/* Path health's timers (docs/health.md): the defaults of the probe-*,
+ * flap-hold-* and gray-interval-ms keys; mrcd runs with the values in
+ * force. */
+#define HEALTH_PROBE_OK 3 /* consecutive answers: GOOD again */
+#define HEALTH_PROBE_TIMEOUT_NS 2000000ull /* a probe unanswered: failed */
+#define HEALTH_BACKOFF_MIN_NS 1000000ull /* first wait, and after a fail */
+#define HEALTH_BACKOFF_MAX_NS 64000000ull
+#define HEALTH_HOLD_MIN_NS 10000000ull /* a flapping EV answers this long */
+#define HEALTH_HOLD_MAX_NS 1000000000ull
+#define GRAY_INTERVAL_NS 100000000ull /* between looks at EVs' RTTs */
+
 enum config_log_level {
 	CONFIG_LOG_ERROR,
 	CONFIG_LOG_WARNING,

@@ -15,24 +15,29 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
 
+#include "clients.h"
+#include "clock.h"
 #include "ctl.h"
+#include "dev.h"
+#include "health.h"
 #include "links.h"
-#include "mrcd.h"
+#include "log.h"
+#include "objects.h"
+#include "plane.h"
+#include "probe.h"
 #include "mrc/msg.h"
-#include "mrc_xdp_rx.skel.h"
 
 static struct mrc_qp_view qv; /* the last QP read_qp() read */
 
-static int read_qp(struct mrcd *m, uint32_t qpn)
+static int read_qp(struct ctl *ctl, uint32_t qpn)
 {
-	return dev_qp_view(&m->dev, qpn, &qv);
+	return dev_qp_view(ctl->dev, qpn, &qv);
 }
 
-static uint32_t port_mask(const struct mrcd *m)
+static uint32_t port_mask(const struct ctl *ctl)
 {
-	return m->nports >= 31 ? ~1u : ((1u << m->nports) - 1) << 1;
+	return ctl->nports >= 31 ? ~1u : ((1u << ctl->nports) - 1) << 1;
 }
 
 /* ---- profiles and QPs ------------------------------------------------ */
@@ -40,61 +45,85 @@ static uint32_t port_mask(const struct mrcd *m)
 /* The run-time state of entry idx of EV profile id over its QPs. */
 static uint32_t runtime_state(void *ctx, uint64_t id, int idx)
 {
-	struct mrcd *m = ctx;
+	struct ctl *ctl = ctx;
 	uint32_t qpn;
 
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
-		struct qp_ent *q = &m->qp[qpn];
+		struct qp_ent *q = &ctl->obj->qp[qpn];
 
 		if (q->owner && q->prof_held && q->ev_prof == id &&
-		    q->state == MRC_QPS_RTS && q->ev && idx < MRC_QP_EVS &&
-		    q->ev[idx].state == MRC_EV_ASSUMED_BAD)
+		    q->state == MRC_QPS_RTS && idx >= 0 &&
+		    health_ev_state(ctl->health, qpn, (uint32_t)idx) ==
+			    MRC_EV_ASSUMED_BAD)
 			return MRC_CTL_EV_ASSUMED_BAD;
 	}
 	return MRC_CTL_EV_GOOD;
 }
 
-void ctl_init(struct mrcd *m)
+int ctl_init(struct ctl *ctl, const struct ctl_deps *deps)
 {
+	void *p;
 	int i;
 
-	prof_init(&m->prof, port_mask(m));
-	m->prof.ev_runtime_state = runtime_state;
-	m->prof.ctx = m;
+	memset(ctl, 0, sizeof(*ctl));
+	ctl->dev = deps->dev;
+	ctl->obj = deps->obj;
+	ctl->health = deps->health;
+	ctl->probe = deps->probe;
+	ctl->links = deps->links;
+	ctl->port = deps->port;
+	ctl->nports = deps->nports;
+	ctl->v6 = deps->v6;
+	prof_init(&ctl->prof, port_mask(ctl));
+	ctl->prof.ev_runtime_state = runtime_state;
+	ctl->prof.ctx = ctl;
 	for (i = 0; i < CTL_MAX_SUBS; i++)
-		m->sub[i].efd = -1;
+		ctl->sub[i].efd = -1;
+	/* Device probes number consecutive runs (mrc_probe_arm) from a
+	 * random start, for the same reason as QP probes. */
+	ctl->probe_seq = probe_nonce();
+	/* mrcd's own map (never handed out): which answers the receive
+	 * program takes for device probes. */
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 dev_map_fd(ctl->dev, DEV_MAP_PROBE_ARM), 0);
+	if (p == MAP_FAILED) {
+		log_err("mapping mrc_probe_arm: %s\n", strerror(errno));
+		return -EIO;
+	}
+	ctl->probe_arm = p;
+	return 0;
 }
 
-int ctl_qp_hold(struct mrcd *m, uint32_t qpn, uint64_t ev_id, uint64_t cc_id)
+int ctl_qp_hold(struct ctl *ctl, uint32_t qpn, uint64_t ev_id, uint64_t cc_id)
 {
-	struct qp_ent *q = &m->qp[qpn];
+	struct qp_ent *q = &ctl->obj->qp[qpn];
 	int err;
 
 	if (q->prof_held && q->ev_prof == ev_id && q->cc_prof == cc_id)
 		return 0;
-	err = prof_qp_use(&m->prof, ev_id, cc_id);
+	err = prof_qp_use(&ctl->prof, ev_id, cc_id);
 	if (err)
 		return -err; /* a positive errno, as the caller replies */
-	ctl_qp_release(m, qpn);
+	ctl_qp_release(ctl, qpn);
 	q->prof_held = 1;
 	q->ev_prof = ev_id;
 	q->cc_prof = cc_id;
 	return 0;
 }
 
-void ctl_qp_release(struct mrcd *m, uint32_t qpn)
+void ctl_qp_release(struct ctl *ctl, uint32_t qpn)
 {
-	struct qp_ent *q = &m->qp[qpn];
+	struct qp_ent *q = &ctl->obj->qp[qpn];
 
 	if (!q->prof_held)
 		return;
-	prof_qp_release(&m->prof, q->ev_prof, q->cc_prof);
+	prof_qp_release(&ctl->prof, q->ev_prof, q->cc_prof);
 	q->prof_held = 0;
 }
 
-int ctl_qp_evs(struct mrcd *m, uint32_t qpn, struct dev_qp_attr *a)
+int ctl_qp_evs(struct ctl *ctl, uint32_t qpn, struct dev_qp_attr *a)
 {
-	const struct qp_ent *q = &m->qp[qpn];
+	const struct qp_ent *q = &ctl->obj->qp[qpn];
 	const struct prof_ev *pe;
 	const struct prof_fmt *pf;
 	uint32_t i;
@@ -103,8 +132,8 @@ int ctl_qp_evs(struct mrcd *m, uint32_t qpn, struct dev_qp_attr *a)
 		return EINVAL; /* never went through INIT */
 	if (q->ev_prof == 0)
 		return 0; /* mrcd's own EVs (ev_base) */
-	pe = &m->prof.ev[q->ev_prof];
-	pf = &m->prof.fmt[pe->fmt_id];
+	pe = &ctl->prof.ev[q->ev_prof];
+	pf = &ctl->prof.fmt[pe->fmt_id];
 	if (pe->state != MRC_CTL_PROFILE_ONLINE || !pe->count)
 		return EINVAL;
 	a->evs_given = 1;
@@ -115,9 +144,9 @@ int ctl_qp_evs(struct mrcd *m, uint32_t qpn, struct dev_qp_attr *a)
 
 		/* Only STEV has the flow label, and only IPv6 carries it. */
 		if ((v >> 16) &&
-		    (pf->mode != MRC_CTL_EV_FMT_MODE_STEV || !m->v6))
+		    (pf->mode != MRC_CTL_EV_FMT_MODE_STEV || !ctl->v6))
 			return EINVAL;
-		if (!pe->ev[i].port || pe->ev[i].port > m->nports)
+		if (!pe->ev[i].port || pe->ev[i].port > ctl->nports)
 			return EINVAL;
 		a->ev[i] = (uint16_t)v;
 		a->ev_fl[i] = (uint16_t)(v >> 16);
@@ -126,23 +155,24 @@ int ctl_qp_evs(struct mrcd *m, uint32_t qpn, struct dev_qp_attr *a)
 	return 0;
 }
 
-void ctl_qp_started(struct mrcd *m, uint32_t qpn)
+void ctl_qp_started(struct ctl *ctl, uint32_t qpn)
 {
-	const struct qp_ent *q = &m->qp[qpn];
-	const struct prof_ev *pe = q->ev_prof ? &m->prof.ev[q->ev_prof] : NULL;
+	const struct qp_ent *q = &ctl->obj->qp[qpn];
+	const struct prof_ev *pe = q->ev_prof ? &ctl->prof.ev[q->ev_prof] :
+						NULL;
 	uint32_t i;
 
-	if (read_qp(m, qpn))
+	if (read_qp(ctl, qpn))
 		return;
 	for (i = 0; i < qv.nev && i < MRC_QP_EVS; i++) {
 		uint32_t p = qv.ev_port[i];
 
 		if (pe && pe->ev[i].denied)
-			dev_ev_cmd(&m->dev, MRC_DP_EV_DENY, qpn, i,
+			dev_ev_cmd(ctl->dev, MRC_DP_EV_DENY, qpn, i,
 				   MRC_EV_R_DENY);
 		else if (p < MRC_MAX_PORTS &&
-			 !links_port_live(&m->links, (int)p))
-			dev_ev_cmd(&m->dev, MRC_DP_EV_BAD, qpn, i,
+			 !links_port_live(ctl->links, (int)p))
+			dev_ev_cmd(ctl->dev, MRC_DP_EV_BAD, qpn, i,
 				   MRC_EV_R_PORT_DOWN);
 	}
 }
@@ -151,31 +181,31 @@ void ctl_qp_started(struct mrcd *m, uint32_t qpn)
  * Denials of EV profile id reach every QP using it: entry i of the profile
  * is EV i of each such QP.
  */
-static void apply_denials(struct mrcd *m, uint64_t id)
+static void apply_denials(struct ctl *ctl, uint64_t id)
 {
-	const struct prof_ev *pe = &m->prof.ev[id];
+	const struct prof_ev *pe = &ctl->prof.ev[id];
 	uint32_t qpn, i;
 
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
-		const struct qp_ent *q = &m->qp[qpn];
+		const struct qp_ent *q = &ctl->obj->qp[qpn];
 
 		if (!q->owner || !q->prof_held || q->ev_prof != id ||
-		    q->state != MRC_QPS_RTS || read_qp(m, qpn))
+		    q->state != MRC_QPS_RTS || read_qp(ctl, qpn))
 			continue;
 		for (i = 0; i < qv.nev && i < MRC_QP_EVS; i++) {
 			int denied = !!(qv.ev_denied >> i & 1);
 
 			if (pe->ev[i].denied && !denied)
-				dev_ev_cmd(&m->dev, MRC_DP_EV_DENY, qpn, i,
+				dev_ev_cmd(ctl->dev, MRC_DP_EV_DENY, qpn, i,
 					   MRC_EV_R_DENY);
 			else if (!pe->ev[i].denied && denied)
-				dev_ev_cmd(&m->dev, MRC_DP_EV_ALLOW, qpn, i,
+				dev_ev_cmd(ctl->dev, MRC_DP_EV_ALLOW, qpn, i,
 					   MRC_EV_R_ALLOW);
 		}
 	}
 }
 
-static int do_fmt(struct mrcd *m, const struct mrcd_ctl_fmt *r,
+static int do_fmt(struct ctl *ctl, const struct mrcd_ctl_fmt *r,
 		  struct mrcd_ctl_fmt *o)
 {
 	int err;
@@ -188,13 +218,14 @@ static int do_fmt(struct mrcd *m, const struct mrcd_ctl_fmt *r,
 	if (o->attr.ev_fmt_op.fmt_field_count > MRC_EV_FMT_MAX_FIELDS)
 		o->attr.ev_fmt_op.fmt_field_count = MRC_EV_FMT_MAX_FIELDS;
 	err = r->h.modify ?
-		      prof_fmt_modify(&m->prof, r->h.id, &o->attr, r->h.mask) :
-		      prof_fmt_query(&m->prof, r->h.id, &o->attr, r->h.mask);
+		      prof_fmt_modify(&ctl->prof, r->h.id, &o->attr,
+				      r->h.mask) :
+		      prof_fmt_query(&ctl->prof, r->h.id, &o->attr, r->h.mask);
 	o->attr.ev_fmt_op.fmt_fields = NULL;
 	return -err;
 }
 
-static int do_evp(struct mrcd *m, const struct mrcd_ctl_evp *r,
+static int do_evp(struct ctl *ctl, const struct mrcd_ctl_evp *r,
 		  struct mrcd_ctl_evp *o)
 {
 	int err, n = r->attr.ev_op.entry_count;
@@ -214,18 +245,18 @@ static int do_evp(struct mrcd *m, const struct mrcd_ctl_evp *r,
 		o->attr.ev_fields_op.field_count = MRC_EV_MAX_FIELDS;
 	}
 	err = r->h.modify ?
-		      prof_ev_modify(&m->prof, r->h.id, &o->attr, r->h.mask) :
-		      prof_ev_query(&m->prof, r->h.id, &o->attr, r->h.mask);
+		      prof_ev_modify(&ctl->prof, r->h.id, &o->attr, r->h.mask) :
+		      prof_ev_query(&ctl->prof, r->h.id, &o->attr, r->h.mask);
 	o->attr.ev_op.entries = NULL;
 	o->attr.ev_fields_op.fields = NULL;
 	/* A partly applied EV_OP is applied: denials go out either way. */
 	if (r->h.modify && (r->h.mask & MRC_CTL_EV_PROFILE_EV_OP) &&
 	    r->h.id < PROF_MAX_EV)
-		apply_denials(m, r->h.id);
+		apply_denials(ctl, r->h.id);
 	return -err;
 }
 
-static int do_cc(struct mrcd *m, const struct mrcd_ctl_cc *r,
+static int do_cc(struct ctl *ctl, const struct mrcd_ctl_cc *r,
 		 struct mrcd_ctl_cc *o)
 {
 	struct mrc_ctl_cc_profile_attr a = r->attr;
@@ -238,8 +269,8 @@ static int do_cc(struct mrcd *m, const struct mrcd_ctl_cc *r,
 	a.algorithm = r->has_algorithm && name[0] ? name : NULL;
 	a.cc_config = &r->nscc;
 	if (r->h.modify)
-		return -prof_cc_modify(&m->prof, r->h.id, &a, r->h.mask);
-	err = prof_cc_query(&m->prof, r->h.id, &a, r->h.mask);
+		return -prof_cc_modify(&ctl->prof, r->h.id, &a, r->h.mask);
+	err = prof_cc_query(&ctl->prof, r->h.id, &a, r->h.mask);
 	if (err)
 		return -err;
 	o->attr = a;
@@ -254,14 +285,14 @@ static int do_cc(struct mrcd *m, const struct mrcd_ctl_cc *r,
 	return 0;
 }
 
-static void do_device(struct mrcd *m, struct mrc_ctl_device_attr *d)
+static void do_device(struct ctl *ctl, struct mrc_ctl_device_attr *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->mrc_ctl_protocol_version = MRC_CTL_PROTOCOL_VERSION_1;
 	d->ev.ev_max_fmt_profiles = PROF_MAX_FMT;
 	d->ev.ev_max_profiles = PROF_MAX_EV;
 	d->ev.ev_max_count = PROF_EV_TOTAL;
-	d->ev.ev_free_count = PROF_EV_TOTAL - prof_ev_used(&m->prof);
+	d->ev.ev_free_count = PROF_EV_TOTAL - prof_ev_used(&ctl->prof);
 	d->ev.ev_max_count_profile = PROF_EV_MAX_COUNT;
 	d->ev.ev_count_align = 1;
 	d->ev.ev_max_width = 32;
@@ -272,7 +303,7 @@ static void do_device(struct mrcd *m, struct mrc_ctl_device_attr *d)
 			     MRC_CTL_EV_MODE_GEN;
 	d->ev.ev_op_max_entries = PROF_OP_MAX_ENTRIES;
 	d->cc.cc_max_profiles = PROF_MAX_CC;
-	d->phy_port_mask = port_mask(m);
+	d->phy_port_mask = port_mask(ctl);
 	d->opt_attr = MRC_CTL_OPT_CAP_EV_PROFILE_MODIFY_ONLINE |
 		      MRC_CTL_OPT_CAP_EV_EVENT |
 		      MRC_CTL_OPT_CAP_EV_EVENT_PRECISE_DROP_CNT |
@@ -281,17 +312,17 @@ static void do_device(struct mrcd *m, struct mrc_ctl_device_attr *d)
 
 /* ---- ports ------------------------------------------------------------- */
 
-static int do_port(struct mrcd *m, const struct mrcd_ctl_port *r,
+static int do_port(struct ctl *ctl, const struct mrcd_ctl_port *r,
 		   struct mrcd_ctl_port *o)
 {
 	uint64_t p = r->h.id;
 
 	*o = *r;
-	if (!p || p > (uint64_t)m->nports ||
+	if (!p || p > (uint64_t)ctl->nports ||
 	    (r->h.mask & ~MRC_CTL_PORT_ADMIN_STATE))
 		return EINVAL;
 	if (!r->h.modify) {
-		o->attr.port_admin_state = m->links.admin[p - 1];
+		o->attr.port_admin_state = ctl->links->admin[p - 1];
 		return 0;
 	}
 	if (!(r->h.mask & MRC_CTL_PORT_ADMIN_STATE))
@@ -299,39 +330,38 @@ static int do_port(struct mrcd *m, const struct mrcd_ctl_port *r,
 	if (r->attr.port_admin_state != MRC_CTL_PORT_ADMIN_ENABLED &&
 	    r->attr.port_admin_state != MRC_CTL_PORT_ADMIN_DISABLED)
 		return EINVAL;
-	links_set_admin(&m->links, (int)p - 1,
+	links_set_admin(ctl->links, (int)p - 1,
 			r->attr.port_admin_state == MRC_CTL_PORT_ADMIN_ENABLED);
 	return 0;
 }
 
-static void do_port_list(struct mrcd *m, struct mrcd_ctl_ports *o)
+static void do_port_list(struct ctl *ctl, struct mrcd_ctl_ports *o)
 {
 	uint32_t qpn, i;
 	int p;
 
 	memset(o, 0, sizeof(*o));
-	o->n = (uint32_t)m->nports;
-	for (p = 0; p < m->nports; p++) {
+	o->n = (uint32_t)ctl->nports;
+	for (p = 0; p < ctl->nports; p++) {
 		struct mrcx_port_info *pi = &o->port[p];
 		struct mrc_port mp;
 		uint32_t k = (uint32_t)p;
 		int up = 0;
 
 		pi->port = (uint8_t)(p + 1);
-		pi->admin = (uint8_t)m->links.admin[p];
-		dev_link_state(m->port[p].ifname, &pi->mtu_bytes, &up);
+		pi->admin = (uint8_t)ctl->links->admin[p];
+		dev_link_state(ctl->port[p].ifname, &pi->mtu_bytes, &up);
 		pi->carrier = (uint8_t)up;
 		snprintf(pi->ifname, sizeof(pi->ifname), "%s",
-			 m->port[p].ifname);
-		if (!bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_port),
-					 &k, &mp)) {
+			 ctl->port[p].ifname);
+		if (!dev_port_get(ctl->dev, k, &mp)) {
 			memcpy(pi->mac, mp.smac, 6);
 			plane_gid(mp.saddr, mp.v6, pi->gid);
 		}
 	}
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
-		if (!m->qp[qpn].owner || m->qp[qpn].state != MRC_QPS_RTS ||
-		    read_qp(m, qpn))
+		if (!ctl->obj->qp[qpn].owner ||
+		    ctl->obj->qp[qpn].state != MRC_QPS_RTS || read_qp(ctl, qpn))
 			continue;
 		for (i = 0; i < qv.nev && i < MRC_QP_EVS; i++) {
 			uint32_t pp = qv.ev_port[i];
@@ -348,30 +378,32 @@ static void do_port_list(struct mrcd *m, struct mrcd_ctl_ports *o)
 
 /* ---- lists ------------------------------------------------------------- */
 
-static void stats_sum(struct mrcd *m, uint32_t qpn, uint32_t nev,
+static void stats_sum(struct ctl *ctl, uint32_t qpn, uint32_t nev,
 		      uint64_t out[3])
 {
 	uint32_t i;
 
 	out[0] = out[1] = out[2] = 0;
-	for (i = 0; m->ev_stats && i < nev && i < MRC_QP_EVS; i++) {
+	for (i = 0; i < nev && i < MRC_QP_EVS; i++) {
 		const struct mrc_ev_stats *s =
-			&m->ev_stats[qpn * MRC_QP_EVS + i];
+			health_ev_stats(ctl->health, qpn, i);
 
+		if (!s)
+			break;
 		out[0] += s->sent;
 		out[1] += s->retx;
 		out[2] += s->lost;
 	}
 }
 
-static void do_qp_list(struct mrcd *m, const struct mrcd_ctl_list *r,
+static void do_qp_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 		       struct mrcd_ctl_qps *o)
 {
 	uint32_t qpn;
 
 	memset(o, 0, sizeof(*o));
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
-		const struct qp_ent *q = &m->qp[qpn];
+		const struct qp_ent *q = &ctl->obj->qp[qpn];
 		struct mrcx_qp_info *qi;
 		uint64_t sum[3];
 
@@ -391,7 +423,7 @@ static void do_qp_list(struct mrcd *m, const struct mrcd_ctl_list *r,
 		qi->cc_profile_id = q->cc_prof;
 		memcpy(qi->peer_gid, q->peer_gid, 16);
 		qi->peer_qpn = q->peer_qpn;
-		if (q->state != MRC_QPS_RTS || read_qp(m, qpn))
+		if (q->state != MRC_QPS_RTS || read_qp(ctl, qpn))
 			continue;
 		qi->state = qv.state;
 		qi->window_psns = qv.window;
@@ -399,34 +431,33 @@ static void do_qp_list(struct mrcd *m, const struct mrcd_ctl_list *r,
 				    MRC_BTH_PSN_MASK;
 		qi->nev = qv.nev;
 		qi->nev_in_use = (uint32_t)__builtin_popcountll(qv.ev_use);
-		stats_sum(m, qpn, qv.nev, sum);
+		stats_sum(ctl, qpn, qv.nev, sum);
 		qi->sent_pkts = sum[0];
 		qi->retx_pkts = sum[1];
 		qi->lost_pkts = sum[2];
 	}
 }
 
-static void ev_info(struct mrcd *m, uint32_t qpn, uint32_t i,
+static void ev_info(struct ctl *ctl, uint32_t qpn, uint32_t i,
 		    struct mrcx_ev_info *e, uint64_t now)
 {
-	const struct qp_ent *q = &m->qp[qpn];
+	const struct qp_ent *q = &ctl->obj->qp[qpn];
 	uint32_t v = qv.ev[i] | (uint32_t)qv.ev_fl[i] << 16;
+	const struct mrc_ev_stats *s;
 
 	memset(e, 0, sizeof(*e));
 	e->qpn = qpn;
 	e->ev_idx = i;
 	e->profile_id = q->ev_prof;
 	if (q->ev_prof && q->ev_prof < PROF_MAX_EV)
-		v = m->prof.ev[q->ev_prof].ev[i].cval;
+		v = ctl->prof.ev[q->ev_prof].ev[i].cval;
 	memcpy(e->ev.val, &v, sizeof(v));
 	e->wire_val = qv.ev[i] | (uint32_t)qv.ev_fl[i] << 16;
 	e->ev.port = (uint8_t)(qv.ev_port[i] + 1);
 	e->state = qv.ev_state[i];
 	e->in_use = (uint32_t)(qv.ev_use >> i & 1);
-	if (m->ev_stats) {
-		const struct mrc_ev_stats *s =
-			&m->ev_stats[qpn * MRC_QP_EVS + i];
-
+	s = health_ev_stats(ctl->health, qpn, i);
+	if (s) {
 		e->sent_pkts = s->sent;
 		e->acked_pkts = s->acked;
 		e->lost_pkts = s->lost;
@@ -441,7 +472,7 @@ static void ev_info(struct mrcd *m, uint32_t qpn, uint32_t i,
 	}
 }
 
-static int do_ev_list(struct mrcd *m, const struct mrcd_ctl_list *r,
+static int do_ev_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 		      struct mrcd_ctl_evs *o)
 {
 	uint64_t now = now_ns();
@@ -449,12 +480,12 @@ static int do_ev_list(struct mrcd *m, const struct mrcd_ctl_list *r,
 
 	memset(o, 0, sizeof(*o));
 	if (r->qpn != UINT32_MAX &&
-	    (r->qpn >= MRC_MAX_QP || !m->qp[r->qpn].owner))
+	    (r->qpn >= MRC_MAX_QP || !ctl->obj->qp[r->qpn].owner))
 		return ENOENT;
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
 		if ((r->qpn != UINT32_MAX && qpn != r->qpn) ||
-		    !m->qp[qpn].owner || m->qp[qpn].state != MRC_QPS_RTS ||
-		    read_qp(m, qpn))
+		    !ctl->obj->qp[qpn].owner ||
+		    ctl->obj->qp[qpn].state != MRC_QPS_RTS || read_qp(ctl, qpn))
 			continue;
 		for (i = 0; i < qv.nev && i < MRC_QP_EVS; i++) {
 			pos = qpn * MRC_QP_EVS + i;
@@ -466,7 +497,7 @@ static int do_ev_list(struct mrcd *m, const struct mrcd_ctl_list *r,
 					o->cursor = pos;
 				continue;
 			}
-			ev_info(m, qpn, i, &o->ev[o->n++], now);
+			ev_info(ctl, qpn, i, &o->ev[o->n++], now);
 		}
 	}
 	return 0;
@@ -484,7 +515,7 @@ static void sub_free(struct ctl_sub *s)
 	s->efd = -1;
 }
 
-static int do_events(struct mrcd *m, struct client *c,
+static int do_events(struct ctl *ctl, struct client *c,
 		     const struct mrcd_ctl_events *r, struct mrcd_rep *rep,
 		     int *fds, int *nfds)
 {
@@ -497,8 +528,8 @@ static int do_events(struct mrcd *m, struct client *c,
 	while (size < r->cqe)
 		size <<= 1;
 	for (i = 0; i < CTL_MAX_SUBS && !s; i++)
-		if (!m->sub[i].owner)
-			s = &m->sub[i];
+		if (!ctl->sub[i].owner)
+			s = &ctl->sub[i];
 	if (!s)
 		return ENOMEM;
 	/* Sealed: the controller can neither shrink nor grow it under us. */
@@ -545,17 +576,17 @@ static int do_events(struct mrcd *m, struct client *c,
 		return err;
 	}
 	*nfds = 2;
-	rep->obj.idx = (uint32_t)(s - m->sub);
+	rep->obj.idx = (uint32_t)(s - ctl->sub);
 	return 0;
 }
 
 /* Adds rec to every queue whose profile mask selects it. */
-static void publish(struct mrcd *m, struct mrcx_ev_event *rec, int mask)
+static void publish(struct ctl *ctl, struct mrcx_ev_event *rec, int mask)
 {
 	int i;
 
 	for (i = 0; i < CTL_MAX_SUBS; i++) {
-		struct ctl_sub *s = &m->sub[i];
+		struct ctl_sub *s = &ctl->sub[i];
 		uint64_t prod, cons, one = 1;
 
 		if (!s->owner)
@@ -580,7 +611,7 @@ static void publish(struct mrcd *m, struct mrcx_ev_event *rec, int mask)
 	}
 }
 
-void ctl_ev_event(struct mrcd *m, const struct mrc_ev_event *v)
+void ctl_ev_event(struct ctl *ctl, const struct mrc_ev_event *v)
 {
 	const struct qp_ent *q;
 	struct mrcx_ev_event rec = {};
@@ -589,15 +620,15 @@ void ctl_ev_event(struct mrcd *m, const struct mrc_ev_event *v)
 
 	if (v->qpn >= MRC_MAX_QP)
 		return;
-	q = &m->qp[v->qpn];
+	q = &ctl->obj->qp[v->qpn];
 	if (q->prof_held && q->ev_prof && q->ev_prof < PROF_MAX_EV &&
 	    v->ev_idx < PROF_EV_MAX_COUNT) {
-		const struct prof_ev *pe = &m->prof.ev[q->ev_prof];
+		const struct prof_ev *pe = &ctl->prof.ev[q->ev_prof];
 
 		val = pe->ev[v->ev_idx].cval;
 		mask = pe->event_mask;
 	} else if (q->prof_held && q->ev_prof == 0) {
-		mask = m->prof.ev[0].event_mask;
+		mask = ctl->prof.ev[0].event_mask;
 	}
 	rec.base.profile_id = q->ev_prof;
 	memcpy(rec.base.ev.val, &val, sizeof(val));
@@ -611,25 +642,25 @@ void ctl_ev_event(struct mrcd *m, const struct mrc_ev_event *v)
 	/* Kept in use by ev_min_active: no state changed, no event. */
 	if (v->state == v->old_state)
 		return;
-	publish(m, &rec, mask);
+	publish(ctl, &rec, mask);
 }
 
-void ctl_ev_dropped(struct mrcd *m, uint64_t n)
+void ctl_ev_dropped(struct ctl *ctl, uint64_t n)
 {
 	int i;
 
 	for (i = 0; i < CTL_MAX_SUBS; i++)
-		if (m->sub[i].owner)
-			m->sub[i].pending_drops += (uint32_t)n;
+		if (ctl->sub[i].owner)
+			ctl->sub[i].pending_drops += (uint32_t)n;
 }
 
 /* ---- probes ------------------------------------------------------------ */
 
-static int gid_port_addr(struct mrcd *m, const union ibv_gid *gid, int p,
+static int gid_port_addr(struct ctl *ctl, const union ibv_gid *gid, int p,
 			 uint8_t addr[16])
 {
 	uint8_t all[MRC_MAX_PORTS][16];
-	int err = plane_peer_addrs(m->port, m->nports, gid->raw, all);
+	int err = plane_peer_addrs(ctl->port, ctl->nports, gid->raw, all);
 
 	if (err)
 		return -err;
@@ -637,9 +668,9 @@ static int gid_port_addr(struct mrcd *m, const union ibv_gid *gid, int p,
 	return 0;
 }
 
-static void probe_reply(struct mrcd *m, int err)
+static void probe_reply(struct ctl *ctl, int err)
 {
-	struct ctl_probe_wait *w = &m->probe_wait;
+	struct ctl_probe_wait *w = &ctl->probe_wait;
 	struct mrcd_rep *rep = calloc(1, sizeof(*rep));
 
 	if (rep) {
@@ -652,17 +683,17 @@ static void probe_reply(struct mrcd *m, int err)
 		free(rep);
 	}
 	w->owner = NULL;
-	if (m->probe_arm)
-		__atomic_store_n(&m->probe_arm->seq_hi,
-				 __atomic_load_n(&m->probe_arm->seq_lo,
+	if (ctl->probe_arm)
+		__atomic_store_n(&ctl->probe_arm->seq_hi,
+				 __atomic_load_n(&ctl->probe_arm->seq_lo,
 						 __ATOMIC_SEQ_CST),
 				 __ATOMIC_SEQ_CST);
 }
 
-static int do_probe(struct mrcd *m, struct client *c,
+static int do_probe(struct ctl *ctl, struct client *c,
 		    const struct mrcd_ctl_probe *r)
 {
-	struct ctl_probe_wait *w = &m->probe_wait;
+	struct ctl_probe_wait *w = &ctl->probe_wait;
 	uint32_t i;
 
 	if (w->owner)
@@ -675,14 +706,14 @@ static int do_probe(struct mrcd *m, struct client *c,
 		uint8_t addr[16];
 
 		memcpy(&v, q->req_ev.val, sizeof(v));
-		if (!q->req_ev.port || q->req_ev.port > m->nports ||
+		if (!q->req_ev.port || q->req_ev.port > ctl->nports ||
 		    (q->ev_fmt_mode != MRC_CTL_EV_FMT_MODE_UDP &&
 		     q->ev_fmt_mode != MRC_CTL_EV_FMT_MODE_STEV))
 			return EINVAL;
 		if ((v >> 16) &&
-		    (q->ev_fmt_mode != MRC_CTL_EV_FMT_MODE_STEV || !m->v6))
+		    (q->ev_fmt_mode != MRC_CTL_EV_FMT_MODE_STEV || !ctl->v6))
 			return EINVAL;
-		if (gid_port_addr(m, &q->dgid, q->req_ev.port - 1, addr))
+		if (gid_port_addr(ctl, &q->dgid, q->req_ev.port - 1, addr))
 			return EINVAL;
 		for (j = 0; j < i; j++)
 			if (r->req[j].req_id == q->req_id)
@@ -691,14 +722,14 @@ static int do_probe(struct mrcd *m, struct client *c,
 	memset(w, 0, sizeof(*w));
 	w->msg = *r;
 	w->nreq = r->nreq;
-	w->first_seq = m->probe_seq + 1;
-	m->probe_seq += r->nreq;
+	w->first_seq = ctl->probe_seq + 1;
+	ctl->probe_seq += r->nreq;
 	/* The receive program takes answers to these alone. */
-	if (m->probe_arm) {
-		__atomic_store_n(&m->probe_arm->seq_lo, w->first_seq,
+	if (ctl->probe_arm) {
+		__atomic_store_n(&ctl->probe_arm->seq_lo, w->first_seq,
 				 __ATOMIC_SEQ_CST);
-		__atomic_store_n(&m->probe_arm->seq_hi, w->first_seq + r->nreq,
-				 __ATOMIC_SEQ_CST);
+		__atomic_store_n(&ctl->probe_arm->seq_hi,
+				 w->first_seq + r->nreq, __ATOMIC_SEQ_CST);
 	}
 	for (i = 0; i < r->nreq; i++) {
 		const struct mrc_ctl_ep_req *q = &r->req[i];
@@ -707,13 +738,12 @@ static int do_probe(struct mrcd *m, struct client *c,
 		int err;
 
 		memcpy(&v, q->req_ev.val, sizeof(v));
-		gid_port_addr(m, &q->dgid, q->req_ev.port - 1, addr);
+		gid_port_addr(ctl, &q->dgid, q->req_ev.port - 1, addr);
 		w->sent_ns[i] = now_ns();
-		err = health_probe_frame(m, q->req_ev.port - 1, addr,
-					 (uint16_t)v, (uint16_t)(v >> 16),
-					 MRC_PROBE_QPN, (uint8_t)i,
-					 w->first_seq + i,
-					 (uint8_t)(r->tc << 2));
+		err = probe_frame(ctl->probe, q->req_ev.port - 1, addr,
+				  (uint16_t)v, (uint16_t)(v >> 16),
+				  MRC_PROBE_QPN, (uint8_t)i, w->first_seq + i,
+				  (uint8_t)(r->tc << 2));
 		if (err)
 			return -err == ENODEV ? EIO : -err;
 	}
@@ -722,9 +752,9 @@ static int do_probe(struct mrcd *m, struct client *c,
 	return -1; /* answered when complete */
 }
 
-void ctl_probe_answer(struct mrcd *m, const struct mrc_ev_event *v)
+void ctl_probe_answer(struct ctl *ctl, const struct mrc_ev_event *v)
 {
-	struct ctl_probe_wait *w = &m->probe_wait;
+	struct ctl_probe_wait *w = &ctl->probe_wait;
 	uint32_t i = v->seq - w->first_seq;
 	struct mrc_ctl_ep_rsp *rsp;
 	int p;
@@ -737,79 +767,92 @@ void ctl_probe_answer(struct mrcd *m, const struct mrc_ev_event *v)
 	rsp->rtt = v->rtt_ns;
 	rsp->adj_svc_time = 1;
 	rsp->port = 0;
-	for (p = 0; p < m->nports; p++)
-		if ((uint32_t)m->dev.port[p].ifindex == v->ifindex)
+	for (p = 0; p < ctl->nports; p++)
+		if ((uint32_t)ctl->dev->port[p].ifindex == v->ifindex)
 			rsp->port = (uint8_t)(p + 1);
 	if (w->nrsp == w->nreq)
-		probe_reply(m, 0);
+		probe_reply(ctl, 0);
 }
 
-void ctl_tick(struct mrcd *m)
+void ctl_tick(struct ctl *ctl)
 {
-	if (m->probe_wait.owner && now_ns() >= m->probe_wait.deadline_ns)
-		probe_reply(m, ETIMEDOUT);
+	if (ctl->probe_wait.owner && now_ns() >= ctl->probe_wait.deadline_ns)
+		probe_reply(ctl, ETIMEDOUT);
 }
 
 /* ---- requests ------------------------------------------------------------ */
 
-int ctl_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
+int ctl_request(struct ctl *ctl, struct client *c, const struct mrcd_req *req,
 		struct mrcd_rep *rep, int *fds, int *nfds)
 {
 	if (!c->net_admin)
 		return EPERM;
 	switch (req->op) {
 	case MRCD_CTL_DEVICE:
-		do_device(m, &rep->ctl_device);
+		do_device(ctl, &rep->ctl_device);
 		return 0;
 	case MRCD_CTL_PORT:
-		return do_port(m, &req->ctl_port, &rep->ctl_port);
+		return do_port(ctl, &req->ctl_port, &rep->ctl_port);
 	case MRCD_CTL_FMT:
-		return do_fmt(m, &req->ctl_fmt, &rep->ctl_fmt);
+		return do_fmt(ctl, &req->ctl_fmt, &rep->ctl_fmt);
 	case MRCD_CTL_EV_PROFILE:
-		return do_evp(m, &req->ctl_evp, &rep->ctl_evp);
+		return do_evp(ctl, &req->ctl_evp, &rep->ctl_evp);
 	case MRCD_CTL_CC:
-		return do_cc(m, &req->ctl_cc, &rep->ctl_cc);
+		return do_cc(ctl, &req->ctl_cc, &rep->ctl_cc);
 	case MRCD_CTL_EVENTS:
-		return do_events(m, c, &req->ctl_events, rep, fds, nfds);
+		return do_events(ctl, c, &req->ctl_events, rep, fds, nfds);
 	case MRCD_CTL_EVENTS_CLOSE:
 		if (req->obj.idx >= CTL_MAX_SUBS ||
-		    m->sub[req->obj.idx].owner != c)
+		    ctl->sub[req->obj.idx].owner != c)
 			return ENOENT;
-		sub_free(&m->sub[req->obj.idx]);
+		sub_free(&ctl->sub[req->obj.idx]);
 		return 0;
 	case MRCD_CTL_PROBE:
-		return do_probe(m, c, &req->ctl_probe);
+		return do_probe(ctl, c, &req->ctl_probe);
 	case MRCD_CTL_PORT_LIST:
-		do_port_list(m, &rep->ctl_ports);
+		do_port_list(ctl, &rep->ctl_ports);
 		return 0;
 	case MRCD_CTL_QP_LIST:
-		do_qp_list(m, &req->ctl_list, &rep->ctl_qps);
+		do_qp_list(ctl, &req->ctl_list, &rep->ctl_qps);
 		return 0;
 	case MRCD_CTL_EV_LIST:
-		return do_ev_list(m, &req->ctl_list, &rep->ctl_evs);
+		return do_ev_list(ctl, &req->ctl_list, &rep->ctl_evs);
 	}
 	return EOPNOTSUPP;
 }
 
-void ctl_drop_client(struct mrcd *m, struct client *c)
+void ctl_drop_client(struct ctl *ctl, struct client *c)
 {
 	int i;
 
 	for (i = 0; i < CTL_MAX_SUBS; i++)
-		if (m->sub[i].owner == c)
-			sub_free(&m->sub[i]);
-	if (m->probe_wait.owner == c) {
-		m->probe_wait.owner = NULL;
-		if (m->probe_arm) /* nothing to take answers for */
-			m->probe_arm->seq_hi = m->probe_arm->seq_lo;
+		if (ctl->sub[i].owner == c)
+			sub_free(&ctl->sub[i]);
+	if (ctl->probe_wait.owner == c) {
+		ctl->probe_wait.owner = NULL;
+		if (ctl->probe_arm) /* nothing to take answers for */
+			ctl->probe_arm->seq_hi = ctl->probe_arm->seq_lo;
 	}
 }
 
-void ctl_close(struct mrcd *m)
+void ctl_close(struct ctl *ctl)
 {
 	int i;
 
 	for (i = 0; i < CTL_MAX_SUBS; i++)
-		if (m->sub[i].owner)
-			sub_free(&m->sub[i]);
+		if (ctl->sub[i].owner)
+			sub_free(&ctl->sub[i]);
+	if (ctl->probe_arm)
+		munmap(ctl->probe_arm, 4096);
+	ctl->probe_arm = NULL;
+}
+
+int ctl_client_busy(const struct ctl *ctl, const struct client *c)
+{
+	int i;
+
+	for (i = 0; i < CTL_MAX_SUBS; i++)
+		if (ctl->sub[i].owner == c)
+			return 1;
+	return ctl->probe_wait.owner == c;
 }

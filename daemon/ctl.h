@@ -9,12 +9,19 @@
 
 #include <stdint.h>
 
+#include "profiles.h"
 #include "mrc/abi.h"
 #include "mrc/mrcd_proto.h"
 
-struct mrcd;
 struct client;
+struct dev;
 struct dev_qp_attr;
+struct health;
+struct links;
+struct objects;
+struct port_spec;
+struct probe;
+struct mrc_probe_arm;
 
 #define CTL_MAX_SUBS 16 /* EV event queues at once */
 #define CTL_EVQ_MAX (1u << 16) /* records in one queue at most */
@@ -40,31 +47,60 @@ struct ctl_probe_wait {
 	struct mrcd_ctl_probe msg; /* requests in, answers out */
 };
 
+/* What the controller module works over: the layers below it. */
+struct ctl_deps {
+	struct dev *dev;
+	struct objects *obj; /* QPs: the profiles they hold, for the lists */
+	struct health *health; /* EV states and counters */
+	struct probe *probe; /* device probes go out as its frames */
+	struct links *links; /* port admin state */
+	const struct port_spec *port; /* the ports' planes */
+	int nports, v6;
+};
+
+struct ctl {
+	struct dev *dev;
+	struct objects *obj;
+	struct health *health;
+	struct probe *probe;
+	struct links *links;
+	const struct port_spec *port;
+	int nports, v6;
+	struct profiles prof;
+	struct ctl_sub sub[CTL_MAX_SUBS];
+	struct ctl_probe_wait probe_wait;
+	struct mrc_probe_arm *probe_arm; /* mrc_probe_arm[0], mmapped */
+	uint32_t probe_seq; /* the last device probe's sequence number */
+};
+
+int ctl_init(struct ctl *ctl, const struct ctl_deps *deps);
+void ctl_close(struct ctl *ctl);
+
 /* A request of a controller op (MRCD_CTL_*): fills rep; the errno, or
  * -1 when the reply goes out later (probes) and nothing is to be sent. */
-int ctl_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
+int ctl_request(struct ctl *ctl, struct client *c, const struct mrcd_req *req,
 		struct mrcd_rep *rep, int *fds, int *nfds);
 
 /* A QP moving to INIT names its profiles; RESET or destroy lets go. */
-int ctl_qp_hold(struct mrcd *m, uint32_t qpn, uint64_t ev_id, uint64_t cc_id);
-void ctl_qp_release(struct mrcd *m, uint32_t qpn);
+int ctl_qp_hold(struct ctl *ctl, uint32_t qpn, uint64_t ev_id, uint64_t cc_id);
+void ctl_qp_release(struct ctl *ctl, uint32_t qpn);
 /* The EVs of a QP going to RTS, from its EV profile (0: mrcd's own). */
-int ctl_qp_evs(struct mrcd *m, uint32_t qpn, struct dev_qp_attr *a);
+int ctl_qp_evs(struct ctl *ctl, uint32_t qpn, struct dev_qp_attr *a);
 /* After RTS: denied EVs and EVs of dead or disabled ports out of use. */
-void ctl_qp_started(struct mrcd *m, uint32_t qpn);
+void ctl_qp_started(struct ctl *ctl, uint32_t qpn);
 
 /* An EV state change from the data path, for the subscribers. */
-void ctl_ev_event(struct mrcd *m, const struct mrc_ev_event *v);
+void ctl_ev_event(struct ctl *ctl, const struct mrc_ev_event *v);
 /* Events the data path dropped: every subscriber is told. */
-void ctl_ev_dropped(struct mrcd *m, uint64_t n);
+void ctl_ev_dropped(struct ctl *ctl, uint64_t n);
 /* A device probe's answer (qpn MRC_PROBE_QPN). */
-void ctl_probe_answer(struct mrcd *m, const struct mrc_ev_event *v);
+void ctl_probe_answer(struct ctl *ctl, const struct mrc_ev_event *v);
 /* Every scan tick: probe batches past their deadline are answered. */
-void ctl_tick(struct mrcd *m);
+void ctl_tick(struct ctl *ctl);
 /* A client left: its queues and waits go. */
-void ctl_drop_client(struct mrcd *m, struct client *c);
+void ctl_drop_client(struct ctl *ctl, struct client *c);
 
-void ctl_init(struct mrcd *m);
-void ctl_close(struct mrcd *m);
+/* Whether c has an event queue or a probe batch waiting. */
+int ctl_client_busy(const struct ctl *ctl, const struct client *c);
 
 #endif /* MRC_DAEMON_CTL_H */

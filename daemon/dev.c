@@ -314,6 +314,25 @@ void dev_release(struct dev *d)
 	memset(d, 0, sizeof(*d));
 }
 
+int dev_port_get(const struct dev *d, uint32_t p, struct mrc_port *port)
+{
+	if (!d->rx)
+		return -ENODEV;
+	if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_port), &p, port))
+		return -errno;
+	return 0;
+}
+
+int dev_mr_info(const struct dev *d, uint32_t idx, struct mrc_mr_info *info)
+{
+	if (!d->rx)
+		return -ENODEV;
+	if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_mr_info), &idx,
+				info))
+		return -errno;
+	return 0;
+}
+
 int dev_map_fd(const struct dev *d, enum dev_map which)
 {
 	const struct bpf_map *m = NULL;
@@ -335,12 +354,6 @@ int dev_map_fd(const struct dev *d, enum dev_map which)
 		break;
 	case DEV_MAP_TX_STATS:
 		m = d->rx->maps.mrc_tx_stats;
-		break;
-	case DEV_MAP_PORT:
-		m = d->rx->maps.mrc_port;
-		break;
-	case DEV_MAP_MR_INFO:
-		m = d->rx->maps.mrc_mr_info;
 		break;
 	}
 	return m ? bpf_map__fd(m) : -1;
@@ -771,4 +784,32 @@ int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
 				   &o))
 		return -errno;
 	return (int)(tx_packets(d) - before);
+}
+
+/* The device in bpffs (pin.h): its maps, then its programs. */
+int dev_pin(struct dev *d, const char *dir, int lowlat_fd, int maps)
+{
+	struct bpf_map *m;
+	int err = 0;
+
+	bpf_object__for_each_map(m, d->rx->obj)
+	{
+		if (!maps || bpf_map__is_internal(m))
+			continue; /* .rodata, .bss: the program's own */
+		err = dev_pin_obj(bpf_map__fd(m), dir, "maps",
+				  bpf_map__name(m));
+		if (err)
+			return err;
+	}
+	err = dev_pin_prog(bpf_program__fd(d->rx->progs.mrc_xdp_rx), dir,
+			   "mrc_xdp_rx");
+	if (!err)
+		err = dev_pin_prog(bpf_program__fd(d->tx->progs.mrc_xdp_tx),
+				   dir, "mrc_xdp_tx");
+	if (!err)
+		err = dev_pin_prog(bpf_program__fd(d->ctl->progs.mrc_xdp_ctl),
+				   dir, "mrc_xdp_ctl");
+	if (!err && lowlat_fd >= 0)
+		err = dev_pin_prog(lowlat_fd, dir, "mrc_tc_tx");
+	return err;
 }

@@ -75,10 +75,12 @@ enum dev_map {
 	DEV_MAP_PROBE_ARM, /* mrc_probe_arm: mmapable */
 	DEV_MAP_EV_EVENTS, /* mrc_ev_events: the EV event ring */
 	DEV_MAP_TX_STATS, /* mrc_tx_stats: per-CPU transmit counters */
-	DEV_MAP_PORT, /* mrc_port: struct mrc_port per port index */
-	DEV_MAP_MR_INFO, /* mrc_mr_info: struct mrc_mr_info per MR */
 };
 int dev_map_fd(const struct dev *d, enum dev_map which);
+/* Port p's addresses as the data path has them (mrc_port). 0 or -errno. */
+int dev_port_get(const struct dev *d, uint32_t p, struct mrc_port *port);
+/* Memory region idx's extent (mrc_mr_info). 0 or -errno. */
+int dev_mr_info(const struct dev *d, uint32_t idx, struct mrc_mr_info *info);
 
 int dev_open(struct dev *d);
 /*
@@ -87,6 +89,10 @@ int dev_open(struct dev *d);
  * another layout is refused (-EPROTO, said on stderr by name).
  */
 int dev_open_pinned(struct dev *d, const char *dir);
+/* Pins every map of the data path as maps/NAME in dir (pin.h; maps: 0,
+ * already there) and its programs as progs/NAME (lowlat_fd >= 0: the tc
+ * one too). */
+int dev_pin(struct dev *d, const char *dir, int lowlat_fd, int maps);
 /* Attach the receive program to ifname as port index port; dmac is the
  * next hop's MAC on that plane, v6 chooses the address family. */
 int dev_add_port(struct dev *d, int port, const char *ifname,

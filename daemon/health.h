@@ -4,7 +4,8 @@
  * the data path's EV events, probes every ASSUMED_BAD EV with backoff and
  * jitter, and after enough consecutive answers moves the EV back to GOOD
  * through the control program. The data path alone moves EVs to
- * ASSUMED_BAD; mrcd alone brings them back.
+ * ASSUMED_BAD; mrcd alone brings them back. It reads the device, sends
+ * probe.c's frames and asks links.c whether a port is live; nothing else.
  */
 #ifndef MRC_DAEMON_HEALTH_H
 #define MRC_DAEMON_HEALTH_H
@@ -14,25 +15,20 @@
 #include "mrc/abi.h"
 #include "mrc/mrcd_proto.h"
 
-struct mrcd;
+struct dev;
+struct links;
+struct mrcd_config;
+struct probe;
 
-/* Probe timing: the defaults of mrcd.conf's probe-* and flap-hold-* keys
- * (daemon/config.c); mrcd runs with m->cfg's values. */
-#define HEALTH_PROBE_OK 3 /* consecutive answers: GOOD again */
-#define HEALTH_PROBE_TIMEOUT_NS 2000000ull /* a probe unanswered: failed */
-#define HEALTH_BACKOFF_MIN_NS 1000000ull /* first wait, and after a fail */
-#define HEALTH_BACKOFF_MAX_NS 64000000ull
 /*
  * Marked bad again this soon after GOOD: a flap (a second: longer than
  * two gray looks, so a lossy or slow path found by them flaps too). Then
  * the backoff keeps
  * doubling, and the EV must answer every probe for a hold time (10 ms,
- * doubling with each flap up to 1 s) before it is GOOD again, so a path
+ * doubling with each flap up to 1 s: flap-hold-*) before it is GOOD again, so a path
  * that flaps faster than the hold stays out of use.
  */
 #define HEALTH_FLAP_NS 1000000000ull
-#define HEALTH_HOLD_MIN_NS 10000000ull
-#define HEALTH_HOLD_MAX_NS 1000000000ull
 #define HEALTH_MAX_PROBING 8192 /* (QP, EV) pairs probed at once */
 
 /* What mrcd knows of one EV of one QP. */
@@ -62,32 +58,67 @@ struct qp_evlog {
 	struct mrcd_ev_rec rec[HEALTH_LOG]; /* number n at (n - 1) % HEALTH_LOG */
 };
 
-int health_init(struct mrcd *m);
+/* What health knows of one QP: serve.c tells it (health_qp_*). */
+struct health_qp {
+	uint8_t open; /* the QP exists */
+	uint8_t rts; /* its application set it to RTS */
+	uint16_t pad0;
+	uint32_t state; /* as its application last set it */
+	uint32_t nev; /* its EVs, once RTS */
+	uint32_t rtt_median_ns; /* of its EVs in use, at the last gray look */
+	struct ev_health *ev; /* MRC_QP_EVS of them, once an event came */
+	struct qp_evlog *evlog; /* with ev */
+};
+
+struct health {
+	struct dev *dev;
+	struct probe *probe;
+	const struct links *links; /* a port's liveness */
+	const struct mrcd_config *cfg; /* in force: probe-*, flap-*, gray-* */
+	const struct mrc_ev_stats *ev_stats; /* the data path's, mmapped */
+	struct health_qp qp[MRC_MAX_QP];
+	struct {
+		uint32_t qpn, idx;
+	} probing[HEALTH_MAX_PROBING];
+	int nprobing;
+	uint64_t ev_state_events, probe_answers, probes_lost;
+	uint64_t flaps; /* EVs blamed again soon after coming back */
+	uint64_t ev_dropped_unreported; /* for the next event logged */
+};
+
+int health_init(struct health *h, struct dev *dev, struct probe *probe,
+		const struct links *links, const struct mrcd_config *cfg);
+void health_close(struct health *h);
+/* QP qpn exists (created, or taken over); it is RESET until told. */
+void health_qp_open(struct health *h, uint32_t qpn);
+/* Its application set state (nev: its EVs in RTS); into RTS or RESET
+ * every EV starts GOOD. */
+void health_qp_state(struct health *h, uint32_t qpn, uint32_t state,
+		     uint32_t nev);
+/* QP qpn is gone: its EVs are forgotten. */
+void health_qp_close(struct health *h, uint32_t qpn);
+/* What health last heard of EV idx of QP qpn (MRC_EV_*). */
+uint8_t health_ev_state(const struct health *h, uint32_t qpn, uint32_t idx);
+/* The data path's counters of EV idx of QP qpn; NULL: none mapped. */
+const struct mrc_ev_stats *health_ev_stats(const struct health *h, uint32_t qpn,
+					   uint32_t idx);
 /* MRCD_QP_HEALTH for QP qpn: events numbered after 'after'. */
-int health_query(struct mrcd *m, uint32_t qpn, uint32_t after,
-		 struct mrcd_qp_health *h);
-void health_close(struct mrcd *m);
-/* One probe frame (see health.c); 0 or -errno. */
-int health_probe_frame(struct mrcd *m, uint32_t p, const uint8_t addr[16],
-		       uint16_t sport, uint16_t fl, uint32_t dqpn,
-		       uint8_t ev_idx, uint32_t seq, uint8_t tos);
+int health_query(struct health *h, uint32_t qpn, uint32_t after,
+		 struct mrcd_qp_health *o);
 /* From the event ring (events.h): an EV changed state; a probe answer
  * for one of a QP's EVs; state changes the data path could not queue. */
-void health_on_state(struct mrcd *m, const struct mrc_ev_event *v);
-void health_on_probe(struct mrcd *m, const struct mrc_ev_event *v);
-void health_on_dropped(struct mrcd *m, uint64_t n);
+void health_on_state(struct health *h, const struct mrc_ev_event *v);
+void health_on_probe(struct health *h, const struct mrc_ev_event *v);
+void health_on_dropped(struct health *h, uint64_t n);
 /* Probes due and probes lost; call often (mrcd's 1 ms tick). */
-void health_tick(struct mrcd *m);
-/* Every GRAY_INTERVAL_NS: compare each QP's EVs (gray.h). */
-#define GRAY_INTERVAL_NS 100000000ull
-void health_gray(struct mrcd *m);
+void health_tick(struct health *h);
+/* Every gray-interval: compare each QP's EVs (gray.h). */
+void health_gray(struct health *h);
 /* Port p became live or stopped being live (links.h): every EV on it
  * leaves use at once (port down), or is probed at once (back). */
-void health_port_live(struct mrcd *m, int p, int live);
-/* QP qpn is gone: forget its EVs. */
-void health_forget(struct mrcd *m, uint32_t qpn);
+void health_port_live(struct health *h, int p, int live);
 /* A QP taken over from a predecessor: its EVs the data path holds
  * ASSUMED_BAD are probed again (the predecessor's probes died with it). */
-void health_adopt_qp(struct mrcd *m, uint32_t qpn);
+void health_adopt_qp(struct health *h, uint32_t qpn);
 
 #endif /* MRC_DAEMON_HEALTH_H */

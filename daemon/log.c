@@ -4,7 +4,6 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "log.h"
 
@@ -41,12 +40,4 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	fprintf(stderr, "%s: ", ident);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-}
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

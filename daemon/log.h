@@ -33,7 +33,4 @@ void log_msg(enum log_level level, const char *fmt, ...)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 
-/* CLOCK_MONOTONIC in ns: bpf_ktime_get_ns()'s clock. */
-uint64_t now_ns(void);
-
 #endif /* MRC_DAEMON_LOG_H */

@@ -34,15 +34,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "books.h"
+#include "clock.h"
 #include "dev_lowlat.h"
-#include "health.h"
-#include "mrcd.h"
-#include "links.h"
 #include "log.h"
+#include "mrcd.h"
 #include "notify.h"
 #include "pin.h"
-#include "mrc/msg.h"
+#include "mrc/mrcd_proto.h"
 #include "mrc_xdp_rx.skel.h"
 
 #define SCAN_NS 1000000ull /* sweep for work nobody rang mrcd about */
@@ -131,225 +129,6 @@ static int port_subnet(struct port_spec *p)
 	return -EADDRNOTAVAIL;
 }
 
-static int listen_on(struct mrcd *m)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char dir[sizeof(sa.sun_path)], *slash;
-	int fd;
-
-	if (strlen(m->sock_path) >= sizeof(sa.sun_path)) {
-		log_err("socket path too long: %s\n", m->sock_path);
-		return -1;
-	}
-	strcpy(sa.sun_path, m->sock_path);
-	strcpy(dir, m->sock_path);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = 0;
-		mkdir(dir, 0755);
-	}
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -1;
-	unlink(m->sock_path);
-	/* Anyone may connect: each connection only reaches its own objects. */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    chmod(m->sock_path, 0666) || listen(fd, 64)) {
-		log_err("listening on %s: %s\n", m->sock_path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-#ifndef SO_PEERPIDFD
-#define SO_PEERPIDFD 77
-#endif
-
-/*
- * Whether the process at the other end of fd may be the controller: it
- * holds CAP_NET_ADMIN in its effective set, in mrcd's own user namespace
- * (a capability in a namespace of its own is no capability over this
- * device), with the effective uid it connected with (an exec of a setuid
- * program after connecting does not count). The pidfd pins the process:
- * a pid reused between reading its status and the check is caught, since
- * the pidfd then refers to a dead process. Decided once, at accept.
- */
-static int peer_net_admin(int fd, const struct ucred *cr)
-{
-	char path[64], line[256];
-	unsigned long long eff = 0;
-	unsigned int ruid, euid = ~0u;
-	socklen_t len = sizeof(int);
-	int pidfd = -1, found = 0;
-	struct stat ns_peer, ns_self;
-	struct pollfd pfd;
-	FILE *f;
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len)) {
-		log_info(
-			"no SO_PEERPIDFD (%s): the controller API is refused to everyone\n",
-			strerror(errno));
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)cr->pid);
-	if (stat(path, &ns_peer) || stat("/proc/self/ns/user", &ns_self) ||
-	    ns_peer.st_ino != ns_self.st_ino ||
-	    ns_peer.st_dev != ns_self.st_dev)
-		goto out;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)cr->pid);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			found |= 1;
-		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2)
-			found |= 2;
-	}
-	if (f)
-		fclose(f);
-	/* Still the same process? A dead one's pidfd polls readable. */
-	pfd = (struct pollfd){ .fd = pidfd, .events = POLLIN };
-	if (poll(&pfd, 1, 0) != 0)
-		found = 0;
-out:
-	close(pidfd);
-	return found == 3 && euid == cr->uid && (eff >> CAP_NET_ADMIN & 1);
-}
-
-static void client_event(struct loop_fd *h);
-
-static void accept_client(struct loop_fd *h)
-{
-	struct mrcd *m = container_of(h, struct mrcd, listen);
-	struct ucred cr = { .pid = 0, .uid = ~0u };
-	socklen_t len = sizeof(cr);
-	int fd, i, n;
-
-	/* Non-blocking: a client that does not read its replies is dropped
-	 * (EAGAIN on a reply), never waited for. */
-	fd = accept4(h->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (fd < 0)
-		return;
-	/* max-clients counts connections; orphans (a predecessor's clients
-	 * that have not resumed) hold slots beyond it, and must find one
-	 * to resume from. */
-	for (i = 0, n = 0; i < MRCD_MAX_CLIENTS; i++)
-		n += m->client[i].conn.fd >= 0;
-	for (i = 0; i < MRCD_MAX_CLIENTS &&
-		    (m->client[i].conn.fd >= 0 || m->client[i].orphan);
-	     i++)
-		;
-	if (n >= (int)m->cfg.max_clients || i == MRCD_MAX_CLIENTS ||
-	    loop_add(&m->loop, &m->client[i].conn, fd, client_event)) {
-		log_warn("refusing a connection: too many clients\n");
-		close(fd);
-		return;
-	}
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len))
-		cr = (struct ucred){ .pid = 0, .uid = ~0u };
-	m->client[i].uid = cr.uid;
-	m->client[i].pid = (uint32_t)cr.pid;
-	m->client[i].net_admin = cr.pid > 0 && peer_net_admin(fd, &cr);
-	m->client[i].start_ticks = books_proc_start(m->client[i].pid);
-	if (getrandom(&m->client[i].session, sizeof(m->client[i].session), 0) !=
-	    sizeof(m->client[i].session))
-		m->client[i].session = now_ns() * 0x9e3779b97f4a7c15ull;
-	m->client[i].session |= 1; /* never 0: 0 is a free slot */
-	books_client(m, &m->client[i]);
-	log_debug("client pid %u uid %u connected%s\n", m->client[i].pid,
-		  m->client[i].uid,
-		  m->client[i].net_admin ? " (CAP_NET_ADMIN: controller)" : "");
-}
-
-/* The mrcd whose client c is. */
-static struct mrcd *mrcd_of(struct client *c)
-{
-	return container_of(c - c->idx, struct mrcd, client[0]);
-}
-
-static void client_event(struct loop_fd *h)
-{
-	struct client *c = container_of(h, struct client, conn);
-	struct mrcd *m = mrcd_of(c);
-	union {
-		struct mrcd_req req;
-		char buf[sizeof(struct mrcd_req) + 64];
-	} u;
-	int fds[MRC_MSG_MAX_FDS], nfds, i, fd;
-	ssize_t n = mrc_msg_recv(c->conn.fd, &u, sizeof(u), fds, &nfds);
-
-	for (i = 0; i < nfds; i++)
-		close(fds[i]); /* applications send none */
-	if (n > 0 && serve_request(m, c, &u.req, n) == 0)
-		return;
-	if (n < 0 && n == -EAGAIN)
-		return;
-	if (c->conn.fd < 0)
-		return; /* resumed into an orphan's slot, which replied */
-	log_debug("client pid %u gone\n", c->pid);
-	serve_drop_client(m, c);
-	fd = c->conn.fd;
-	loop_del(&m->loop, &c->conn);
-	close(fd);
-}
-
-struct client *mrcd_resume(struct mrcd *m, struct client *c, uint64_t session)
-{
-	struct client *o;
-	int i;
-
-	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
-		o = &m->client[i];
-		if (o->orphan && o->session == session && o->pid == c->pid &&
-		    o->uid == c->uid && o->start_ticks == c->start_ticks)
-			break;
-	}
-	if (i == MRCD_MAX_CLIENTS)
-		return NULL;
-	if (loop_move(&m->loop, &c->conn, &o->conn))
-		return NULL;
-	if (o->pidfd.fd >= 0) {
-		int fd = o->pidfd.fd;
-
-		loop_del(&m->loop, &o->pidfd);
-		close(fd);
-	}
-	o->orphan = 0;
-	o->net_admin = c->net_admin;
-	c->session = 0;
-	m->norphans--;
-	books_client(m, c);
-	books_client(m, o);
-	log_info("client pid %u resumed its session (%u still to resume)\n",
-		 o->pid, m->norphans);
-	return o;
-}
-
-/* An orphan's process ended without resuming: its objects go. */
-static void orphan_gone(struct mrcd *m, struct client *c)
-{
-	if (!c->orphan)
-		return;
-	log_info("client pid %u ended before resuming: its objects are freed\n",
-		 c->pid);
-	if (c->pidfd.fd >= 0) {
-		int fd = c->pidfd.fd;
-
-		loop_del(&m->loop, &c->pidfd);
-		close(fd);
-	}
-	c->orphan = 0;
-	m->norphans--;
-	serve_drop_client(m, c);
-}
-
-static void orphan_event(struct loop_fd *h)
-{
-	struct client *c = container_of(h, struct client, pidfd);
-
-	orphan_gone(mrcd_of(c), c);
-}
-
 /*
  * Work can reach a send queue without mrcd hearing of it: a low-latency
  * doorbell sends one packet and the tc program cannot wake anyone, and
@@ -363,12 +142,12 @@ static void scan(struct loop_fd *h)
 
 	if (read(h->fd, &ticks, sizeof(ticks)) < 0)
 		return;
-	health_tick(m);
-	ctl_tick(m);
+	health_tick(&m->health);
+	ctl_tick(&m->ctl);
 	m->gray_ticks += ticks;
 	if (m->gray_ticks * SCAN_NS >= m->cfg.gray_interval_ms * 1000000ull) {
 		m->gray_ticks = 0;
-		health_gray(m);
+		health_gray(&m->health);
 	}
 	pump_scan(&m->pump);
 }
@@ -413,15 +192,16 @@ static void adopt_sweep(struct mrcd *m)
 	uint32_t i;
 
 	for (i = 0; i < MRC_MAX_QP; i++)
-		if (!m->qp[i].owner && in_outer(m->dev.rx->maps.mrc_sq, i)) {
+		if (!m->obj.qp[i].owner &&
+		    in_outer(m->dev.rx->maps.mrc_sq, i)) {
 			dev_qp_destroy(&m->dev, i, NULL);
 			dev_pin_sq(m->pin_dir, i, -1);
 		}
 	for (i = 0; i < MRC_MAX_MR; i++)
-		if (!m->mr_owner[i] && in_outer(m->dev.rx->maps.mrc_mr, i))
+		if (!m->obj.mr_owner[i] && in_outer(m->dev.rx->maps.mrc_mr, i))
 			dev_mr_remove(&m->dev, i);
 	for (i = 0; i < MRC_MAX_CQ; i++)
-		if (!m->cq_owner[i] && in_outer(m->dev.rx->maps.mrc_cq, i))
+		if (!m->obj.cq_owner[i] && in_outer(m->dev.rx->maps.mrc_cq, i))
 			dev_cq_remove(&m->dev, i);
 }
 
@@ -433,46 +213,29 @@ static void adopt_sweep(struct mrcd *m)
  */
 static int adopt(struct mrcd *m)
 {
-	uint32_t i, nqp = 0, nmr = 0, ncq = 0;
-	int err = books_adopt(m);
+	uint32_t i, nqp = 0, nmr = 0, ncq = 0, nproc = 0;
+	int err = books_adopt(&m->books);
 
 	if (err)
 		return err;
 	links_resync(&m->links); /* ports down while no mrcd watched */
-	dev_lowlat_adopt_qdisc((int)m->books->lowlat_made_qdisc);
+	dev_lowlat_adopt_qdisc((int)m->books.b->lowlat_made_qdisc);
 	for (i = 0; i < MRC_MAX_QP; i++)
-		if (m->qp[i].owner && !serve_adopt_qp(m, i))
+		if (m->obj.qp[i].owner && !serve_adopt_qp(&m->serve, i))
 			nqp++;
 	for (i = 0; i < MRC_MAX_MR; i++)
-		nmr += m->mr_owner[i] != NULL;
+		nmr += m->obj.mr_owner[i] != NULL;
 	for (i = 0; i < MRC_MAX_CQ; i++)
-		ncq += m->cq_owner[i] != NULL;
+		ncq += m->obj.cq_owner[i] != NULL;
 	adopt_sweep(m);
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
-		if (m->client[i].orphan)
-			m->norphans++;
+		nproc += m->clients.client[i].orphan != 0;
 	log_info(
 		"took over the running device (mrcd number %llu on it): %u QPs, %u memory regions, %u completion queues of %u processes\n",
-		(unsigned long long)m->books->generation, nqp, nmr, ncq,
-		m->norphans);
-	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
-		struct client *c = &m->client[i];
-		int fd;
-
-		if (!c->orphan)
-			continue;
-		fd = (int)syscall(SYS_pidfd_open, c->pid, 0);
-		/* The start time tells a reused pid from the process. */
-		if (fd >= 0 &&
-		    (books_proc_start(c->pid) != c->start_ticks ||
-		     loop_add(&m->loop, &c->pidfd, fd, orphan_event))) {
-			close(fd);
-			fd = -1;
-		}
-		if (fd < 0)
-			orphan_gone(m, c);
-	}
-	books_save(m);
+		(unsigned long long)m->books.b->generation, nqp, nmr, ncq,
+		nproc);
+	clients_watch_orphans(&m->clients);
+	books_save(&m->books);
 	return 0;
 }
 
@@ -482,8 +245,8 @@ static void on_ev_state(void *ctx, const struct mrc_ev_event *v)
 {
 	struct mrcd *m = ctx;
 
-	health_on_state(m, v);
-	ctl_ev_event(m, v);
+	health_on_state(&m->health, v);
+	ctl_ev_event(&m->ctl, v);
 }
 
 static void on_ev_probe(void *ctx, const struct mrc_ev_event *v)
@@ -491,17 +254,17 @@ static void on_ev_probe(void *ctx, const struct mrc_ev_event *v)
 	struct mrcd *m = ctx;
 
 	if (v->qpn == MRC_PROBE_QPN)
-		ctl_probe_answer(m, v); /* a device probe, the controller's */
+		ctl_probe_answer(&m->ctl, v); /* a device probe's answer */
 	else
-		health_on_probe(m, v);
+		health_on_probe(&m->health, v);
 }
 
 static void on_ev_dropped(void *ctx, uint64_t n)
 {
 	struct mrcd *m = ctx;
 
-	health_on_dropped(m, n);
-	ctl_ev_dropped(m, n);
+	health_on_dropped(&m->health, n);
+	ctl_ev_dropped(&m->ctl, n);
 }
 
 /* An ACK opened a window: the QP's work goes on. */
@@ -509,16 +272,45 @@ static void on_wake(void *ctx, uint32_t qpn)
 {
 	struct mrcd *m = ctx;
 
-	if (m->qp[qpn].owner)
+	if (objects_qp(&m->obj, qpn))
 		pump_activate(&m->pump, qpn);
 }
 
 static void on_port_live(void *ctx, int p, int live)
 {
-	health_port_live(ctx, p, live);
+	struct mrcd *m = ctx;
+
+	health_port_live(&m->health, p, live);
 }
 
-/* The modules over the device, in dependency order, and their news. */
+static int on_request(void *ctx, struct client *c, const struct mrcd_req *req,
+		      size_t len)
+{
+	struct mrcd *m = ctx;
+
+	return serve_request(&m->serve, c, req, len);
+}
+
+static void on_client_gone(void *ctx, struct client *c)
+{
+	struct mrcd *m = ctx;
+
+	serve_drop_client(&m->serve, c);
+}
+
+static void on_client_change(void *ctx, const struct client *c)
+{
+	struct mrcd *m = ctx;
+
+	books_client(&m->books, c);
+}
+
+/*
+ * The modules over the device, bottom up, and their news: what travels up
+ * (an ACK opened a window, an EV changed state, a port went down, a
+ * client asked or left) comes through these callbacks, never a call from
+ * a module into one above it.
+ */
 static int wire(struct mrcd *m)
 {
 	const struct events_sink sink = { .ctx = m,
@@ -528,6 +320,16 @@ static int wire(struct mrcd *m)
 					  .dropped = on_ev_dropped };
 	char names[MRC_MAX_PORTS][16];
 	int ifindex[MRC_MAX_PORTS], p, err;
+	struct ctl_deps cd = {
+		.dev = &m->dev,
+		.obj = &m->obj,
+		.health = &m->health,
+		.probe = &m->probe,
+		.links = &m->links,
+		.port = m->port,
+		.nports = m->nports,
+		.v6 = m->v6,
+	};
 
 	for (p = 0; p < m->nports; p++) {
 		memcpy(names[p], m->port[p].ifname, sizeof(names[p]));
@@ -540,7 +342,34 @@ static int wire(struct mrcd *m)
 	m->links.live_changed = on_port_live;
 	m->links.ctx = m;
 	if (!err)
-		err = health_init(m);
+		err = probe_open(&m->probe, &m->dev, m->nports,
+				 (const char(*)[16])names);
+	if (!err)
+		err = health_init(&m->health, &m->dev, &m->probe, &m->links,
+				  &m->cfg);
+	if (!err)
+		err = ctl_init(&m->ctl, &cd);
+	m->books.prof = &m->ctl.prof;
+	m->serve = (struct serve){
+		.dev = &m->dev,
+		.obj = &m->obj,
+		.cl = &m->clients,
+		.ctl = &m->ctl,
+		.health = &m->health,
+		.pump = &m->pump,
+		.books = &m->books,
+		.cfg = &m->cfg,
+		.links = &m->links,
+		.port = m->port,
+		.nports = m->nports,
+		.v6 = m->v6,
+		.lowlat = m->lowlat,
+		.pin_dir = m->pin_dir,
+	};
+	m->clients.ctx = m;
+	m->clients.on_request = on_request;
+	m->clients.on_gone = on_client_gone;
+	m->clients.on_change = on_client_change;
 	if (!err)
 		err = events_init(&m->events, &m->dev, &m->loop, &sink);
 	return err;
@@ -600,7 +429,7 @@ static int setup(struct mrcd *m, const char *anchor)
 	err = running ? dev_open_pinned(&m->dev, m->pin_dir) :
 			dev_open(&m->dev);
 	if (!err && running)
-		err = books_check(m);
+		err = books_check(&m->books);
 	if (err)
 		return err;
 	for (i = 0; i < m->nports; i++) {
@@ -626,19 +455,18 @@ static int setup(struct mrcd *m, const char *anchor)
 	i = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (i < 0 || loop_add(&m->loop, &m->scan, i, scan))
 		return -EIO;
-	ctl_init(m);
 	err = wire(m);
 	if (!err && m->pin_dir)
-		err = running ? adopt(m) : books_create(m);
+		err = running ? adopt(m) : books_create(&m->books);
 	if (err)
 		return err;
-	if (m->books)
-		m->books->lowlat_made_qdisc |=
+	if (m->books.b)
+		m->books.b->lowlat_made_qdisc |=
 			(uint32_t)dev_lowlat_made_qdisc();
 	/* Last: applications that connect find everything in place. */
-	i = listen_on(m);
-	if (i < 0 || loop_add(&m->loop, &m->listen, i, accept_client))
-		return -EIO;
+	err = clients_listen(&m->clients, m->sock_path);
+	if (err)
+		return err;
 	{
 		struct itimerspec it = {
 			.it_interval.tv_nsec = SCAN_NS,
@@ -702,6 +530,8 @@ static void adopt_cfg(struct mrcd *m)
 	m->v6 = m->cfg.ipv6;
 	m->sock_path = m->cfg.socket;
 	m->pin_dir = m->cfg.pin_dir[0] ? m->cfg.pin_dir : NULL;
+	m->books.pin_dir = m->pin_dir;
+	m->clients.max_clients = m->cfg.max_clients;
 	log_set_level((enum log_level)m->cfg.log_level);
 }
 
@@ -745,6 +575,7 @@ static void reload(struct mrcd *m, const struct cli *o)
 	 * interface is in m->port, not in the file). */
 	m->cfg = next;
 	log_set_level((enum log_level)m->cfg.log_level);
+	m->clients.max_clients = m->cfg.max_clients;
 	log_info(
 		"reloaded %s: probe-answers %u, probe-backoff %u-%u ms, gray-factor %u, reorder %u us\n",
 		m->config_path, m->cfg.probe_answers,
@@ -803,12 +634,13 @@ static int take_lock(struct mrcd *m)
 static void teardown(struct mrcd *m, int keep)
 {
 	events_close(&m->events);
-	health_close(m);
+	ctl_close(&m->ctl);
+	health_close(&m->health);
+	probe_close(&m->probe);
 	links_close(&m->links);
 	pump_close(&m->pump);
-	ctl_close(m);
 	loop_close(&m->loop);
-	books_close(m);
+	books_close(&m->books);
 	if (keep) {
 		dev_lowlat_release();
 		dev_release(&m->dev);
@@ -836,12 +668,16 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	int c, i, rc, handover, sig_fd;
 
-	m.listen.fd = m.scan.fd = m.sig.fd = m.lock_fd = m.loop.epfd = -1;
-	m.pin_lock_fd = m.books_fd = -1;
-	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
-		m.client[i].conn.fd = m.client[i].pidfd.fd = -1;
-		m.client[i].idx = (uint32_t)i;
-	}
+	m.scan.fd = m.sig.fd = m.lock_fd = m.loop.epfd = -1;
+	m.pin_lock_fd = -1;
+	clients_init(&m.clients, &m.loop);
+	m.books = (struct books_ctx){
+		.cl = &m.clients, .obj = &m.obj, .links = &m.links, .fd = -1
+	};
+	for (i = 0; i < MRC_MAX_PORTS; i++)
+		m.probe.fd[i] = -1;
+	for (i = 0; i < MRC_MAX_QP; i++)
+		m.obj.qp[i].db_fd = -1;
 	while ((c = getopt_long(argc, argv, "p:a:s:P:c:6vh", opts, NULL)) !=
 	       -1) {
 		switch (c) {
@@ -926,8 +762,6 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	signal(SIGPIPE, SIG_IGN);
-	for (i = 0; i < MRC_MAX_PORTS; i++)
-		m.probe_fd[i] = -1;
 	if (sig_fd < 0 || take_lock(&m) || loop_init(&m.loop))
 		return 1;
 	if (setup(&m, m.cfg.anchor) ||
@@ -951,22 +785,17 @@ int main(int argc, char **argv)
 	 * and pinned with the books for the next mrcd (a restart), and their
 	 * connections close. With none, the device goes.
 	 */
-	handover = m.pinned && serve_objects_alive(&m);
-	for (i = 0; i < MRCD_MAX_CLIENTS; i++) {
-		if (m.client[i].conn.fd >= 0 && !handover)
-			serve_drop_client(&m, &m.client[i]);
-		if (m.client[i].conn.fd >= 0)
-			close(m.client[i].conn.fd);
-		if (m.client[i].pidfd.fd >= 0)
-			close(m.client[i].pidfd.fd);
-	}
-	unlink(m.sock_path);
+	handover = m.pinned && objects_owned_by(&m.obj, NULL);
+	/* Booked while the connections still count (a closed one's entry
+	 * is a free slot). */
+	if (handover)
+		books_save(&m.books);
+	clients_close(&m.clients, !handover);
 	if (handover) {
 		uint32_t nqp = 0;
 
 		for (i = 0; i < MRC_MAX_QP; i++)
-			nqp += m.qp[i].owner != NULL;
-		books_save(&m);
+			nqp += m.obj.qp[i].owner != NULL;
 		log_info(
 			"handing the device over: %u QPs and their applications' objects stay in the data path (pinned in %s) for the next mrcd\n",
 			nqp, m.pin_dir);
@@ -975,10 +804,11 @@ int main(int argc, char **argv)
 	}
 	log_info(
 		"path health: %llu EV state changes (%llu flaps), %llu probes sent, %llu answered, %llu lost\n",
-		(unsigned long long)m.ev_state_events,
-		(unsigned long long)m.flaps, (unsigned long long)m.probes_sent,
-		(unsigned long long)m.probe_answers,
-		(unsigned long long)m.probes_lost);
+		(unsigned long long)m.health.ev_state_events,
+		(unsigned long long)m.health.flaps,
+		(unsigned long long)m.probe.sent,
+		(unsigned long long)m.health.probe_answers,
+		(unsigned long long)m.health.probes_lost);
 	teardown(&m, 0);
 	log_info("stopped after %llu transmit calls\n",
 		 (unsigned long long)m.pump.tx_calls);

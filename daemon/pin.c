@@ -26,12 +26,9 @@
 #include <bpf/libbpf.h>
 #include <linux/magic.h>
 
-#include "dev.h"
 #include "log.h"
 #include "pin.h"
-#include "mrc_xdp_rx.skel.h"
-#include "mrc_xdp_tx.skel.h"
-#include "mrc_xdp_ctl.skel.h"
+#include "mrc/abi.h"
 
 #define PIN_PATH_MAX 512
 
@@ -200,7 +197,7 @@ int dev_pin_claim(const char *dir)
  * name, then renamed over the old pin, so a killed mrcd never leaves the
  * name missing.
  */
-static int pin_prog(int fd, const char *dir, const char *name)
+int dev_pin_prog(int fd, const char *dir, const char *name)
 {
 	char tmp[64], path[PIN_PATH_MAX], to[PIN_PATH_MAX];
 	int err;
@@ -214,33 +211,6 @@ static int pin_prog(int fd, const char *dir, const char *name)
 	if (rename(path, to))
 		return pin_err(-errno, "renaming", path);
 	return 0;
-}
-
-int dev_pin(struct dev *d, const char *dir, int lowlat_fd, int maps)
-{
-	struct bpf_map *m;
-	int err = 0;
-
-	bpf_object__for_each_map(m, d->rx->obj)
-	{
-		if (!maps || bpf_map__is_internal(m))
-			continue; /* .rodata, .bss: the program's own */
-		err = dev_pin_obj(bpf_map__fd(m), dir, "maps",
-				  bpf_map__name(m));
-		if (err)
-			return err;
-	}
-	err = pin_prog(bpf_program__fd(d->rx->progs.mrc_xdp_rx), dir,
-		       "mrc_xdp_rx");
-	if (!err)
-		err = pin_prog(bpf_program__fd(d->tx->progs.mrc_xdp_tx), dir,
-			       "mrc_xdp_tx");
-	if (!err)
-		err = pin_prog(bpf_program__fd(d->ctl->progs.mrc_xdp_ctl), dir,
-			       "mrc_xdp_ctl");
-	if (!err && lowlat_fd >= 0)
-		err = pin_prog(lowlat_fd, dir, "mrc_tc_tx");
-	return err;
 }
 
 /* Unlinks every entry of dir/abiN/sub, then the directory. */

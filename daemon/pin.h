@@ -10,8 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct dev;
-
 #define MRCD_PIN_DIR_DEFAULT "/sys/fs/bpf/mrc"
 
 /*
@@ -22,9 +20,9 @@ struct dev;
  * messages on stderr name the path.
  */
 int dev_pin_claim(const char *dir);
-/* Pins every map of the data path as maps/NAME (maps: 0, already there)
- * and its programs as progs/NAME (lowlat_fd >= 0: the tc one too). */
-int dev_pin(struct dev *d, const char *dir, int lowlat_fd, int maps);
+/* Pins program fd as progs/name in one step: under a temporary name,
+ * then renamed over the old pin (a killed mrcd never leaves it missing). */
+int dev_pin_prog(int fd, const char *dir, const char *name);
 /* Removes what dev_pin_claim and dev_pin made (nothing else). */
 void dev_unpin(const char *dir);
 /*

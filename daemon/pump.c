@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "dev.h"
 #include "log.h"
 #include "pump.h"
@@ -63,10 +64,11 @@ static void doorbell(struct loop_fd *h)
 
 int pump_qp_add(struct pump *p, uint32_t qpn, struct mrc_sq *sq, int db_fd)
 {
-	struct pump_qp *q = &p->qp[qpn];
+	struct pump_qp *q;
 
 	if (qpn >= MRC_MAX_QP)
 		return -EINVAL;
+	q = &p->qp[qpn];
 	pump_qp_del(p, qpn);
 	q->sq = sq;
 	return loop_add(p->loop, &q->db, db_fd, doorbell);

@@ -15,15 +15,22 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
 
 #include "books.h"
+#include "clients.h"
+#include "clock.h"
+#include "config.h"
+#include "ctl.h"
+#include "dev.h"
 #include "health.h"
 #include "links.h"
-#include "mrcd.h"
+#include "log.h"
+#include "objects.h"
 #include "pin.h"
+#include "plane.h"
+#include "pump.h"
+#include "serve.h"
 #include "mrc/msg.h"
-#include "mrc_xdp_rx.skel.h"
 
 static int reply(struct client *c, struct mrcd_rep *rep, const int *fds,
 		 int nfds)
@@ -40,11 +47,11 @@ static int owns(struct client *const *table, uint32_t n, uint32_t idx,
 	return table[idx] == c ? 0 : EPERM;
 }
 
-static int qp_owned(struct mrcd *m, uint32_t qpn, const struct client *c)
+static int qp_owned(struct serve *s, uint32_t qpn, const struct client *c)
 {
-	if (qpn >= MRC_MAX_QP || !m->qp[qpn].owner)
+	if (qpn >= MRC_MAX_QP || !s->obj->qp[qpn].owner)
 		return ENOENT;
-	return m->qp[qpn].owner == c ? 0 : EPERM;
+	return s->obj->qp[qpn].owner == c ? 0 : EPERM;
 }
 
 static int free_slot(struct client *const *table, uint32_t from, uint32_t n)
@@ -57,12 +64,12 @@ static int free_slot(struct client *const *table, uint32_t from, uint32_t n)
 	return -1;
 }
 
-static uint32_t port_mtu(const struct mrcd *m, int i)
+static uint32_t port_mtu(const struct serve *s, int i)
 {
 	uint32_t mtu = 0;
 	int up;
 
-	dev_link_state(m->port[i].ifname, &mtu, &up);
+	dev_link_state(s->port[i].ifname, &mtu, &up);
 	return mtu;
 }
 
@@ -71,13 +78,13 @@ static uint32_t port_mtu(const struct mrcd *m, int i)
  * the headers, and what a live frame holds. Read at each use, so a port's
  * MTU changed at run time counts for the QPs set up after.
  */
-static uint32_t max_payload(const struct mrcd *m)
+static uint32_t max_payload(const struct serve *s)
 {
-	uint32_t max = DEV_PAYLOAD_MAX, mtu, over = MRC_DATA_OVERHEAD(m->v6);
+	uint32_t max = DEV_PAYLOAD_MAX, mtu, over = MRC_DATA_OVERHEAD(s->v6);
 	int i;
 
-	for (i = 0; i < m->nports; i++) {
-		mtu = port_mtu(m, i);
+	for (i = 0; i < s->nports; i++) {
+		mtu = port_mtu(s, i);
 		if (mtu < over + 64)
 			return 64;
 		if (mtu - over < max)
@@ -86,55 +93,56 @@ static uint32_t max_payload(const struct mrcd *m)
 	return max;
 }
 
-static int do_hello(struct mrcd *m, const struct client *c,
+static int do_hello(struct serve *s, const struct client *c,
 		    struct mrcd_rep *rep)
 {
 	struct mrcd_dev_info *h = &rep->hello;
 	uint32_t i;
 
 	h->session = c->session;
-	h->nports = m->nports;
+	h->nports = s->nports;
 	h->max_qp = MRC_MAX_QP - 2;
 	h->max_mr = MRC_MAX_MR;
 	h->max_cq = MRC_MAX_CQ;
 	h->max_sq_depth = MRC_SQ_DEPTH;
-	h->max_mtu = max_payload(m);
+	h->max_mtu = max_payload(s);
 	h->max_window = MRC_RX_WINDOW_MAX;
 	h->mr_chunk = MRC_MR_CHUNK;
-	h->lowlat = m->lowlat;
-	for (i = 0; i < (uint32_t)m->nports; i++) {
+	h->lowlat = s->lowlat;
+	for (i = 0; i < (uint32_t)s->nports; i++) {
 		struct mrc_port p;
 
-		if (bpf_map_lookup_elem(bpf_map__fd(m->dev.rx->maps.mrc_port),
-					&i, &p))
-			return errno;
+		int err = dev_port_get(s->dev, i, &p);
+
+		if (err)
+			return -err;
 		plane_gid(p.saddr, p.v6, h->gid[i]);
 		memcpy(h->mac[i], p.smac, 6);
 		int up = 0;
 
-		dev_link_state(m->port[i].ifname, &h->port_mtu[i], &up);
+		dev_link_state(s->port[i].ifname, &h->port_mtu[i], &up);
 		/* A port the controller disabled reports down. */
 		h->port_up[i] =
-			(uint32_t)(up && m->links.admin[i] ==
+			(uint32_t)(up && s->links->admin[i] ==
 						 MRC_CTL_PORT_ADMIN_ENABLED);
 	}
 	return 0;
 }
 
-static int do_pd_free(struct mrcd *m, struct client *c, uint32_t pd)
+static int do_pd_free(struct serve *s, struct client *c, uint32_t pd)
 {
-	int err = owns(m->pd_owner, MRCD_MAX_PD, pd, c);
+	int err = owns(s->obj->pd_owner, MRCD_MAX_PD, pd, c);
 	uint32_t i;
 
 	if (err)
 		return err;
 	for (i = 0; i < MRC_MAX_QP; i++)
-		if (m->qp[i].owner && m->qp[i].pd == pd)
+		if (s->obj->qp[i].owner && s->obj->qp[i].pd == pd)
 			return EBUSY;
 	for (i = 0; i < MRC_MAX_MR; i++)
-		if (m->mr_owner[i] && m->mr_pd[i] == pd)
+		if (s->obj->mr_owner[i] && s->obj->mr_pd[i] == pd)
 			return EBUSY;
-	m->pd_owner[pd] = NULL;
+	s->obj->pd_owner[pd] = NULL;
 	return 0;
 }
 
@@ -143,16 +151,15 @@ static int do_pd_free(struct mrcd *m, struct client *c, uint32_t pd)
  * memory mrcd allocates, so without a bound one unprivileged user could
  * take the host's memory (and hold mrcd's loop for seconds zeroing it).
  */
-static uint64_t mr_bytes_of_uid(struct mrcd *m, uint32_t uid)
+static uint64_t mr_bytes_of_uid(struct serve *s, uint32_t uid)
 {
-	int fd = bpf_map__fd(m->dev.rx->maps.mrc_mr_info);
 	struct mrc_mr_info info;
 	uint64_t sum = 0;
 	uint32_t i;
 
 	for (i = 0; i < MRC_MAX_MR; i++)
-		if (m->mr_owner[i] && m->mr_owner[i]->uid == uid &&
-		    !bpf_map_lookup_elem(fd, &i, &info))
+		if (s->obj->mr_owner[i] && s->obj->mr_owner[i]->uid == uid &&
+		    !dev_mr_info(s->dev, i, &info))
 			sum += info.len;
 	return sum;
 }
@@ -166,11 +173,11 @@ static uint64_t mr_limit_bytes(void)
 				       (uint64_t)MRC_MR_CHUNK * 1024;
 }
 
-static int do_mr_reg(struct mrcd *m, struct client *c,
+static int do_mr_reg(struct serve *s, struct client *c,
 		     const struct mrcd_mr_req *r, struct mrcd_rep *rep, int *fd)
 {
 	struct dev_mr mr;
-	int idx, err = owns(m->pd_owner, MRCD_MAX_PD, r->pd, c);
+	int idx, err = owns(s->obj->pd_owner, MRCD_MAX_PD, r->pd, c);
 
 	if (err)
 		return err;
@@ -178,13 +185,13 @@ static int do_mr_reg(struct mrcd *m, struct client *c,
 	    r->head >= 4096 || r->va < r->head)
 		return EINVAL;
 	if (r->len + r->head > mr_limit_bytes() ||
-	    mr_bytes_of_uid(m, c->uid) + r->len + r->head > mr_limit_bytes())
+	    mr_bytes_of_uid(s, c->uid) + r->len + r->head > mr_limit_bytes())
 		return ENOMEM;
-	idx = free_slot(m->mr_owner, 0, MRC_MAX_MR);
+	idx = free_slot(s->obj->mr_owner, 0, MRC_MAX_MR);
 	if (idx < 0)
 		return ENOMEM;
 	/* The map starts at the page the buffer starts in. */
-	err = dev_mr_create(&m->dev, idx, r->len + r->head, r->pd,
+	err = dev_mr_create(s->dev, idx, r->len + r->head, r->pd,
 			    r->va - r->head, r->head, &mr);
 	if (err)
 		return -err;
@@ -192,52 +199,52 @@ static int do_mr_reg(struct mrcd *m, struct client *c,
 	munmap(mr.map, mr.map_len);
 	mr.map = NULL;
 	*fd = mr.fd;
-	m->mr_owner[idx] = c;
-	m->mr_pd[idx] = r->pd;
+	s->obj->mr_owner[idx] = c;
+	s->obj->mr_pd[idx] = r->pd;
 	rep->mr.idx = idx;
 	rep->mr.key = mr.key;
 	rep->mr.map_len = mr.map_len;
 	return 0;
 }
 
-static void mr_free(struct mrcd *m, uint32_t idx)
+static void mr_free(struct serve *s, uint32_t idx)
 {
-	dev_mr_remove(&m->dev, idx);
-	m->mr_owner[idx] = NULL;
+	dev_mr_remove(s->dev, idx);
+	s->obj->mr_owner[idx] = NULL;
 }
 
-static int do_cq_create(struct mrcd *m, struct client *c, struct mrcd_rep *rep,
+static int do_cq_create(struct serve *s, struct client *c, struct mrcd_rep *rep,
 			int *fd)
 {
-	int idx = free_slot(m->cq_owner, 0, MRC_MAX_CQ);
+	int idx = free_slot(s->obj->cq_owner, 0, MRC_MAX_CQ);
 
 	if (idx < 0)
 		return ENOMEM;
-	*fd = dev_cq_map(&m->dev, idx);
+	*fd = dev_cq_map(s->dev, idx);
 	if (*fd < 0)
 		return -*fd;
-	m->cq_owner[idx] = c;
+	s->obj->cq_owner[idx] = c;
 	rep->obj.idx = idx;
 	return 0;
 }
 
-static int do_cq_destroy(struct mrcd *m, struct client *c, uint32_t idx)
+static int do_cq_destroy(struct serve *s, struct client *c, uint32_t idx)
 {
-	int err = owns(m->cq_owner, MRC_MAX_CQ, idx, c);
+	int err = owns(s->obj->cq_owner, MRC_MAX_CQ, idx, c);
 	uint32_t i;
 
 	if (err)
 		return err;
 	for (i = 0; i < MRC_MAX_QP; i++)
-		if (m->qp[i].owner &&
-		    (m->qp[i].send_cq == idx || m->qp[i].recv_cq == idx))
+		if (s->obj->qp[i].owner && (s->obj->qp[i].send_cq == idx ||
+					    s->obj->qp[i].recv_cq == idx))
 			return EBUSY;
-	dev_cq_remove(&m->dev, idx);
-	m->cq_owner[idx] = NULL;
+	dev_cq_remove(s->dev, idx);
+	s->obj->cq_owner[idx] = NULL;
 	return 0;
 }
 
-static int do_qp_create(struct mrcd *m, struct client *c,
+static int do_qp_create(struct serve *s, struct client *c,
 			const struct mrcd_qp_create *r, struct mrcd_rep *rep,
 			int fds[2])
 {
@@ -245,52 +252,51 @@ static int do_qp_create(struct mrcd *m, struct client *c,
 	uint32_t qpn;
 	int err;
 
-	err = owns(m->pd_owner, MRCD_MAX_PD, r->pd, c);
+	err = owns(s->obj->pd_owner, MRCD_MAX_PD, r->pd, c);
 	if (!err)
-		err = owns(m->cq_owner, MRC_MAX_CQ, r->send_cq, c);
+		err = owns(s->obj->cq_owner, MRC_MAX_CQ, r->send_cq, c);
 	if (!err)
-		err = owns(m->cq_owner, MRC_MAX_CQ, r->recv_cq, c);
+		err = owns(s->obj->cq_owner, MRC_MAX_CQ, r->recv_cq, c);
 	if (err)
 		return err;
 	/* QP numbers 0 and 1 are special in verbs; start at 2. */
-	for (qpn = 2; qpn < MRC_MAX_QP && m->qp[qpn].owner; qpn++)
+	for (qpn = 2; qpn < MRC_MAX_QP && s->obj->qp[qpn].owner; qpn++)
 		;
 	if (qpn == MRC_MAX_QP)
 		return ENOMEM;
-	q = &m->qp[qpn];
+	q = &s->obj->qp[qpn];
 	memset(q, 0, sizeof(*q));
 	q->db_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (q->db_fd < 0)
 		return errno;
-	err = dev_sq_create(&m->dev, qpn, &q->sq, &fds[0]);
+	err = dev_sq_create(s->dev, qpn, &q->sq, &fds[0]);
 	if (err) {
 		close(q->db_fd);
 		return -err;
 	}
 	if (getrandom(&q->db_token, sizeof(q->db_token), 0) < 0)
 		q->db_token = now_ns() * 0x9e3779b97f4a7c15ull;
-	err = -pump_qp_add(&m->pump, qpn, q->sq, q->db_fd);
+	err = -pump_qp_add(s->pump, qpn, q->sq, q->db_fd);
 	if (err) {
 		close(fds[0]);
 		close(q->db_fd);
-		dev_qp_destroy(&m->dev, qpn, q->sq);
-		health_forget(m, qpn);
+		dev_qp_destroy(s->dev, qpn, q->sq);
 		return err;
 	}
-	if (m->pin_dir) {
+	if (s->pin_dir) {
 		/* A restarted mrcd maps the queue again from the pin. */
-		err = -dev_pin_sq(m->pin_dir, qpn, fds[0]);
+		err = -dev_pin_sq(s->pin_dir, qpn, fds[0]);
 		if (err) {
-			pump_qp_del(&m->pump, qpn);
+			pump_qp_del(s->pump, qpn);
 			close(fds[0]);
 			close(q->db_fd);
-			dev_qp_destroy(&m->dev, qpn, q->sq);
-			health_forget(m, qpn);
+			dev_qp_destroy(s->dev, qpn, q->sq);
 			return err;
 		}
 	}
 	fds[1] = q->db_fd;
 	q->owner = c;
+	health_qp_open(s->health, qpn);
 	q->pd = r->pd;
 	q->send_cq = r->send_cq;
 	q->recv_cq = r->recv_cq;
@@ -300,31 +306,31 @@ static int do_qp_create(struct mrcd *m, struct client *c,
 	return 0;
 }
 
-static void qp_free(struct mrcd *m, uint32_t qpn)
+static void qp_free(struct serve *s, uint32_t qpn)
 {
-	struct qp_ent *q = &m->qp[qpn];
+	struct qp_ent *q = &s->obj->qp[qpn];
 
-	pump_qp_del(&m->pump, qpn);
+	pump_qp_del(s->pump, qpn);
 	if (q->db_fd >= 0)
 		close(q->db_fd);
 	q->db_fd = -1;
-	dev_qp_destroy(&m->dev, qpn, q->sq);
-	if (m->pin_dir)
-		dev_pin_sq(m->pin_dir, qpn, -1);
-	health_forget(m, qpn);
-	ctl_qp_release(m, qpn);
+	dev_qp_destroy(s->dev, qpn, q->sq);
+	if (s->pin_dir)
+		dev_pin_sq(s->pin_dir, qpn, -1);
+	health_qp_close(s->health, qpn);
+	ctl_qp_release(s->ctl, qpn);
 	q->owner = NULL;
 	q->sq = NULL;
-	books_qp(m, qpn);
+	books_qp(s->books, qpn);
 }
 
 /* The data path's view of a QP from what the application asked for. */
-static int qp_attr(struct mrcd *m, const struct qp_ent *q,
+static int qp_attr(struct serve *s, const struct qp_ent *q,
 		   const struct mrcd_qp_modify *r, struct dev_qp_attr *a)
 {
 	int err;
 
-	if (r->mtu < 64 || r->mtu > max_payload(m) || !r->window_rx ||
+	if (r->mtu < 64 || r->mtu > max_payload(s) || !r->window_rx ||
 	    r->window_rx > MRC_RX_WINDOW_MAX ||
 	    r->window_tx > MRC_RX_WINDOW_MAX || r->retry_linear > 7 ||
 	    r->retry_exp > MRC_RETRY_INFINITE || r->peer_qpn >= 1u << 24)
@@ -344,68 +350,67 @@ static int qp_attr(struct mrcd *m, const struct qp_ent *q,
 	a->timeout_ns = r->timeout_ns;
 	a->first_psn = r->sq_psn & MRC_BTH_PSN_MASK;
 	a->peer_first_psn = r->rq_psn & MRC_BTH_PSN_MASK;
-	a->v6 = m->v6;
+	a->v6 = s->v6;
 	/* EV profile 0: a block of MRC_QP_EVS source ports per QP from
 	 * auto-ev-base, wrapping before 65536. */
-	a->ev_base = (uint16_t)(m->cfg.auto_ev_base +
-				(r->qpn %
-				 ((65536 - m->cfg.auto_ev_base) / MRC_QP_EVS)) *
+	a->ev_base = (uint16_t)(s->cfg->auto_ev_base +
+				(r->qpn % ((65536 - s->cfg->auto_ev_base) /
+					   MRC_QP_EVS)) *
 					MRC_QP_EVS);
-	a->nev = m->cfg.auto_evs_per_port * (uint32_t)m->nports;
-	a->reorder_ns = m->cfg.reorder_us * 1000u;
+	a->nev = s->cfg->auto_evs_per_port * (uint32_t)s->nports;
+	a->reorder_ns = s->cfg->reorder_us * 1000u;
 	if (a->nev > MRC_QP_EVS)
 		a->nev = MRC_QP_EVS;
 	a->db_token = q->db_token;
-	err = ctl_qp_evs(m, r->qpn, a); /* an EV profile's EVs instead */
+	err = ctl_qp_evs(s->ctl, r->qpn, a); /* an EV profile's EVs instead */
 	if (err)
 		return err;
-	err = plane_peer_addrs(m->port, m->nports, r->peer_gid, a->peer_addr);
+	err = plane_peer_addrs(s->port, s->nports, r->peer_gid, a->peer_addr);
 	return err ? -err : 0;
 }
 
-static int do_qp_modify(struct mrcd *m, struct client *c,
+static int do_qp_modify(struct serve *s, struct client *c,
 			const struct mrcd_qp_modify *r)
 {
 	struct dev_qp_attr a;
 	struct qp_ent *q;
-	int err = qp_owned(m, r->qpn, c);
+	int err = qp_owned(s, r->qpn, c);
 
 	if (err)
 		return err;
-	q = &m->qp[r->qpn];
+	q = &s->obj->qp[r->qpn];
 	switch (r->state) {
 	case MRC_QPS_INIT:
 		if (q->state != MRC_QPS_RESET && q->state != MRC_QPS_INIT)
 			return EINVAL;
 		/* Its profiles are held from here: they cannot go away. */
-		err = ctl_qp_hold(m, r->qpn, r->ev_profile_id,
+		err = ctl_qp_hold(s->ctl, r->qpn, r->ev_profile_id,
 				  r->cc_profile_id);
 		break;
 	case MRC_QPS_RTR:
 		if (q->state != MRC_QPS_INIT)
 			return EINVAL;
-		err = qp_attr(m, q, r, &a);
+		err = qp_attr(s, q, r, &a);
 		if (!err)
-			err = -dev_qp_config(&m->dev, &a, MRC_QPS_RTR,
+			err = -dev_qp_config(s->dev, &a, MRC_QPS_RTR,
 					     DEV_QP_RX);
 		break;
 	case MRC_QPS_RTS:
 		if (q->state != MRC_QPS_RTR)
 			return EINVAL;
-		err = qp_attr(m, q, r, &a);
+		err = qp_attr(s, q, r, &a);
 		if (!err)
-			err = -dev_qp_config(&m->dev, &a, MRC_QPS_RTS,
+			err = -dev_qp_config(s->dev, &a, MRC_QPS_RTS,
 					     DEV_QP_TX);
 		q->timeout_ns = a.timeout_ns;
 		q->nev = a.nev;
 		q->peer_qpn = r->peer_qpn;
 		memcpy(q->peer_gid, r->peer_gid, 16);
-		health_forget(m, r->qpn); /* every EV starts GOOD */
 		if (!err)
-			ctl_qp_started(m, r->qpn);
+			ctl_qp_started(s->ctl, r->qpn);
 		break;
 	case MRC_QPS_ERR:
-		err = -dev_qp_set_state(&m->dev, r->qpn, MRC_QPS_ERR);
+		err = -dev_qp_set_state(s->dev, r->qpn, MRC_QPS_ERR);
 		if (!err && q->sq->state != MRC_QPS_ERR) {
 			/* No WR failed: name one that completed already. */
 			q->sq->err_wqe = q->sq->done - 1;
@@ -415,9 +420,8 @@ static int do_qp_modify(struct mrcd *m, struct client *c,
 		break;
 	case MRC_QPS_RESET:
 		/* The application empties its own view of the queue too. */
-		dev_qp_clear(&m->dev, r->qpn);
-		health_forget(m, r->qpn);
-		ctl_qp_release(m, r->qpn);
+		dev_qp_clear(s->dev, r->qpn);
+		ctl_qp_release(s->ctl, r->qpn);
 		q->sq->tail = q->sq->done = q->sq->err_wqe = q->sq->sent = 0;
 		q->sq->state = MRC_QPS_RESET;
 		break;
@@ -426,27 +430,29 @@ static int do_qp_modify(struct mrcd *m, struct client *c,
 	}
 	if (!err)
 		q->state = r->state;
+	/* Into RTS or RESET, health starts every EV over. */
+	health_qp_state(s->health, r->qpn, q->state, q->nev);
 	/* Only a QP in RTS is pumped (the next pass drops any other). */
 	if (q->state == MRC_QPS_RTS)
-		pump_qp_rts(&m->pump, r->qpn, q->timeout_ns);
+		pump_qp_rts(s->pump, r->qpn, q->timeout_ns);
 	else
-		pump_qp_stop(&m->pump, r->qpn);
+		pump_qp_stop(s->pump, r->qpn);
 	return err;
 }
 
-static int do_qp_query(struct mrcd *m, struct client *c, uint32_t qpn,
+static int do_qp_query(struct serve *s, struct client *c, uint32_t qpn,
 		       struct mrcd_rep *rep)
 {
 	uint32_t state, una, next;
-	int err = qp_owned(m, qpn, c);
+	int err = qp_owned(s, qpn, c);
 
 	if (err)
 		return err;
-	if (m->qp[qpn].state != MRC_QPS_RTS) {
-		rep->qp_query.state = m->qp[qpn].state;
+	if (s->obj->qp[qpn].state != MRC_QPS_RTS) {
+		rep->qp_query.state = s->obj->qp[qpn].state;
 		return 0;
 	}
-	err = dev_qp_tx_state(&m->dev, qpn, &state, &una, &next);
+	err = dev_qp_tx_state(s->dev, qpn, &state, &una, &next);
 	if (err)
 		return -err;
 	rep->qp_query.state = state;
@@ -455,40 +461,13 @@ static int do_qp_query(struct mrcd *m, struct client *c, uint32_t qpn,
 	return 0;
 }
 
-/* Whether c (NULL: anyone) owns a QP, MR, CQ or PD. */
-static int owns_objects(const struct mrcd *m, const struct client *c)
-{
-	uint32_t i;
-
-#define OWNED(o) ((o) && (!c || (o) == c))
-	for (i = 0; i < MRC_MAX_QP; i++)
-		if (OWNED(m->qp[i].owner))
-			return 1;
-	for (i = 0; i < MRC_MAX_MR; i++)
-		if (OWNED(m->mr_owner[i]))
-			return 1;
-	for (i = 0; i < MRC_MAX_CQ; i++)
-		if (OWNED(m->cq_owner[i]))
-			return 1;
-	for (i = 0; i < MRCD_MAX_PD; i++)
-		if (OWNED(m->pd_owner[i]))
-			return 1;
-#undef OWNED
-	return 0;
-}
-
 /* Whether c owns or waits for anything (RESUME needs a fresh connection). */
-static int owns_anything(const struct mrcd *m, const struct client *c)
+static int owns_anything(const struct serve *s, const struct client *c)
 {
-	uint32_t i;
-
-	for (i = 0; i < CTL_MAX_SUBS; i++)
-		if (m->sub[i].owner == c)
-			return 1;
-	return m->probe_wait.owner == c || owns_objects(m, c);
+	return ctl_client_busy(s->ctl, c) || objects_owned_by(s->obj, c);
 }
 
-int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
+int serve_request(struct serve *s, struct client *c, const struct mrcd_req *req,
 		  size_t len)
 {
 	struct mrcd_rep rep = {};
@@ -501,83 +480,83 @@ int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 	}
 	switch (req->op) {
 	case MRCD_HELLO:
-		err = do_hello(m, c, &rep);
+		err = do_hello(s, c, &rep);
 		break;
 	case MRCD_RESUME: {
 		struct client *o =
-			owns_anything(m, c) ?
+			owns_anything(s, c) ?
 				NULL :
-				mrcd_resume(m, c, req->resume.session);
+				clients_resume(s->cl, c, req->resume.session);
 
 		err = o ? 0 : ENOENT;
 		if (o) {
 			c = o; /* the connection is o's now */
-			err = do_hello(m, c, &rep);
+			err = do_hello(s, c, &rep);
 		}
 		break;
 	}
 	case MRCD_QP_DOORBELL:
-		err = qp_owned(m, req->obj.idx, c);
+		err = qp_owned(s, req->obj.idx, c);
 		if (!err) {
-			fds[0] = fcntl(m->qp[req->obj.idx].db_fd,
+			fds[0] = fcntl(s->obj->qp[req->obj.idx].db_fd,
 				       F_DUPFD_CLOEXEC, 0);
 			err = fds[0] < 0 ? errno : 0;
 		}
 		nfds = err ? 0 : 1;
 		break;
 	case MRCD_PD_ALLOC:
-		idx = free_slot(m->pd_owner, 1, MRCD_MAX_PD);
+		idx = free_slot(s->obj->pd_owner, 1, MRCD_MAX_PD);
 		err = idx < 0 ? ENOMEM : 0;
 		if (!err) {
-			m->pd_owner[idx] = c;
+			s->obj->pd_owner[idx] = c;
 			rep.obj.idx = idx;
 		}
 		break;
 	case MRCD_PD_FREE:
-		err = do_pd_free(m, c, req->obj.idx);
+		err = do_pd_free(s, c, req->obj.idx);
 		break;
 	case MRCD_MR_REG:
-		err = do_mr_reg(m, c, &req->mr, &rep, &fds[0]);
+		err = do_mr_reg(s, c, &req->mr, &rep, &fds[0]);
 		nfds = err ? 0 : 1;
 		break;
 	case MRCD_MR_DEREG:
-		err = owns(m->mr_owner, MRC_MAX_MR, req->obj.idx, c);
+		err = owns(s->obj->mr_owner, MRC_MAX_MR, req->obj.idx, c);
 		if (!err)
-			mr_free(m, req->obj.idx);
+			mr_free(s, req->obj.idx);
 		break;
 	case MRCD_CQ_CREATE:
-		err = do_cq_create(m, c, &rep, &fds[0]);
+		err = do_cq_create(s, c, &rep, &fds[0]);
 		nfds = err ? 0 : 1;
 		break;
 	case MRCD_CQ_DESTROY:
-		err = do_cq_destroy(m, c, req->obj.idx);
+		err = do_cq_destroy(s, c, req->obj.idx);
 		break;
 	case MRCD_QP_CREATE:
-		err = do_qp_create(m, c, &req->qp_create, &rep, fds);
+		err = do_qp_create(s, c, &req->qp_create, &rep, fds);
 		nfds = err ? 0 : 2;
 		break;
 	case MRCD_QP_MODIFY:
-		err = do_qp_modify(m, c, &req->qp_modify);
+		err = do_qp_modify(s, c, &req->qp_modify);
 		break;
 	case MRCD_QP_QUERY:
-		err = do_qp_query(m, c, req->obj.idx, &rep);
+		err = do_qp_query(s, c, req->obj.idx, &rep);
 		break;
 	case MRCD_QP_HEALTH:
-		err = qp_owned(m, req->qp_health.qpn, c);
+		err = qp_owned(s, req->qp_health.qpn, c);
 		if (!err)
-			err = health_query(m, req->qp_health.qpn,
+			err = health_query(s->health, req->qp_health.qpn,
 					   req->qp_health.after,
 					   &rep.qp_health);
 		break;
 	case MRCD_QP_DESTROY:
-		err = qp_owned(m, req->obj.idx, c);
+		err = qp_owned(s, req->obj.idx, c);
 		if (!err)
-			qp_free(m, req->obj.idx);
+			qp_free(s, req->obj.idx);
 		break;
 	default:
 		err = req->op >= MRCD_CTL_DEVICE &&
 				      req->op <= MRCD_CTL_EVENTS_CLOSE ?
-			      ctl_request(m, c, req, &rep, fds, &nfds) :
+			      ctl_request(s->ctl, c, req, &rep, fds, &nfds) :
 			      EOPNOTSUPP;
 		if (err < 0)
 			return 0; /* the reply goes out later */
@@ -592,19 +571,19 @@ int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 		case MRCD_MR_DEREG:
 		case MRCD_CQ_CREATE:
 		case MRCD_CQ_DESTROY:
-			books_objs(m);
+			books_objs(s->books);
 			break;
 		case MRCD_QP_CREATE:
-			books_qp(m, rep.qp.qpn);
+			books_qp(s->books, rep.qp.qpn);
 			break;
 		case MRCD_QP_MODIFY:
-			books_qp(m, req->qp_modify.qpn);
+			books_qp(s->books, req->qp_modify.qpn);
 			break;
 		case MRCD_CTL_PORT:
 		case MRCD_CTL_FMT:
 		case MRCD_CTL_EV_PROFILE:
 		case MRCD_CTL_CC:
-			books_prof(m);
+			books_prof(s->books);
 			break;
 		}
 	err = reply(c, &rep, fds, nfds);
@@ -618,42 +597,37 @@ int serve_request(struct mrcd *m, struct client *c, const struct mrcd_req *req,
 	return err;
 }
 
-void serve_drop_client(struct mrcd *m, struct client *c)
+void serve_drop_client(struct serve *s, struct client *c)
 {
 	uint32_t i;
 
-	ctl_drop_client(m, c);
+	ctl_drop_client(s->ctl, c);
 	for (i = 0; i < MRC_MAX_QP; i++)
-		if (m->qp[i].owner == c)
-			qp_free(m, i);
+		if (s->obj->qp[i].owner == c)
+			qp_free(s, i);
 	for (i = 0; i < MRC_MAX_MR; i++)
-		if (m->mr_owner[i] == c)
-			mr_free(m, i);
+		if (s->obj->mr_owner[i] == c)
+			mr_free(s, i);
 	for (i = 0; i < MRC_MAX_CQ; i++)
-		if (m->cq_owner[i] == c) {
-			dev_cq_remove(&m->dev, i);
-			m->cq_owner[i] = NULL;
+		if (s->obj->cq_owner[i] == c) {
+			dev_cq_remove(s->dev, i);
+			s->obj->cq_owner[i] = NULL;
 		}
 	for (i = 0; i < MRCD_MAX_PD; i++)
-		if (m->pd_owner[i] == c)
-			m->pd_owner[i] = NULL;
+		if (s->obj->pd_owner[i] == c)
+			s->obj->pd_owner[i] = NULL;
 	c->session = 0;
-	books_objs(m);
-	books_client(m, c);
+	books_objs(s->books);
+	books_client(s->books, c);
 }
 
-int serve_objects_alive(const struct mrcd *m)
+int serve_adopt_qp(struct serve *s, uint32_t qpn)
 {
-	return owns_objects(m, NULL);
-}
-
-int serve_adopt_qp(struct mrcd *m, uint32_t qpn)
-{
-	struct qp_ent *q = &m->qp[qpn];
+	struct qp_ent *q = &s->obj->qp[qpn];
 	int fd, err = 0;
 	void *p;
 
-	fd = dev_pin_sq_get(m->pin_dir, qpn);
+	fd = dev_pin_sq_get(s->pin_dir, qpn);
 	if (fd < 0) {
 		err = -fd;
 		goto drop;
@@ -669,22 +643,24 @@ int serve_adopt_qp(struct mrcd *m, uint32_t qpn)
 	 * (MRCD_QP_DOORBELL hands it this one); the sweep serves it. */
 	q->db_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	err = q->db_fd < 0 ? errno :
-			     -pump_qp_add(&m->pump, qpn, q->sq, q->db_fd);
+			     -pump_qp_add(s->pump, qpn, q->sq, q->db_fd);
 	if (err)
 		goto drop;
 	/* The predecessor may have died pumping: posters would skip the
 	 * doorbell for good. */
 	__atomic_store_n(&q->sq->pumping, 0, __ATOMIC_SEQ_CST);
+	health_qp_open(s->health, qpn);
+	health_qp_state(s->health, qpn, q->state, q->nev);
 	if (q->state == MRC_QPS_RTS) {
-		pump_qp_rts(&m->pump, qpn, q->timeout_ns);
-		health_adopt_qp(m, qpn);
+		pump_qp_rts(s->pump, qpn, q->timeout_ns);
+		health_adopt_qp(s->health, qpn);
 		if (q->sq->tail != q->sq->done)
-			pump_activate(&m->pump, qpn);
+			pump_activate(s->pump, qpn);
 	}
 	return 0;
 drop:
 	log_info("QP %u: cannot take it over (send queue %s): freed\n", qpn,
 		 strerror(err));
-	qp_free(m, qpn);
+	qp_free(s, qpn);
 	return err;
 }

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probe frames: built here byte for byte the way the transmit program
+ * builds data packets (same addresses, same UDP source port, so they hash
+ * onto the same path), sent through an AF_PACKET socket on the port.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/if.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "csum.h"
+#include "dev.h"
+#include "log.h"
+#include "probe.h"
+#include "mrc/wire.h"
+
+/*
+ * A QP probe's sequence number, which its answer must return: random, so
+ * a host that does not see the probe cannot answer it in the EV's name
+ * (docs/security.md). Never 0 (no probe out).
+ */
+uint32_t probe_nonce(void)
+{
+	uint32_t r = 0;
+
+	while (!r)
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+			r = (uint32_t)now_ns() * 0x9e3779b9u;
+	return r;
+}
+
+int probe_open(struct probe *pr, struct dev *dev, int nports,
+	       const char (*ifname)[16])
+{
+	int i;
+
+	pr->dev = dev;
+	pr->nports = nports;
+	pr->sent = 0;
+	for (i = 0; i < MRC_MAX_PORTS; i++)
+		pr->fd[i] = -1;
+	for (i = 0; i < nports; i++) {
+		struct sockaddr_ll sll = {
+			.sll_family = AF_PACKET,
+			.sll_protocol = 0, /* send only */
+			.sll_ifindex = (int)if_nametoindex(ifname[i]),
+		};
+
+		pr->fd[i] = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+		if (pr->fd[i] < 0 ||
+		    bind(pr->fd[i], (struct sockaddr *)&sll, sizeof(sll))) {
+			log_err("port %s: probe socket: %s\n", ifname[i],
+				strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One probe frame out of port p to addr (the peer's address on that
+ * plane): UDP source port sport, for STEV on IPv6 fl in the flow label,
+ * to QP dqpn (MRC_PROBE_QPN: the device), ev_idx and seq echoed back.
+ */
+int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
+		uint16_t sport, uint16_t fl, uint32_t dqpn, uint8_t ev_idx,
+		uint32_t seq, uint8_t tos)
+{
+	uint8_t f[14 + 40 + 8 + MRC_PROBE_LEN] = {};
+	struct ethhdr *eth = (void *)f;
+	struct mrc_port port;
+	struct mrc_bth *bth;
+	struct mrc_pext *px;
+	struct udphdr *udp;
+	uint32_t l3, len;
+	uint64_t sum, ts;
+	uint16_t ulen;
+
+	if (p >= (uint32_t)pr->nports || pr->fd[p] < 0 ||
+	    dev_port_get(pr->dev, p, &port))
+		return -ENODEV;
+	memcpy(eth->h_dest, port.dmac, 6);
+	memcpy(eth->h_source, port.smac, 6);
+	l3 = port.v6 ? 40 : 20;
+	ulen = (uint16_t)(sizeof(*udp) + MRC_PROBE_LEN);
+	len = 14 + l3 + ulen;
+	udp = (void *)(f + 14 + l3);
+	if (port.v6) {
+		struct ipv6hdr *ip6 = (void *)(f + 14);
+
+		eth->h_proto = htons(ETH_P_IPV6);
+		*(uint32_t *)ip6 = htonl(6u << 28 | (uint32_t)tos << 20 | fl);
+		ip6->payload_len = htons(ulen);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = 64;
+		memcpy(&ip6->saddr, port.saddr, 16);
+		memcpy(&ip6->daddr, addr, 16);
+		sum = mrc_csum_add(0, &ip6->saddr, 32);
+	} else {
+		struct iphdr *ip = (void *)(f + 14);
+
+		eth->h_proto = htons(ETH_P_IP);
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tos = tos;
+		ip->tot_len = htons((uint16_t)(20 + ulen));
+		ip->frag_off = htons(0x4000);
+		ip->ttl = 64;
+		ip->protocol = IPPROTO_UDP;
+		memcpy(&ip->saddr, port.saddr, 4);
+		memcpy(&ip->daddr, addr, 4);
+		ip->check = htons(mrc_csum(ip, 20));
+		sum = mrc_csum_add(0, &ip->saddr, 8);
+	}
+	udp->source = htons(sport);
+	udp->dest = htons(MRC_UDP_PORT);
+	udp->len = htons(ulen);
+	bth = (void *)(udp + 1);
+	bth->opcode = MRC_OP_PROBE;
+	bth->pkey = htons(MRC_PKEY_DEFAULT);
+	bth->dqpn = htonl(dqpn & MRC_BTH_QPN_MASK);
+	px = (void *)(bth + 1);
+	px->version = MRC_WIRE_VERSION;
+	px->ev = htons(sport);
+	px->ev_idx = ev_idx;
+	px->seq = htonl(seq);
+	ts = now_ns(); /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
+	px->tx_ts_hi = htonl((uint32_t)(ts >> 32));
+	px->tx_ts_lo = htonl((uint32_t)ts);
+	{
+		uint16_t proto_len[2] = { htons(IPPROTO_UDP), htons(ulen) };
+		uint16_t c;
+
+		sum = mrc_csum_add(sum, proto_len, sizeof(proto_len));
+		sum = mrc_csum_add(sum, udp, ulen);
+		c = mrc_csum_fold(sum);
+		udp->check = htons(c ? c : 0xffff);
+	}
+	if (send(pr->fd[p], f, len, 0) != (ssize_t)len)
+		return -errno;
+	pr->sent++;
+	return 0;
+}
+
+void probe_close(struct probe *pr)
+{
+	int i;
+
+	for (i = 0; i < MRC_MAX_PORTS; i++)
+		if (pr->fd[i] >= 0) {
+			close(pr->fd[i]);
+			pr->fd[i] = -1;
+		}
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains mrcd's probe frames (docs/health.md): one AF_PACKET
+ * socket per port, and the frame a QP probe or a controller's device probe
+ * is, addressed the way the data path addresses an EV's data packets.
+ */
+#ifndef MRC_DAEMON_PROBE_H
+#define MRC_DAEMON_PROBE_H
+
+#include <stdint.h>
+
+#include "mrc/abi.h"
+
+struct dev;
+
+struct probe {
+	struct dev *dev; /* the ports' addresses (its mrc_port map) */
+	int fd[MRC_MAX_PORTS]; /* -1: none */
+	int nports;
+	uint64_t sent; /* frames sent */
+};
+
+/* A socket on each of the nports interfaces; 0 or -errno (said). */
+int probe_open(struct probe *pr, struct dev *dev, int nports,
+	       const char (*ifname)[16]);
+/*
+ * One probe frame out of port p to addr (the peer's address on that
+ * plane): UDP source port sport, for STEV on IPv6 fl in the flow label,
+ * to QP dqpn (MRC_PROBE_QPN: the device), ev_idx and seq echoed back,
+ * IP TOS tos. 0 or -errno (-ENODEV: no such port).
+ */
+int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
+		uint16_t sport, uint16_t fl, uint32_t dqpn, uint8_t ev_idx,
+		uint32_t seq, uint8_t tos);
+/* A probe sequence number: random, never 0 (docs/security.md). */
+uint32_t probe_nonce(void);
+void probe_close(struct probe *pr);
+
+#endif /* MRC_DAEMON_PROBE_H */

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrcd's pump (daemon/pump.c) over the fake device and a real event loop:
+ * a doorbell puts a QP in the list, bursts grow while frames leave, a QP
+ * that cannot send asks for a wakeup and is polled with backoff, an idle
+ * or failed or stopped QP leaves, the scan finds work nobody rang about.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fake_device.h"
+#include "loop.h"
+#include "pump.h"
+
+#define QPN 9u
+#define US 1000ull
+
+static struct pump p;
+static struct loop loop;
+static struct dev dev;
+static struct mrc_sq *sq;
+static int db;
+
+static int setup(void **state)
+{
+	int fd;
+
+	(void)state;
+	fake_reset(4);
+	assert_int_equal(loop_init(&loop), 0);
+	assert_int_equal(pump_init(&p, &dev, &loop), 0);
+	assert_int_equal(dev_sq_create(&dev, QPN, &sq, &fd), 0);
+	close(fd);
+	db = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	assert_true(db >= 0);
+	assert_int_equal(pump_qp_add(&p, QPN, sq, db), 0);
+	pump_qp_rts(&p, QPN, 1000000000ull);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	pump_qp_del(&p, QPN);
+	close(db);
+	pump_close(&p);
+	loop_close(&loop);
+	fake_reset(0);
+	return 0;
+}
+
+static void ring(void)
+{
+	uint64_t one = 1;
+
+	assert_int_equal(write(db, &one, sizeof(one)), sizeof(one));
+	assert_int_equal(loop_once(&loop, 0), 1);
+}
+
+/* Work posted: n WQEs not done. */
+static void post(uint32_t n)
+{
+	sq->tail += n;
+}
+
+static void doorbell_pumps_until_done(void **state)
+{
+	uint64_t next;
+
+	(void)state;
+	post(10);
+	fake.tx_budget[QPN] = 10;
+	assert_int_equal(p.nactive, 0);
+	ring();
+	assert_int_equal(p.nactive, 1);
+	assert_int_equal(sq->pumping, 1); /* posters may skip the doorbell */
+	assert_int_equal(pump_pass(&p, &next), 1);
+	assert_int_equal(fake.tx_frames, 10);
+	/* The ten are out, not yet acknowledged: no frame, so a wakeup is
+	 * asked for and the QP polled later. */
+	assert_int_equal(pump_pass(&p, &next), 0);
+	assert_int_equal(p.wake[QPN], 1);
+	assert_int_equal(next, fake.now_ns + PUMP_POLL_MIN_NS);
+	assert_int_equal(p.nactive, 1);
+	/* All completed: it leaves the list, and posters ring again. */
+	sq->done = sq->tail;
+	fake.now_ns = next;
+	assert_int_equal(pump_pass(&p, &next), 0);
+	assert_int_equal(p.nactive, 0);
+	assert_int_equal(sq->pumping, 0);
+	assert_int_equal(next, UINT64_MAX);
+}
+
+static void bursts_grow_while_frames_leave(void **state)
+{
+	uint64_t next, calls;
+	int k;
+
+	(void)state;
+	post(1000);
+	fake.tx_budget[QPN] = 100000;
+	ring();
+	for (k = 0; k < 4; k++) {
+		calls = fake.tx_calls;
+		assert_int_equal(pump_pass(&p, &next), 1);
+		assert_int_equal(fake.tx_calls, calls + 1);
+		assert_int_equal(100000 - fake.tx_budget[QPN], fake.tx_frames);
+	}
+	/* 64 + 128 + 256 + 256 frames: doubling, up to PUMP_BURST_MAX. */
+	assert_int_equal(fake.tx_frames, 64 + 128 + 256 + 256);
+}
+
+static void waiting_qp_polled_with_backoff(void **state)
+{
+	uint64_t next, gap, prev = 0;
+	int k;
+
+	(void)state;
+	post(1);
+	ring();
+	/* Nothing may go out (window full): the poll interval doubles from
+	 * PUMP_POLL_MIN_NS up to a quarter of the ACK timeout, at most
+	 * PUMP_POLL_MAX_NS. */
+	for (k = 0; k < 12; k++) {
+		assert_int_equal(pump_pass(&p, &next), 0);
+		gap = next - fake.now_ns;
+		assert_true(gap >= prev);
+		assert_true(gap <= PUMP_POLL_MAX_NS);
+		prev = gap;
+		fake.now_ns = next;
+	}
+	assert_int_equal(prev, PUMP_POLL_MAX_NS);
+	/* Before it is due nothing is tried. */
+	assert_int_equal(pump_pass(&p, &next), 0);
+	fake.now_ns = next - 1;
+	k = (int)fake.tx_calls;
+	assert_int_equal(pump_pass(&p, &next), 0);
+	assert_int_equal(fake.tx_calls, (uint64_t)k);
+	/* An ACK opens the window (the wakeup): at once, from the start. */
+	pump_activate(&p, QPN);
+	fake.tx_budget[QPN] = 1;
+	assert_int_equal(pump_pass(&p, &next), 1);
+}
+
+static void short_timeout_polls_faster(void **state)
+{
+	uint64_t next = 0;
+	int k;
+
+	(void)state;
+	pump_qp_rts(&p, QPN, 200 * US); /* a quarter: 50 us */
+	post(1);
+	ring();
+	for (k = 0; k < 8; k++) {
+		assert_int_equal(pump_pass(&p, &next), 0);
+		assert_true(next - fake.now_ns <= 50 * US);
+		fake.now_ns = next;
+	}
+}
+
+static void failed_or_stopped_qp_leaves(void **state)
+{
+	uint64_t next, calls;
+
+	(void)state;
+	post(5);
+	fake.tx_budget[QPN] = 5;
+	sq->state = MRC_QPS_ERR;
+	ring();
+	calls = fake.tx_calls;
+	assert_int_equal(pump_pass(&p, &next), 0);
+	assert_int_equal(p.nactive, 0);
+	assert_int_equal(fake.tx_calls, calls);
+	sq->state = MRC_QPS_RTS;
+	pump_qp_stop(&p, QPN);
+	ring();
+	assert_int_equal(pump_pass(&p, &next), 0);
+	assert_int_equal(p.nactive, 0);
+	assert_int_equal(fake.tx_calls, calls);
+	/* Not in RTS: the scan leaves it alone too. */
+	pump_scan(&p);
+	assert_int_equal(p.nactive, 0);
+}
+
+static void scan_finds_unrung_work(void **state)
+{
+	uint64_t next;
+
+	(void)state;
+	/* Posted through the low-latency path: no doorbell rang. */
+	post(3);
+	fake.tx_budget[QPN] = 3;
+	pump_scan(&p);
+	assert_int_equal(p.nactive, 1);
+	assert_int_equal(pump_pass(&p, &next), 1);
+	assert_int_equal(fake.tx_frames, 3);
+	/* Nothing pending: nothing found. */
+	sq->done = sq->tail;
+	assert_int_equal(pump_pass(&p, &next), 0);
+	pump_scan(&p);
+	assert_int_equal(p.nactive, 0);
+}
+
+static void deleted_qp_not_watched(void **state)
+{
+	uint64_t one = 1;
+
+	(void)state;
+	pump_qp_del(&p, QPN);
+	assert_int_equal(write(db, &one, sizeof(one)), sizeof(one));
+	assert_int_equal(loop_once(&loop, 0), 0);
+	pump_activate(&p, QPN);
+	assert_int_equal(p.nactive, 0);
+	pump_qp_rts(&p, QPN, 1000); /* no queue: refused */
+	assert_int_equal(p.qp[QPN].rts, 0);
+	/* Out of range is refused, not written. */
+	assert_int_equal(pump_qp_add(&p, MRC_MAX_QP, sq, db), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(doorbell_pumps_until_done,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(bursts_grow_while_frames_leave,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(waiting_qp_polled_with_backoff,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(short_timeout_polls_faster,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(failed_or_stopped_qp_leaves,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(scan_finds_unrung_work, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(deleted_qp_not_watched, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
