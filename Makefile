@@ -102,9 +102,9 @@ $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/pin.c \
 # libmrc: the OCP MRC application API and the soft verbs device. Programs
 # link it instead of -libverbs (it defines the verbs calls they make).
 LIBMRC_SRCS := lib/verbs.c lib/context.c lib/cq.c lib/qp.c \
-	       lib/doorbell.c lib/ctl.c
+	       lib/doorbell.c lib/ctl.c lib/log.c
 LIBMRC_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIBMRC_SRCS))
-LIBMRC_HDRS := include/mrc.h include/mrc_api_ver.h include/mrc_ext.h lib/internal.h \
+LIBMRC_HDRS := include/mrc.h include/mrc_api_ver.h include/mrc_ext.h lib/internal.h lib/log.h \
 	       include/mrc_ctl.h include/mrc_ctl_api_ver.h \
 	       $(wildcard include/mrc/*.h)
 LIBS_MRC   := $(BUILD)/libmrc.a -lpthread
@@ -329,6 +329,8 @@ UNIT_LIBS_test_ctl         := -lmnl
 UNIT_SRCS_test_serve       := daemon/serve.c daemon/clients.c daemon/pump.c \
 			      $(UNIT_SRCS_test_ctl)
 UNIT_LIBS_test_serve       := -lmnl
+UNIT_SRCS_test_lib_log     := lib/log.c
+UNIT_LIBS_test_lib_log     := -lpthread
 
 UNIT_HDRS := $(wildcard include/*.h include/mrc/*.h tests/lib/*.h \
 	       tests/fabric/*.h lib/*.h lib/common/*.h tools/perf/*.h \

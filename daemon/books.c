@@ -25,6 +25,15 @@
 #define BOOKS_PAGES ((sizeof(struct books) + BOOKS_PAGE - 1) / BOOKS_PAGE)
 #define BOOKS_NAME "mrcd_books"
 
+/* One field of the tables in books.h, from the live object (o) to its
+ * entry in the books (e), and back; the same size both sides. */
+#define BOOK_OUT(type, name, dim)                                  \
+	_Static_assert(sizeof(e->name) == sizeof(o->name), #name); \
+	memcpy(&e->name, &o->name, sizeof(e->name));
+#define BOOK_IN(type, name, dim)                                   \
+	_Static_assert(sizeof(e->name) == sizeof(o->name), #name); \
+	memcpy(&o->name, &e->name, sizeof(o->name));
+
 static int books_map(struct books_ctx *bk, int fd)
 {
 	void *p = mmap(NULL, BOOKS_PAGES * BOOKS_PAGE, PROT_READ | PROT_WRITE,
@@ -84,9 +93,12 @@ void books_client(struct books_ctx *bk, const struct client *c)
 	__atomic_store_n(&bc->session, 0, __ATOMIC_RELEASE);
 	if (c->conn.fd < 0 && !c->orphan)
 		return;
-	bc->start_ticks = c->start_ticks;
-	bc->pid = c->pid;
-	bc->uid = c->uid;
+	{
+		struct book_client *e = bc;
+		const struct client *o = c;
+
+		BOOK_CLIENT_FIELDS(BOOK_OUT)
+	}
 	__atomic_store_n(&bc->session, c->session, __ATOMIC_RELEASE);
 }
 
@@ -102,18 +114,12 @@ void books_qp(struct books_ctx *bk, uint32_t qpn)
 	__atomic_store_n(&bq->owner, 0, __ATOMIC_RELEASE);
 	if (!q->owner)
 		return;
-	bq->state = q->state;
-	bq->pd = q->pd;
-	bq->send_cq = q->send_cq;
-	bq->recv_cq = q->recv_cq;
-	bq->nev = q->nev;
-	bq->peer_qpn = q->peer_qpn;
-	bq->prof_held = (uint32_t)q->prof_held;
-	bq->db_token = q->db_token;
-	bq->timeout_ns = q->timeout_ns;
-	bq->ev_prof = q->ev_prof;
-	bq->cc_prof = q->cc_prof;
-	memcpy(bq->peer_gid, q->peer_gid, 16);
+	{
+		struct book_qp *e = bq;
+		const struct qp_ent *o = q;
+
+		BOOK_QP_FIELDS(BOOK_OUT)
+	}
 	__atomic_store_n(&bq->owner, owner_of(bk, q->owner), __ATOMIC_RELEASE);
 }
 
@@ -231,18 +237,12 @@ int books_adopt(struct books_ctx *bk)
 		q->owner = booked(bk, bq->owner);
 		if (!q->owner)
 			continue;
-		q->state = bq->state;
-		q->pd = bq->pd;
-		q->send_cq = bq->send_cq;
-		q->recv_cq = bq->recv_cq;
-		q->nev = bq->nev;
-		q->peer_qpn = bq->peer_qpn;
-		q->prof_held = (int)bq->prof_held;
-		q->db_token = bq->db_token;
-		q->timeout_ns = bq->timeout_ns;
-		q->ev_prof = bq->ev_prof;
-		q->cc_prof = bq->cc_prof;
-		memcpy(q->peer_gid, bq->peer_gid, 16);
+		{
+			const struct book_qp *e = bq;
+			struct qp_ent *o = q;
+
+			BOOK_QP_FIELDS(BOOK_IN)
+		}
 	}
 	/* Every client waits for its process to resume (one that owns
 	 * nothing yet would otherwise find its session gone). */
@@ -252,9 +252,12 @@ int books_adopt(struct books_ctx *bk)
 		if (!b->client[i].session)
 			continue;
 		c->session = b->client[i].session;
-		c->start_ticks = b->client[i].start_ticks;
-		c->pid = b->client[i].pid;
-		c->uid = b->client[i].uid;
+		{
+			const struct book_client *e = &b->client[i];
+			struct client *o = c;
+
+			BOOK_CLIENT_FIELDS(BOOK_IN)
+		}
 		c->orphan = 1;
 	}
 	for (i = 0; i < MRC_MAX_PORTS; i++)

@@ -23,21 +23,47 @@ struct links;
 /* Any change of the layout below: a new version, refused by the old. */
 #define BOOKS_VERSION 1
 
-/* Owners are client slots + 1; 0: free. */
+/*
+ * What the books keep of a client and of a QP: one table each of fields
+ * of struct client (clients.h) and struct qp_ent (objects.h), X(type,
+ * name, dimension), which makes the booked struct below and both copies
+ * (books_client/books_qp out, books_adopt back), so a field is booked by
+ * adding it here and nowhere else. Owners are client slots + 1; 0: free.
+ * The session is written last and read first (books_client).
+ */
+#define BOOK_CLIENT_FIELDS(X)                  \
+	X(uint64_t, start_ticks, /* scalar */) \
+	X(uint32_t, pid, )                     \
+	X(uint32_t, uid, )
+#define BOOK_QP_FIELDS(X)         \
+	X(uint32_t, state, )      \
+	X(uint32_t, pd, )         \
+	X(uint32_t, send_cq, )    \
+	X(uint32_t, recv_cq, )    \
+	X(uint32_t, nev, )        \
+	X(uint32_t, peer_qpn, )   \
+	X(uint32_t, prof_held, )  \
+	X(uint64_t, db_token, )   \
+	X(uint64_t, timeout_ns, ) \
+	X(uint64_t, ev_prof, )    \
+	X(uint64_t, cc_prof, )    \
+	X(uint8_t, peer_gid, [16])
+
+#define BOOK_FIELD(type, name, dim) type name dim;
 struct book_client {
 	uint64_t session; /* 0: slot free */
-	uint64_t start_ticks; /* the process's start time (/proc/PID/stat) */
-	uint32_t pid, uid;
+	BOOK_CLIENT_FIELDS(BOOK_FIELD)
 };
 
 struct book_qp {
 	uint32_t owner;
-	uint32_t state; /* as the application last set it */
-	uint32_t pd, send_cq, recv_cq;
-	uint32_t nev, peer_qpn, prof_held;
-	uint64_t db_token, timeout_ns, ev_prof, cc_prof;
-	uint8_t peer_gid[16];
+	BOOK_QP_FIELDS(BOOK_FIELD)
 };
+#undef BOOK_FIELD
+/* The layout BOOKS_VERSION names: a field added to a table is a new
+ * version. */
+_Static_assert(sizeof(struct book_client) == 24, "book_client: version");
+_Static_assert(sizeof(struct book_qp) == 80, "book_qp: version");
 
 struct books {
 	uint32_t magic, version;

@@ -607,7 +607,8 @@ static void publish(struct ctl *ctl, struct mrcx_ev_event *rec, int mask)
 		__atomic_store_n(&s->q->prod, s->prod, __ATOMIC_RELEASE);
 		s->pending_drops = 0;
 		if (write(s->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-			log_debug("event queue wakeup: %s\n", strerror(errno));
+			log_debug("client pid %u: event queue %d: wakeup: %s\n",
+				  s->owner->pid, i, strerror(errno));
 	}
 }
 
@@ -679,7 +680,8 @@ static void probe_reply(struct ctl *ctl, int err)
 		rep->ctl_probe.nreq = w->nrsp;
 		if (mrc_msg_send(w->owner->conn.fd, rep, sizeof(*rep), NULL,
 				 0) < 0)
-			log_debug("probe reply: %s\n", strerror(errno));
+			log_debug("client pid %u: probe reply: %s\n",
+				  w->owner->pid, strerror(errno));
 		free(rep);
 	}
 	w->owner = NULL;

@@ -314,6 +314,16 @@ void dev_release(struct dev *d)
 	memset(d, 0, sizeof(*d));
 }
 
+int dev_has(const struct dev *d, enum dev_obj kind, uint32_t idx)
+{
+	const struct bpf_map *m = kind == DEV_SQ ? d->rx->maps.mrc_sq :
+				  kind == DEV_MR ? d->rx->maps.mrc_mr :
+						   d->rx->maps.mrc_cq;
+	uint32_t id;
+
+	return !bpf_map_lookup_elem(bpf_map__fd(m), &idx, &id);
+}
+
 int dev_port_get(const struct dev *d, uint32_t p, struct mrc_port *port)
 {
 	if (!d->rx)
@@ -752,25 +762,11 @@ int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
 	return 0;
 }
 
-static uint64_t tx_packets(struct dev *d)
-{
-	int ncpu = libbpf_num_possible_cpus(), i;
-	uint64_t v[ncpu], sum = 0;
-	uint32_t key = MRC_TX_PACKETS;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_tx_stats), &key, v))
-		return 0;
-	for (i = 0; i < ncpu; i++)
-		sum += v[i];
-	return sum;
-}
-
 int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
 {
 	static uint8_t frame[TX_FRAME_MAX + 1];
 	struct xdp_md ctx = { .data_end = sizeof(frame),
 			      .ingress_ifindex = d->anchor_ifindex };
-	uint64_t before = tx_packets(d);
 
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame,
 		    .data_size_in = sizeof(frame), .ctx_in = &ctx,
@@ -780,10 +776,11 @@ int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
 	if (!n)
 		return 0;
 	d->tx->bss->tx_qpn = qpn;
+	d->tx->bss->tx_sent = 0;
 	if (bpf_prog_test_run_opts(bpf_program__fd(d->tx->progs.mrc_xdp_tx),
 				   &o))
 		return -errno;
-	return (int)(tx_packets(d) - before);
+	return (int)__atomic_load_n(&d->tx->bss->tx_sent, __ATOMIC_RELAXED);
 }
 
 /* The device in bpffs (pin.h): its maps, then its programs. */

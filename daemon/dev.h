@@ -77,6 +77,10 @@ enum dev_map {
 	DEV_MAP_TX_STATS, /* mrc_tx_stats: per-CPU transmit counters */
 };
 int dev_map_fd(const struct dev *d, enum dev_map which);
+/* Whether the data path holds send queue, region or ring idx (in its
+ * outer map), owned or not. */
+enum dev_obj { DEV_SQ, DEV_MR, DEV_CQ };
+int dev_has(const struct dev *d, enum dev_obj kind, uint32_t idx);
 /* Port p's addresses as the data path has them (mrc_port). 0 or -errno. */
 int dev_port_get(const struct dev *d, uint32_t p, struct mrc_port *port);
 /* Memory region idx's extent (mrc_mr_info). 0 or -errno. */
@@ -186,7 +190,7 @@ int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
 
 /*
  * Run the transmit program for qpn over up to n frames with live frames.
- * Returns how many packets went out (counter delta), or -errno.
+ * Returns how many packets it built (its own tx_sent), or -errno.
  */
 int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n);
 

@@ -353,7 +353,7 @@ void health_port_live(struct health *h, int p, int live)
 			}
 		}
 	}
-	log_debug("port %d: %d EVs %s\n", p, n,
+	log_debug("plane %d: %d EVs %s\n", p, n,
 		  live ? "to probe" : "out of use");
 }
 

@@ -31,8 +31,6 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "clock.h"
 #include "dev_lowlat.h"
@@ -41,7 +39,6 @@
 #include "notify.h"
 #include "pin.h"
 #include "mrc/mrcd_proto.h"
-#include "mrc_xdp_rx.skel.h"
 
 #define SCAN_NS 1000000ull /* sweep for work nobody rang mrcd about */
 
@@ -180,28 +177,20 @@ static int run(struct mrcd *m)
 
 /* Leftovers in the data path that no booked owner has (a SIGKILL between
  * changing the data path and writing the books). */
-static int in_outer(struct bpf_map *outer, uint32_t i)
-{
-	uint32_t id;
-
-	return !bpf_map_lookup_elem(bpf_map__fd(outer), &i, &id);
-}
-
 static void adopt_sweep(struct mrcd *m)
 {
 	uint32_t i;
 
 	for (i = 0; i < MRC_MAX_QP; i++)
-		if (!m->obj.qp[i].owner &&
-		    in_outer(m->dev.rx->maps.mrc_sq, i)) {
+		if (!m->obj.qp[i].owner && dev_has(&m->dev, DEV_SQ, i)) {
 			dev_qp_destroy(&m->dev, i, NULL);
 			dev_pin_sq(m->pin_dir, i, -1);
 		}
 	for (i = 0; i < MRC_MAX_MR; i++)
-		if (!m->obj.mr_owner[i] && in_outer(m->dev.rx->maps.mrc_mr, i))
+		if (!m->obj.mr_owner[i] && dev_has(&m->dev, DEV_MR, i))
 			dev_mr_remove(&m->dev, i);
 	for (i = 0; i < MRC_MAX_CQ; i++)
-		if (!m->obj.cq_owner[i] && in_outer(m->dev.rx->maps.mrc_cq, i))
+		if (!m->obj.cq_owner[i] && dev_has(&m->dev, DEV_CQ, i))
 			dev_cq_remove(&m->dev, i);
 }
 

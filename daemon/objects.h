@@ -28,7 +28,7 @@ struct qp_ent {
 	uint32_t pd, send_cq, recv_cq;
 	uint64_t timeout_ns; /* the QP's ACK timeout */
 	uint32_t nev; /* its EVs, once RTS */
-	int prof_held; /* holds ev_prof and cc_prof (from INIT) */
+	uint32_t prof_held; /* holds ev_prof and cc_prof (from INIT) */
 	uint64_t ev_prof, cc_prof;
 	uint32_t peer_qpn;
 	uint8_t peer_gid[16];

@@ -593,7 +593,7 @@ int serve_request(struct serve *s, struct client *c, const struct mrcd_req *req,
 	if (nfds == 2 && req->op == MRCD_CTL_EVENTS)
 		close(fds[1]); /* a dup: mrcd keeps its own */
 	if (err)
-		log_debug("reply to pid %u: %s\n", c->pid, strerror(-err));
+		log_debug("client pid %u: reply: %s\n", c->pid, strerror(-err));
 	return err;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "log.h"
 #include "mrc_ext.h"
 #include "mrc/doorbell.h"
 
@@ -528,8 +529,12 @@ static int ring_lowlat(struct mrc_qp *qp)
 	if (fd == -1) {
 		int nfd = mrc_doorbell_socket(), exp = -1;
 
-		if (nfd < 0)
+		if (nfd < 0) {
+			lib_info(
+				"low-latency doorbells off: %s (doorbells go to mrcd)\n",
+				strerror(-nfd));
 			nfd = -2;
+		}
 		if (!__atomic_compare_exchange_n(&sc->db_sock, &exp, nfd, 0,
 						 __ATOMIC_ACQ_REL,
 						 __ATOMIC_ACQUIRE)) {

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "log.h"
 #include "mrc/msg.h"
 
 /* The header's macro would route the call through an inline wrapper. */
@@ -156,8 +157,11 @@ static long reconnect_ms(void)
 		return RECONNECT_MS;
 	errno = 0;
 	ms = strtol(p, &end, 10);
-	if (errno || *end || ms < 0)
+	if (errno || *end || ms < 0) {
+		lib_warn("%s=%s: not a number of ms; %d in force\n",
+			 RECONNECT_ENV, p, RECONNECT_MS);
 		return RECONNECT_MS;
+	}
 	return ms > INT32_MAX ? INT32_MAX : ms;
 }
 
@@ -279,8 +283,11 @@ static int reconnect(struct soft_ctx *sc, uint64_t deadline)
 		struct mrcd_rep rep;
 	} *c = malloc(sizeof(*c));
 	const struct timespec step = { 0, RECONNECT_STEP_MS * 1000000l };
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	int err;
 
+	lib_info("mrcd at %s went away: resuming session %#llx\n", sock_path(),
+		 (unsigned long long)sc->info.session);
 	for (;;) {
 		err = c ? resume_once(sc, &c->req, &c->rep) : EAGAIN;
 		if (err != EAGAIN)
@@ -294,6 +301,16 @@ static int reconnect(struct soft_ctx *sc, uint64_t deadline)
 			c = malloc(sizeof(*c));
 	}
 	free(c);
+	if (!err)
+		lib_info("mrcd at %s: session %#llx resumed after %llu ms\n",
+			 sock_path(), (unsigned long long)sc->info.session,
+			 (unsigned long long)(now_ns(CLOCK_MONOTONIC) - t0) /
+				 1000000ull);
+	else if (err == ENOENT || deadline > t0)
+		lib_err("mrcd at %s: session %#llx %s: this context's objects are gone\n",
+			sock_path(), (unsigned long long)sc->info.session,
+			err == ENOENT ? "is not there any more" :
+					"could not be resumed in time");
 	return err;
 }
 
@@ -423,6 +440,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	if (sc->sock < 0 ||
 	    connect(sc->sock, (struct sockaddr *)&sa, sizeof(sa))) {
 		err = errno;
+		lib_info("mrcd at %s: %s\n", sa.sun_path, strerror(err));
 		goto fail;
 	}
 	pthread_mutex_init(&sc->lock, NULL);
@@ -430,8 +448,13 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	pthread_mutex_init(&sc->db_lock, NULL);
 	sc->db_sock = -1;
 	err = soft_call(sc, &req, &rep, NULL, 0);
-	if (err)
+	if (err) {
+		lib_err("mrcd at %s: HELLO: %s%s\n", sa.sun_path, strerror(err),
+			err == EPROTO ?
+				" (another protocol version: mrcd and libmrc of different builds)" :
+				"");
 		goto fail;
+	}
 	sc->info = rep.hello;
 	sc->reconnect_ms = reconnect_ms();
 	sc->ibv.device = device;

@@ -329,21 +329,42 @@ struct mrc_qp_tx {
 #define MRC_EV_ASSUMED_BAD (1u << 1)
 #define MRC_EV_DENIED (1u << 2)
 
-/* Why an EV event was raised (the OCP event has no reason; ours does). */
-enum mrc_ev_reason {
-	MRC_EV_R_LOSS = 1, /* a later packet on the same EV got through */
-	MRC_EV_R_TIMEOUT = 2, /* the ACK timeout of a packet sent on it */
-	MRC_EV_R_PROBES = 3, /* consecutive probe answers: GOOD again */
-	MRC_EV_R_PORT_DOWN = 4, /* its port lost carrier or was disabled */
-	MRC_EV_R_PORT_UP = 5, /* its port is back (it is probed first) */
-	MRC_EV_R_DENY = 6, /* the controller denied it */
-	MRC_EV_R_ALLOW = 7, /* the controller allowed it again */
-	MRC_EV_R_MIN_ACTIVE = 8, /* looked bad, kept in use: ev_min_active */
-	MRC_EV_R_PROBE_ANSWER = 9, /* a probe came back (MRC_EVT_PROBE) */
-	MRC_EV_R_SILENT = 10, /* delivered nothing while later packets did */
-	MRC_EV_R_GRAY = 11, /* delivers, but its RTT is far above its peers' */
-	MRC_EV_R_LOSSY = 12, /* delivers, but loses far more than its peers */
-};
+/*
+ * Why an EV event was raised (the OCP event has no reason; ours does):
+ * X(name, value, what userspace prints). One list: the enum below, the
+ * names (mrc/ev_names.h) and the checks that mrc_ext.h's public copy
+ * (enum mrcx_ev_reason) has every one with the same value
+ * (mrc/mrcd_proto.h) all come from it.
+ */
+#define MRC_EV_REASONS(X)                                       \
+	/* a later packet on the same EV got through */         \
+	X(LOSS, 1, "loss on this EV")                           \
+	/* the ACK timeout of a packet sent on it */            \
+	X(TIMEOUT, 2, "ACK timeout")                            \
+	/* consecutive probe answers: GOOD again */             \
+	X(PROBES, 3, "probes answered")                         \
+	/* its port lost carrier or was disabled */             \
+	X(PORT_DOWN, 4, "port down")                            \
+	/* its port is back (it is probed first) */             \
+	X(PORT_UP, 5, "port up")                                \
+	/* the controller denied it */                          \
+	X(DENY, 6, "denied")                                    \
+	/* the controller allowed it again */                   \
+	X(ALLOW, 7, "allowed")                                  \
+	/* looked bad, kept in use: ev_min_active */            \
+	X(MIN_ACTIVE, 8, "kept in use: ev_min_active")          \
+	/* a probe came back (MRC_EVT_PROBE) */                 \
+	X(PROBE_ANSWER, 9, "probe answer")                      \
+	/* delivered nothing while later packets did */         \
+	X(SILENT, 10, "silent while later packets got through") \
+	/* delivers, but its RTT is far above its peers' */     \
+	X(GRAY, 11, "gray: RTT far above its siblings'")        \
+	/* delivers, but loses far more than its peers */       \
+	X(LOSSY, 12, "lossy: loses far more than its siblings")
+
+#define MRC_EV_REASON_ENUM(name, value, text) MRC_EV_R_##name = value,
+enum mrc_ev_reason { MRC_EV_REASONS(MRC_EV_REASON_ENUM) };
+#undef MRC_EV_REASON_ENUM
 
 /* Record types in mrc_ev_events. */
 #define MRC_EVT_STATE 1 /* an EV changed state (or was kept in use) */

@@ -19,20 +19,10 @@ static inline const char *mrc_ev_state_name(unsigned int s)
 
 static inline const char *mrc_ev_reason_name(unsigned int r)
 {
-	static const char *const names[] = {
-		[MRC_EV_R_LOSS] = "loss on this EV",
-		[MRC_EV_R_TIMEOUT] = "ACK timeout",
-		[MRC_EV_R_PROBES] = "probes answered",
-		[MRC_EV_R_PORT_DOWN] = "port down",
-		[MRC_EV_R_PORT_UP] = "port up",
-		[MRC_EV_R_DENY] = "denied",
-		[MRC_EV_R_ALLOW] = "allowed",
-		[MRC_EV_R_MIN_ACTIVE] = "kept in use: ev_min_active",
-		[MRC_EV_R_PROBE_ANSWER] = "probe answer",
-		[MRC_EV_R_SILENT] = "silent while later packets got through",
-		[MRC_EV_R_GRAY] = "gray: RTT far above its siblings'",
-		[MRC_EV_R_LOSSY] = "lossy: loses far more than its siblings",
-	};
+#define MRC_EV_REASON_NAME(name, value, text) [value] = text,
+	static const char *const names[] = { MRC_EV_REASONS(
+		MRC_EV_REASON_NAME) };
+#undef MRC_EV_REASON_NAME
 
 	return r < sizeof(names) / sizeof(names[0]) && names[r] ? names[r] :
 								  "?";
