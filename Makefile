@@ -329,6 +329,8 @@ UNIT_LIBS_test_ctl         := -lmnl
 UNIT_SRCS_test_serve       := daemon/serve.c daemon/clients.c daemon/pump.c \
 			      $(UNIT_SRCS_test_ctl)
 UNIT_LIBS_test_serve       := -lmnl
+UNIT_SRCS_test_clients     := daemon/clients.c daemon/loop.c daemon/log.c \
+			      daemon/clock.c lib/common/msg.c
 UNIT_SRCS_test_lib_log     := lib/log.c
 UNIT_LIBS_test_lib_log     := -lpthread
 

@@ -63,9 +63,13 @@ int loop_once(struct loop *l, uint64_t timeout_ns)
 	struct epoll_event ev[64];
 	int n, i;
 
-	n = epoll_pwait2(l->epfd, ev, 64, timeout_ns == UINT64_MAX ? NULL : &ts,
-			 NULL);
-	if (n < 0 && errno == ENOSYS) {
+	static int no_pwait2;
+
+	n = no_pwait2 ?
+		    -1 :
+		    epoll_pwait2(l->epfd, ev, 64,
+				 timeout_ns == UINT64_MAX ? NULL : &ts, NULL);
+	if (no_pwait2 || (n < 0 && errno == ENOSYS)) {
 		/* Before 5.11, or under valgrind: ms, rounded up. */
 		int ms = timeout_ns == UINT64_MAX ?
 				 -1 :
@@ -73,6 +77,7 @@ int loop_once(struct loop *l, uint64_t timeout_ns)
 				 1000000 :
 				 (int)((timeout_ns + 999999) / 1000000);
 
+		no_pwait2 = 1;
 		n = epoll_wait(l->epfd, ev, 64, ms);
 	}
 	if (n < 0)
