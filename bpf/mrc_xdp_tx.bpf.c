@@ -18,9 +18,6 @@
 
 /* The QP this run serves; the caller sets it before each batch. */
 __u32 tx_qpn;
-/* Packets this program built since the caller zeroed it: what a batch
- * sent (the shared counters also count the tc path's, on other CPUs). */
-__u32 tx_sent;
 
 SEC("xdp")
 int mrc_xdp_tx(struct xdp_md *ctx)
@@ -29,7 +26,6 @@ int mrc_xdp_tx(struct xdp_md *ctx)
 
 	if (tx_one(ctx, tx_qpn, &port) != TX_SENT)
 		return XDP_DROP;
-	__sync_fetch_and_add(&tx_sent, 1);
 	return bpf_redirect_map(&mrc_tx_port, port, 0);
 }
 

@@ -190,7 +190,8 @@ int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
 
 /*
  * Run the transmit program for qpn over up to n frames with live frames.
- * Returns how many packets it built (its own tx_sent), or -errno.
+ * Returns how many packets went out meanwhile (every CPU's counter, the
+ * tc doorbell path's included: see tx_packets in dev.c), or -errno.
  */
 int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n);
 

@@ -4,7 +4,8 @@
 # Before and after, in the same run: tests/bench/ab.sh REV [ROUNDS]
 # builds REV in a scratch worktree and runs its perf.sh and write.sh and
 # this tree's, alternating (A B A B ...), ROUNDS times (default 3), so
-# both sides see the same machine load. Prints the median of each figure
+# both sides see the same machine load; both run this tree's scripts
+# (tests/bench/), each over its own build. Prints the median of each figure
 # per side and after/before. Not part of make bench (it builds a second
 # tree); run it when a change may touch the per-packet path.
 set -euo pipefail
@@ -19,6 +20,8 @@ cleanup() {
 }
 trap cleanup EXIT
 git -C "$TOP" worktree add --detach "$WT" "$REV" >/dev/null
+# Both sides are measured the same way: this tree's benchmark scripts.
+cp -r "$TOP/tests/bench/." "$WT/tests/bench/"
 unset MAKEFLAGS MFLAGS MAKELEVEL
 make -C "$WT" -j2 all >"$WT/build.log" 2>&1 || { tail -20 "$WT/build.log"; exit 1; }
 make -C "$TOP" -j2 all >/dev/null

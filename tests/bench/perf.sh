@@ -21,13 +21,8 @@ chmod 0755 "$TMP"
 mrcd_start h1
 mrcd_start h2
 
-tcp_gbps() {
-	tb exec h2 iperf3 -s -1 -B "$(tb addr h2 0)" >/dev/null 2>&1 &
-	sleep 0.5
-	tb exec h1 iperf3 -c "$(tb addr h2 0)" -t 5 -J 2>/dev/null |
-		jq '.end.sum_received.bits_per_second / 1e9'
-	wait
-}
+. "$TOP/tests/bench/lib/tcp.sh"
+tcp_gbps() { bench_tcp_gbit "$TOP/tests/testbed/testbed" "$(tb addr h2 0)" 5; }
 
 perf bw --test bw -s 1M -D 5
 tcp=$(tcp_gbps)

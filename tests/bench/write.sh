@@ -60,13 +60,8 @@ run_msgrate() {
 	wait
 }
 
-run_tcp() {
-	tb exec h2 iperf3 -s -1 -B "$(tb addr h2 0)" >/dev/null 2>&1 &
-	sleep 0.5
-	tb exec h1 iperf3 -c "$(tb addr h2 0)" -t 3 -J 2>/dev/null |
-		jq '.end.sum_received.bits_per_second / 1e9'
-	wait
-}
+. "$TOP/tests/bench/lib/tcp.sh"
+run_tcp() { bench_tcp_gbit "$TESTBED" "$(tb addr h2 0)" 3; }
 
 declare -A mrc tcp
 rate=""
