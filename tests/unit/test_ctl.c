@@ -24,6 +24,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "fake_device.h"
+#include "fake_ports.h"
 #include "health.h"
 #include "links.h"
 #include "objects.h"
@@ -57,27 +58,15 @@ static void on_live(void *ctx, int p, int live)
 
 static int setup(void **state)
 {
-	char err[128], spec[96];
-	int p, sv[2];
+	int sv[2];
 
 	(void)state;
 	fake_reset(4);
 	config_defaults(&cfg);
 	memset(&obj, 0, sizeof(obj));
-	memset(&links, 0, sizeof(links));
 	memset(live_calls, 0, sizeof(live_calls));
-	links.nports = 4;
+	assert_int_equal(fake_ports(port, &links, &dev), 0);
 	links.live_changed = on_live;
-	for (p = 0; p < 4; p++) {
-		links.up[p] = 1;
-		links.admin[p] = MRC_CTL_PORT_ADMIN_ENABLED;
-		snprintf(spec, sizeof(spec),
-			 "p%d,mac=02:00:00:00:00:0%d,plane=198.18.%d.0/20", p,
-			 p, 16 * p);
-		assert_int_equal(
-			port_spec_parse(spec, &port[p], err, sizeof(err)), 0);
-		dev.port[p].ifindex = 20 + p;
-	}
 	assert_int_equal(health_init(&health, &dev, &probe, &links, &cfg), 0);
 	{
 		const struct ctl_deps d = { .dev = &dev,

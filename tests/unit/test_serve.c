@@ -24,6 +24,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "fake_device.h"
+#include "fake_ports.h"
 #include "health.h"
 #include "links.h"
 #include "objects.h"
@@ -109,26 +110,13 @@ static struct client *connect_client(uint32_t slot, uint32_t pid, int *peer)
 
 static int setup(void **state)
 {
-	char err[128], spec[96];
-	int p;
-
 	(void)state;
 	fake_reset(4);
 	config_defaults(&cfg);
 	memset(&obj, 0, sizeof(obj));
-	memset(&links, 0, sizeof(links));
 	memset(booked_qp, 0, sizeof(booked_qp));
 	booked_objs = booked_client = booked_prof = 0;
-	links.nports = 4;
-	for (p = 0; p < 4; p++) {
-		links.up[p] = 1;
-		links.admin[p] = MRC_CTL_PORT_ADMIN_ENABLED;
-		snprintf(spec, sizeof(spec),
-			 "p%d,mac=02:00:00:00:00:0%d,plane=198.18.%d.0/20", p,
-			 p, 16 * p);
-		assert_int_equal(
-			port_spec_parse(spec, &port[p], err, sizeof(err)), 0);
-	}
+	assert_int_equal(fake_ports(port, &links, &dev), 0);
 	assert_int_equal(loop_init(&loop), 0);
 	clients_init(&cl, &loop);
 	assert_int_equal(pump_init(&pump, &dev, &loop), 0);
