@@ -7,7 +7,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "bench: needs root (network namespaces, BPF)" >&2; exit 1; }
 for b in "$TOP"/tests/bench/[a-z]*.sh; do
-	case $(basename "$b") in run.sh | ab.sh) continue ;; esac
+	case $(basename "$b") in run.sh | ab.sh | mrcd_ab.sh) continue ;; esac
 	echo "== $(basename "$b" .sh)"
 	"$b"
 done
