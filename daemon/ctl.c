@@ -32,12 +32,13 @@ static struct mrc_qp_view qv; /* the last QP read_qp() read */
 
 static int read_qp(struct ctl *ctl, uint32_t qpn)
 {
-	return dev_qp_view(ctl->dev, qpn, &qv);
+	return dev_qp_view(ctl->below.dev, qpn, &qv);
 }
 
 static uint32_t port_mask(const struct ctl *ctl)
 {
-	return ctl->nports >= 31 ? ~1u : ((1u << ctl->nports) - 1) << 1;
+	return ctl->below.nports >= 31 ? ~1u :
+					 ((1u << ctl->below.nports) - 1) << 1;
 }
 
 /* ---- profiles and QPs ------------------------------------------------ */
@@ -49,11 +50,11 @@ static uint32_t runtime_state(void *ctx, uint64_t id, int idx)
 	uint32_t qpn;
 
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
-		struct qp_ent *q = &ctl->obj->qp[qpn];
+		struct qp_ent *q = &ctl->below.obj->qp[qpn];
 
 		if (q->owner && q->prof_held && q->ev_prof == id &&
 		    q->state == MRC_QPS_RTS && idx >= 0 &&
-		    health_ev_state(ctl->health, qpn, (uint32_t)idx) ==
+		    health_ev_state(ctl->below.health, qpn, (uint32_t)idx) ==
 			    MRC_EV_ASSUMED_BAD)
 			return MRC_CTL_EV_ASSUMED_BAD;
 	}
@@ -66,14 +67,7 @@ int ctl_init(struct ctl *ctl, const struct ctl_deps *deps)
 	int i;
 
 	memset(ctl, 0, sizeof(*ctl));
-	ctl->dev = deps->dev;
-	ctl->obj = deps->obj;
-	ctl->health = deps->health;
-	ctl->probe = deps->probe;
-	ctl->links = deps->links;
-	ctl->port = deps->port;
-	ctl->nports = deps->nports;
-	ctl->v6 = deps->v6;
+	ctl->below = *deps;
 	prof_init(&ctl->prof, port_mask(ctl));
 	ctl->prof.ev_runtime_state = runtime_state;
 	ctl->prof.ctx = ctl;
@@ -85,7 +79,7 @@ int ctl_init(struct ctl *ctl, const struct ctl_deps *deps)
 	/* mrcd's own map (never handed out): which answers the receive
 	 * program takes for device probes. */
 	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 dev_map_fd(ctl->dev, DEV_MAP_PROBE_ARM), 0);
+		 dev_map_fd(ctl->below.dev, DEV_MAP_PROBE_ARM), 0);
 	if (p == MAP_FAILED) {
 		log_err("mapping mrc_probe_arm: %s\n", strerror(errno));
 		return -EIO;
@@ -96,7 +90,7 @@ int ctl_init(struct ctl *ctl, const struct ctl_deps *deps)
 
 int ctl_qp_hold(struct ctl *ctl, uint32_t qpn, uint64_t ev_id, uint64_t cc_id)
 {
-	struct qp_ent *q = &ctl->obj->qp[qpn];
+	struct qp_ent *q = &ctl->below.obj->qp[qpn];
 	int err;
 
 	if (q->prof_held && q->ev_prof == ev_id && q->cc_prof == cc_id)
@@ -113,7 +107,7 @@ int ctl_qp_hold(struct ctl *ctl, uint32_t qpn, uint64_t ev_id, uint64_t cc_id)
 
 void ctl_qp_release(struct ctl *ctl, uint32_t qpn)
 {
-	struct qp_ent *q = &ctl->obj->qp[qpn];
+	struct qp_ent *q = &ctl->below.obj->qp[qpn];
 
 	if (!q->prof_held)
 		return;
@@ -123,7 +117,7 @@ void ctl_qp_release(struct ctl *ctl, uint32_t qpn)
 
 int ctl_qp_evs(struct ctl *ctl, uint32_t qpn, struct dev_qp_attr *a)
 {
-	const struct qp_ent *q = &ctl->obj->qp[qpn];
+	const struct qp_ent *q = &ctl->below.obj->qp[qpn];
 	const struct prof_ev *pe;
 	const struct prof_fmt *pf;
 	uint32_t i;
@@ -144,9 +138,9 @@ int ctl_qp_evs(struct ctl *ctl, uint32_t qpn, struct dev_qp_attr *a)
 
 		/* Only STEV has the flow label, and only IPv6 carries it. */
 		if ((v >> 16) &&
-		    (pf->mode != MRC_CTL_EV_FMT_MODE_STEV || !ctl->v6))
+		    (pf->mode != MRC_CTL_EV_FMT_MODE_STEV || !ctl->below.v6))
 			return EINVAL;
-		if (!pe->ev[i].port || pe->ev[i].port > ctl->nports)
+		if (!pe->ev[i].port || pe->ev[i].port > ctl->below.nports)
 			return EINVAL;
 		a->ev[i] = (uint16_t)v;
 		a->ev_fl[i] = (uint16_t)(v >> 16);
@@ -157,7 +151,7 @@ int ctl_qp_evs(struct ctl *ctl, uint32_t qpn, struct dev_qp_attr *a)
 
 void ctl_qp_started(struct ctl *ctl, uint32_t qpn)
 {
-	const struct qp_ent *q = &ctl->obj->qp[qpn];
+	const struct qp_ent *q = &ctl->below.obj->qp[qpn];
 	const struct prof_ev *pe = q->ev_prof ? &ctl->prof.ev[q->ev_prof] :
 						NULL;
 	uint32_t i;
@@ -168,11 +162,11 @@ void ctl_qp_started(struct ctl *ctl, uint32_t qpn)
 		uint32_t p = qv.ev_port[i];
 
 		if (pe && pe->ev[i].denied)
-			dev_ev_cmd(ctl->dev, MRC_DP_EV_DENY, qpn, i,
+			dev_ev_cmd(ctl->below.dev, MRC_DP_EV_DENY, qpn, i,
 				   MRC_EV_R_DENY);
 		else if (p < MRC_MAX_PORTS &&
-			 !links_port_live(ctl->links, (int)p))
-			dev_ev_cmd(ctl->dev, MRC_DP_EV_BAD, qpn, i,
+			 !links_port_live(ctl->below.links, (int)p))
+			dev_ev_cmd(ctl->below.dev, MRC_DP_EV_BAD, qpn, i,
 				   MRC_EV_R_PORT_DOWN);
 	}
 }
@@ -187,7 +181,7 @@ static void apply_denials(struct ctl *ctl, uint64_t id)
 	uint32_t qpn, i;
 
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
-		const struct qp_ent *q = &ctl->obj->qp[qpn];
+		const struct qp_ent *q = &ctl->below.obj->qp[qpn];
 
 		if (!q->owner || !q->prof_held || q->ev_prof != id ||
 		    q->state != MRC_QPS_RTS || read_qp(ctl, qpn))
@@ -196,11 +190,11 @@ static void apply_denials(struct ctl *ctl, uint64_t id)
 			int denied = !!(qv.ev_denied >> i & 1);
 
 			if (pe->ev[i].denied && !denied)
-				dev_ev_cmd(ctl->dev, MRC_DP_EV_DENY, qpn, i,
-					   MRC_EV_R_DENY);
+				dev_ev_cmd(ctl->below.dev, MRC_DP_EV_DENY, qpn,
+					   i, MRC_EV_R_DENY);
 			else if (!pe->ev[i].denied && denied)
-				dev_ev_cmd(ctl->dev, MRC_DP_EV_ALLOW, qpn, i,
-					   MRC_EV_R_ALLOW);
+				dev_ev_cmd(ctl->below.dev, MRC_DP_EV_ALLOW, qpn,
+					   i, MRC_EV_R_ALLOW);
 		}
 	}
 }
@@ -318,11 +312,11 @@ static int do_port(struct ctl *ctl, const struct mrcd_ctl_port *r,
 	uint64_t p = r->h.id;
 
 	*o = *r;
-	if (!p || p > (uint64_t)ctl->nports ||
+	if (!p || p > (uint64_t)ctl->below.nports ||
 	    (r->h.mask & ~MRC_CTL_PORT_ADMIN_STATE))
 		return EINVAL;
 	if (!r->h.modify) {
-		o->attr.port_admin_state = ctl->links->admin[p - 1];
+		o->attr.port_admin_state = ctl->below.links->admin[p - 1];
 		return 0;
 	}
 	if (!(r->h.mask & MRC_CTL_PORT_ADMIN_STATE))
@@ -330,7 +324,7 @@ static int do_port(struct ctl *ctl, const struct mrcd_ctl_port *r,
 	if (r->attr.port_admin_state != MRC_CTL_PORT_ADMIN_ENABLED &&
 	    r->attr.port_admin_state != MRC_CTL_PORT_ADMIN_DISABLED)
 		return EINVAL;
-	links_set_admin(ctl->links, (int)p - 1,
+	links_set_admin(ctl->below.links, (int)p - 1,
 			r->attr.port_admin_state == MRC_CTL_PORT_ADMIN_ENABLED);
 	return 0;
 }
@@ -341,27 +335,28 @@ static void do_port_list(struct ctl *ctl, struct mrcd_ctl_ports *o)
 	int p;
 
 	memset(o, 0, sizeof(*o));
-	o->n = (uint32_t)ctl->nports;
-	for (p = 0; p < ctl->nports; p++) {
+	o->n = (uint32_t)ctl->below.nports;
+	for (p = 0; p < ctl->below.nports; p++) {
 		struct mrcx_port_info *pi = &o->port[p];
 		struct mrc_port mp;
 		uint32_t k = (uint32_t)p;
 		int up = 0;
 
 		pi->port = (uint8_t)(p + 1);
-		pi->admin = (uint8_t)ctl->links->admin[p];
-		dev_link_state(ctl->port[p].ifname, &pi->mtu_bytes, &up);
+		pi->admin = (uint8_t)ctl->below.links->admin[p];
+		dev_link_state(ctl->below.port[p].ifname, &pi->mtu_bytes, &up);
 		pi->carrier = (uint8_t)up;
 		snprintf(pi->ifname, sizeof(pi->ifname), "%s",
-			 ctl->port[p].ifname);
-		if (!dev_port_get(ctl->dev, k, &mp)) {
+			 ctl->below.port[p].ifname);
+		if (!dev_port_get(ctl->below.dev, k, &mp)) {
 			memcpy(pi->mac, mp.smac, 6);
 			plane_gid(mp.saddr, mp.v6, pi->gid);
 		}
 	}
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
-		if (!ctl->obj->qp[qpn].owner ||
-		    ctl->obj->qp[qpn].state != MRC_QPS_RTS || read_qp(ctl, qpn))
+		if (!ctl->below.obj->qp[qpn].owner ||
+		    ctl->below.obj->qp[qpn].state != MRC_QPS_RTS ||
+		    read_qp(ctl, qpn))
 			continue;
 		for (i = 0; i < qv.nev && i < MRC_QP_EVS; i++) {
 			uint32_t pp = qv.ev_port[i];
@@ -386,7 +381,7 @@ static void stats_sum(struct ctl *ctl, uint32_t qpn, uint32_t nev,
 	out[0] = out[1] = out[2] = 0;
 	for (i = 0; i < nev && i < MRC_QP_EVS; i++) {
 		const struct mrc_ev_stats *s =
-			health_ev_stats(ctl->health, qpn, i);
+			health_ev_stats(ctl->below.health, qpn, i);
 
 		if (!s)
 			break;
@@ -403,7 +398,7 @@ static void do_qp_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 
 	memset(o, 0, sizeof(*o));
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
-		const struct qp_ent *q = &ctl->obj->qp[qpn];
+		const struct qp_ent *q = &ctl->below.obj->qp[qpn];
 		struct mrcx_qp_info *qi;
 		uint64_t sum[3];
 
@@ -441,7 +436,7 @@ static void do_qp_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 static void ev_info(struct ctl *ctl, uint32_t qpn, uint32_t i,
 		    struct mrcx_ev_info *e, uint64_t now)
 {
-	const struct qp_ent *q = &ctl->obj->qp[qpn];
+	const struct qp_ent *q = &ctl->below.obj->qp[qpn];
 	uint32_t v = qv.ev[i] | (uint32_t)qv.ev_fl[i] << 16;
 	const struct mrc_ev_stats *s;
 
@@ -456,7 +451,7 @@ static void ev_info(struct ctl *ctl, uint32_t qpn, uint32_t i,
 	e->ev.port = (uint8_t)(qv.ev_port[i] + 1);
 	e->state = qv.ev_state[i];
 	e->in_use = (uint32_t)(qv.ev_use >> i & 1);
-	s = health_ev_stats(ctl->health, qpn, i);
+	s = health_ev_stats(ctl->below.health, qpn, i);
 	if (s) {
 		e->sent_pkts = s->sent;
 		e->acked_pkts = s->acked;
@@ -480,12 +475,13 @@ static int do_ev_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 
 	memset(o, 0, sizeof(*o));
 	if (r->qpn != UINT32_MAX &&
-	    (r->qpn >= MRC_MAX_QP || !ctl->obj->qp[r->qpn].owner))
+	    (r->qpn >= MRC_MAX_QP || !ctl->below.obj->qp[r->qpn].owner))
 		return ENOENT;
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
 		if ((r->qpn != UINT32_MAX && qpn != r->qpn) ||
-		    !ctl->obj->qp[qpn].owner ||
-		    ctl->obj->qp[qpn].state != MRC_QPS_RTS || read_qp(ctl, qpn))
+		    !ctl->below.obj->qp[qpn].owner ||
+		    ctl->below.obj->qp[qpn].state != MRC_QPS_RTS ||
+		    read_qp(ctl, qpn))
 			continue;
 		for (i = 0; i < qv.nev && i < MRC_QP_EVS; i++) {
 			pos = qpn * MRC_QP_EVS + i;
@@ -621,7 +617,7 @@ void ctl_ev_event(struct ctl *ctl, const struct mrc_ev_event *v)
 
 	if (v->qpn >= MRC_MAX_QP)
 		return;
-	q = &ctl->obj->qp[v->qpn];
+	q = &ctl->below.obj->qp[v->qpn];
 	if (q->prof_held && q->ev_prof && q->ev_prof < PROF_MAX_EV &&
 	    v->ev_idx < PROF_EV_MAX_COUNT) {
 		const struct prof_ev *pe = &ctl->prof.ev[q->ev_prof];
@@ -661,7 +657,8 @@ static int gid_port_addr(struct ctl *ctl, const union ibv_gid *gid, int p,
 			 uint8_t addr[16])
 {
 	uint8_t all[MRC_MAX_PORTS][16];
-	int err = plane_peer_addrs(ctl->port, ctl->nports, gid->raw, all);
+	int err = plane_peer_addrs(ctl->below.port, ctl->below.nports, gid->raw,
+				   all);
 
 	if (err)
 		return -err;
@@ -708,12 +705,12 @@ static int do_probe(struct ctl *ctl, struct client *c,
 		uint8_t addr[16];
 
 		memcpy(&v, q->req_ev.val, sizeof(v));
-		if (!q->req_ev.port || q->req_ev.port > ctl->nports ||
+		if (!q->req_ev.port || q->req_ev.port > ctl->below.nports ||
 		    (q->ev_fmt_mode != MRC_CTL_EV_FMT_MODE_UDP &&
 		     q->ev_fmt_mode != MRC_CTL_EV_FMT_MODE_STEV))
 			return EINVAL;
-		if ((v >> 16) &&
-		    (q->ev_fmt_mode != MRC_CTL_EV_FMT_MODE_STEV || !ctl->v6))
+		if ((v >> 16) && (q->ev_fmt_mode != MRC_CTL_EV_FMT_MODE_STEV ||
+				  !ctl->below.v6))
 			return EINVAL;
 		if (gid_port_addr(ctl, &q->dgid, q->req_ev.port - 1, addr))
 			return EINVAL;
@@ -742,7 +739,7 @@ static int do_probe(struct ctl *ctl, struct client *c,
 		memcpy(&v, q->req_ev.val, sizeof(v));
 		gid_port_addr(ctl, &q->dgid, q->req_ev.port - 1, addr);
 		w->sent_ns[i] = now_ns();
-		err = probe_frame(ctl->probe, q->req_ev.port - 1, addr,
+		err = probe_frame(ctl->below.probe, q->req_ev.port - 1, addr,
 				  (uint16_t)v, (uint16_t)(v >> 16),
 				  MRC_PROBE_QPN, (uint8_t)i, w->first_seq + i,
 				  (uint8_t)(r->tc << 2));
@@ -769,8 +766,8 @@ void ctl_probe_answer(struct ctl *ctl, const struct mrc_ev_event *v)
 	rsp->rtt = v->rtt_ns;
 	rsp->adj_svc_time = 1;
 	rsp->port = 0;
-	for (p = 0; p < ctl->nports; p++)
-		if ((uint32_t)ctl->dev->port[p].ifindex == v->ifindex)
+	for (p = 0; p < ctl->below.nports; p++)
+		if ((uint32_t)ctl->below.dev->port[p].ifindex == v->ifindex)
 			rsp->port = (uint8_t)(p + 1);
 	if (w->nrsp == w->nreq)
 		probe_reply(ctl, 0);

@@ -59,13 +59,7 @@ struct ctl_deps {
 };
 
 struct ctl {
-	struct dev *dev;
-	struct objects *obj;
-	struct health *health;
-	struct probe *probe;
-	struct links *links;
-	const struct port_spec *port;
-	int nports, v6;
+	struct ctl_deps below;
 	struct profiles prof;
 	struct ctl_sub sub[CTL_MAX_SUBS];
 	struct ctl_probe_wait probe_wait;

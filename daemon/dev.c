@@ -314,33 +314,32 @@ void dev_release(struct dev *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* Entry key of map m into val: 0 or -errno. */
+static int map_get(const struct bpf_map *m, uint32_t key, void *val)
+{
+	return bpf_map_lookup_elem(bpf_map__fd(m), &key, val) ? -errno : 0;
+}
+
 int dev_has(const struct dev *d, enum dev_obj kind, uint32_t idx)
 {
-	const struct bpf_map *m = kind == DEV_SQ ? d->rx->maps.mrc_sq :
-				  kind == DEV_MR ? d->rx->maps.mrc_mr :
-						   d->rx->maps.mrc_cq;
 	uint32_t id;
 
-	return !bpf_map_lookup_elem(bpf_map__fd(m), &idx, &id);
+	if (!d->rx)
+		return 0;
+	return !map_get(kind == DEV_SQ ? d->rx->maps.mrc_sq :
+			kind == DEV_MR ? d->rx->maps.mrc_mr :
+					 d->rx->maps.mrc_cq,
+			idx, &id);
 }
 
 int dev_port_get(const struct dev *d, uint32_t p, struct mrc_port *port)
 {
-	if (!d->rx)
-		return -ENODEV;
-	if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_port), &p, port))
-		return -errno;
-	return 0;
+	return d->rx ? map_get(d->rx->maps.mrc_port, p, port) : -ENODEV;
 }
 
 int dev_mr_info(const struct dev *d, uint32_t idx, struct mrc_mr_info *info)
 {
-	if (!d->rx)
-		return -ENODEV;
-	if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_mr_info), &idx,
-				info))
-		return -errno;
-	return 0;
+	return d->rx ? map_get(d->rx->maps.mrc_mr_info, idx, info) : -ENODEV;
 }
 
 int dev_map_fd(const struct dev *d, enum dev_map which)
@@ -361,9 +360,6 @@ int dev_map_fd(const struct dev *d, enum dev_map which)
 		break;
 	case DEV_MAP_EV_EVENTS:
 		m = d->rx->maps.mrc_ev_events;
-		break;
-	case DEV_MAP_TX_STATS:
-		m = d->rx->maps.mrc_tx_stats;
 		break;
 	}
 	return m ? bpf_map__fd(m) : -1;
@@ -773,15 +769,28 @@ int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
  */
 static uint64_t tx_packets(struct dev *d)
 {
-	int ncpu = libbpf_num_possible_cpus(), i;
-	uint64_t v[ncpu], sum = 0;
-	uint32_t key = MRC_TX_PACKETS;
+	uint64_t n = 0;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_tx_stats), &key, v))
-		return 0;
-	for (i = 0; i < ncpu; i++)
-		sum += v[i];
-	return sum;
+	dev_tx_stat(d, MRC_TX_PACKETS, &n);
+	return n;
+}
+
+int dev_tx_stat(const struct dev *d, uint32_t key, uint64_t *sum)
+{
+	int ncpu = libbpf_num_possible_cpus(), i, err;
+
+	if (!d->rx || ncpu <= 0)
+		return -ENODEV;
+	{
+		uint64_t v[ncpu];
+
+		err = map_get(d->rx->maps.mrc_tx_stats, key, v);
+		if (err)
+			return err;
+		for (*sum = 0, i = 0; i < ncpu; i++)
+			*sum += v[i];
+	}
+	return 0;
 }
 
 int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
@@ -789,6 +798,7 @@ int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
 	static uint8_t frame[TX_FRAME_MAX + 1];
 	struct xdp_md ctx = { .data_end = sizeof(frame),
 			      .ingress_ifindex = d->anchor_ifindex };
+	uint64_t before;
 
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame,
 		    .data_size_in = sizeof(frame), .ctx_in = &ctx,
@@ -797,8 +807,7 @@ int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
 
 	if (!n)
 		return 0;
-	uint64_t before = tx_packets(d);
-
+	before = tx_packets(d);
 	d->tx->bss->tx_qpn = qpn;
 	if (bpf_prog_test_run_opts(bpf_program__fd(d->tx->progs.mrc_xdp_tx),
 				   &o))

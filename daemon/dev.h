@@ -74,7 +74,6 @@ enum dev_map {
 	DEV_MAP_EV_STATS, /* mrc_ev_stats: mmapable, per QP x EV */
 	DEV_MAP_PROBE_ARM, /* mrc_probe_arm: mmapable */
 	DEV_MAP_EV_EVENTS, /* mrc_ev_events: the EV event ring */
-	DEV_MAP_TX_STATS, /* mrc_tx_stats: per-CPU transmit counters */
 };
 int dev_map_fd(const struct dev *d, enum dev_map which);
 /* Whether the data path holds send queue, region or ring idx (in its
@@ -83,6 +82,9 @@ enum dev_obj { DEV_SQ, DEV_MR, DEV_CQ };
 int dev_has(const struct dev *d, enum dev_obj kind, uint32_t idx);
 /* Port p's addresses as the data path has them (mrc_port). 0 or -errno. */
 int dev_port_get(const struct dev *d, uint32_t p, struct mrc_port *port);
+/* Counter key of mrc_tx_stats (MRC_TX_*), summed over the CPUs, into
+ * *sum. 0 or -errno. */
+int dev_tx_stat(const struct dev *d, uint32_t key, uint64_t *sum);
 /* Memory region idx's extent (mrc_mr_info). 0 or -errno. */
 int dev_mr_info(const struct dev *d, uint32_t idx, struct mrc_mr_info *info);
 

@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "dev.h"
@@ -31,16 +30,11 @@ static int on_record(void *ctx, void *data, size_t len)
 /* State changes the data path could not queue (mrc_tx_stats), ever. */
 static uint64_t dropped_ever(struct events *e)
 {
-	int n = libbpf_num_possible_cpus(), i;
-	uint32_t key = MRC_TX_EV_STATE_DROPPED;
-	uint64_t v[n > 0 ? n : 1], sum = 0;
+	uint64_t n;
 
-	if (n <= 0 ||
-	    bpf_map_lookup_elem(dev_map_fd(e->dev, DEV_MAP_TX_STATS), &key, v))
-		return e->dropped_seen;
-	for (i = 0; i < n; i++)
-		sum += v[i];
-	return sum;
+	return dev_tx_stat(e->dev, MRC_TX_EV_STATE_DROPPED, &n) ?
+		       e->dropped_seen :
+		       n;
 }
 
 static void ready(struct loop_fd *h)

@@ -71,13 +71,20 @@ static uint64_t jittered(uint64_t ns)
 	return ns - ns / 4 + (uint64_t)r % (ns / 2 + 1);
 }
 
+/* A probe failed (or a flap): the next waits twice as long, at most
+ * probe-backoff-max-ms. */
+static void back_off(const struct health *h, struct ev_health *e)
+{
+	e->backoff_ns = e->backoff_ns * 2 > BACKOFF_MAX_NS(h) ?
+				BACKOFF_MAX_NS(h) :
+				e->backoff_ns * 2;
+}
+
 static void start_probing(struct health *h, uint32_t qpn, uint32_t idx,
 			  struct ev_health *e, uint64_t now)
 {
 	if (e->good_ns && now - e->good_ns < HEALTH_FLAP_NS) {
-		e->backoff_ns = e->backoff_ns * 2 > BACKOFF_MAX_NS(h) ?
-					BACKOFF_MAX_NS(h) :
-					e->backoff_ns * 2;
+		back_off(h, e);
 		e->hold_ns = !e->hold_ns		     ? HOLD_MIN_NS(h) :
 			     e->hold_ns * 2 > HOLD_MAX_NS(h) ? HOLD_MAX_NS(h) :
 							       e->hold_ns * 2;
@@ -168,9 +175,7 @@ void health_on_probe(struct health *h, const struct mrc_ev_event *v)
 	if (e->gray_limit_ns && v->rtt_ns > e->gray_limit_ns) {
 		/* Answered, but still far slower than its siblings. */
 		e->ok = 0;
-		e->backoff_ns = e->backoff_ns * 2 > BACKOFF_MAX_NS(h) ?
-					BACKOFF_MAX_NS(h) :
-					e->backoff_ns * 2;
+		back_off(h, e);
 		e->due_ns = now + jittered(e->backoff_ns);
 		return;
 	}
@@ -243,9 +248,7 @@ void health_tick(struct health *h)
 			/* Lost: start over, later. */
 			e->seq = 0;
 			e->ok = 0;
-			e->backoff_ns = e->backoff_ns * 2 > BACKOFF_MAX_NS(h) ?
-						BACKOFF_MAX_NS(h) :
-						e->backoff_ns * 2;
+			back_off(h, e);
 			e->due_ns = now + jittered(e->backoff_ns);
 			h->probes_lost++;
 		}
@@ -418,11 +421,12 @@ void health_qp_close(struct health *h, uint32_t qpn)
 
 uint8_t health_ev_state(const struct health *h, uint32_t qpn, uint32_t idx)
 {
-	const struct health_qp *q = &h->qp[qpn];
+	const struct health_qp *q;
 
-	if (qpn >= MRC_MAX_QP || idx >= MRC_QP_EVS || !q->open || !q->ev)
+	if (qpn >= MRC_MAX_QP || idx >= MRC_QP_EVS)
 		return MRC_EV_GOOD;
-	return q->ev[idx].state;
+	q = &h->qp[qpn];
+	return q->open && q->ev ? q->ev[idx].state : MRC_EV_GOOD;
 }
 
 const struct mrc_ev_stats *health_ev_stats(const struct health *h, uint32_t qpn,

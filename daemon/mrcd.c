@@ -256,13 +256,13 @@ static void on_ev_dropped(void *ctx, uint64_t n)
 	ctl_ev_dropped(&m->ctl, n);
 }
 
-/* An ACK opened a window: the QP's work goes on. */
+/* An ACK opened a window: the QP's work goes on (the pump knows only
+ * QPs that exist). */
 static void on_wake(void *ctx, uint32_t qpn)
 {
 	struct mrcd *m = ctx;
 
-	if (objects_qp(&m->obj, qpn))
-		pump_activate(&m->pump, qpn);
+	pump_activate(&m->pump, qpn);
 }
 
 static void on_port_live(void *ctx, int p, int live)

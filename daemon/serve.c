@@ -49,9 +49,11 @@ static int owns(struct client *const *table, uint32_t n, uint32_t idx,
 
 static int qp_owned(struct serve *s, uint32_t qpn, const struct client *c)
 {
-	if (qpn >= MRC_MAX_QP || !s->obj->qp[qpn].owner)
+	const struct qp_ent *q = objects_qp(s->obj, qpn);
+
+	if (!q)
 		return ENOENT;
-	return s->obj->qp[qpn].owner == c ? 0 : EPERM;
+	return q->owner == c ? 0 : EPERM;
 }
 
 static int free_slot(struct client *const *table, uint32_t from, uint32_t n)
