@@ -23,9 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <linux/bpf.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -707,6 +709,262 @@ static void random_rates(void **state)
 	}
 }
 
+/* --- the congestion point (tc egress, testbed shape) ----------------------- */
+
+#define TRIM_CLASS 0x10010u
+
+/* What the queue on fx0 holds before the case's packet arrives. */
+struct qcase {
+	const char *desc;
+	struct fab_queue_cfg cfg;
+	__u64 backlog_bytes;
+	void (*in)(struct pkt *p);
+	int verdict;
+	void (*out)(struct pkt *p); /* NULL: the input unchanged */
+	enum fab_counter counted; /* ...as this, once */
+	__u32 priority; /* skb->priority it leaves with */
+	__u64 backlog_after; /* 0: backlog_bytes plus the packet's length */
+	__u32 in_priority; /* skb->priority it arrives with */
+};
+
+/*
+ * The model, not fx0's (empty) qdisc, at 1 byte per second: it drains
+ * nothing while a case runs.
+ */
+#define SLOW .rate_bytes_per_s = 1, .backlog_from = FAB_Q_FROM_MODEL
+#define BIG .buffer_bytes = 1u << 20
+
+static void udp4_ce(struct pkt *p)
+{
+	udp4_common(p, DST4, 0x03, 20000, 1);
+}
+
+static void udp6_ce(struct pkt *p)
+{
+	udp6_common(p, 0x03, PAYLOAD);
+}
+
+static void udp4_trim64(struct pkt *p)
+{
+	udp4_common(p, DST4, 9 << 2 | ECT0, 20000, 1);
+	p->len = p->payload_off + 64;
+	pkt_finish(p);
+}
+
+static void udp6_trim32(struct pkt *p)
+{
+	udp6_common(p, 46 << 2 | ECT1, 32);
+}
+
+#define STEP1000 \
+	.ecn_min_bytes = 1000, .ecn_max_bytes = 1000, .ecn_max_prob = ALWAYS
+#define TRIMMING(keep, dscp)                            \
+	.buffer_bytes = 10000, .full = FAB_Q_FULL_TRIM, \
+	.trim_keep_bytes = keep, .trim_dscp = dscp, .trim_class = TRIM_CLASS
+
+static const struct qcase qcases[] = {
+	{ .desc = "below the buffer, no ECN: queued unchanged",
+	  .cfg = { SLOW, BIG },
+	  .backlog_bytes = 1000,
+	  .in = udp4,
+	  .verdict = TC_ACT_OK,
+	  .counted = FAB_CNT_Q_PACKETS },
+	{ .desc = "ECT(0) IPv4 above the ECN step: CE set, header checksum fixed",
+	  .cfg = { SLOW, BIG, STEP1000 },
+	  .backlog_bytes = 1001,
+	  .in = udp4,
+	  .verdict = TC_ACT_OK,
+	  .out = udp4_ce,
+	  .counted = FAB_CNT_Q_ECN_MARKED },
+	{ .desc = "ECT(1) IPv6 above the ECN step: CE set",
+	  .cfg = { SLOW, BIG, STEP1000 },
+	  .backlog_bytes = 5000,
+	  .in = udp6,
+	  .verdict = TC_ACT_OK,
+	  .out = udp6_ce,
+	  .counted = FAB_CNT_Q_ECN_MARKED },
+	{ .desc = "ECT at the ECN step, not above: unchanged",
+	  .cfg = { SLOW, BIG, STEP1000 },
+	  .backlog_bytes = 1000,
+	  .in = udp4,
+	  .verdict = TC_ACT_OK,
+	  .counted = FAB_CNT_Q_PACKETS },
+	{ .desc = "Not-ECT above the ECN step: queued unmarked, counted",
+	  .cfg = { SLOW, BIG, STEP1000 },
+	  .backlog_bytes = 5000,
+	  .in = udp4_notect,
+	  .verdict = TC_ACT_OK,
+	  .counted = FAB_CNT_Q_ECN_NOT_ECT },
+	/* fx0 has no queue: its qdisc holds 0 bytes, whatever the model says. */
+	{ .desc = "backlog from the qdisc (empty), not the model (full): queued",
+	  .cfg = { .rate_bytes_per_s = 1,
+		   .buffer_bytes = 10000,
+		   .backlog_from = FAB_Q_FROM_QDISC },
+	  .backlog_bytes = 9900,
+	  .in = udp4,
+	  .verdict = TC_ACT_OK,
+	  .counted = FAB_CNT_Q_PACKETS,
+	  .backlog_after = 14 + 20 + 8 + PAYLOAD },
+	{ .desc = "full, drop-tail: dropped, backlog unchanged",
+	  .cfg = { SLOW, .buffer_bytes = 10000 },
+	  .backlog_bytes = 9900,
+	  .in = udp4,
+	  .verdict = TC_ACT_SHOT,
+	  .counted = FAB_CNT_Q_DROPPED,
+	  .backlog_after = 9900 },
+	/* Sent out again, so the qdisc charges the trimmed length. */
+	{ .desc = "full, trim keep 64 dscp 9 (IPv4): cut, marked, sent again",
+	  .cfg = { SLOW, TRIMMING(64, 9) },
+	  .backlog_bytes = 9900,
+	  .in = udp4,
+	  .verdict = TC_ACT_REDIRECT,
+	  .out = udp4_trim64,
+	  .counted = FAB_CNT_Q_TRIMMED,
+	  .priority = TRIM_CLASS,
+	  .backlog_after = 9900 + 14 + 20 + 8 + 64 },
+	{ .desc = "full, trim keep 32 dscp 46 (IPv6): cut, marked, sent again",
+	  .cfg = { SLOW, TRIMMING(32, 46) },
+	  .backlog_bytes = 9900,
+	  .in = udp6,
+	  .verdict = TC_ACT_REDIRECT,
+	  .out = udp6_trim32,
+	  .counted = FAB_CNT_Q_TRIMMED,
+	  .priority = TRIM_CLASS,
+	  .backlog_after = 9900 + 14 + 40 + 8 + 32 },
+	{ .desc = "a trimmed header on its second pass: queued, not counted",
+	  .cfg = { SLOW, TRIMMING(64, 9) },
+	  .backlog_bytes = 9990,
+	  .in = udp4_trim64,
+	  .verdict = TC_ACT_OK,
+	  .counted = FAB_CNT_MAX,
+	  .priority = TRIM_CLASS,
+	  .backlog_after = 9990,
+	  .in_priority = TRIM_CLASS },
+	{ .desc = "full, trimming, payload already short: dropped",
+	  .cfg = { SLOW, TRIMMING(PAYLOAD, 0) },
+	  .backlog_bytes = 9900,
+	  .in = udp4,
+	  .verdict = TC_ACT_SHOT,
+	  .counted = FAB_CNT_Q_DROPPED,
+	  .backlog_after = 9900 },
+	{ .desc = "full, trimming, not IP (ARP): dropped",
+	  .cfg = { SLOW, TRIMMING(64, 0) },
+	  .backlog_bytes = 9990,
+	  .in = arp,
+	  .verdict = TC_ACT_SHOT,
+	  .counted = FAB_CNT_Q_DROPPED,
+	  .backlog_after = 9990 },
+};
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void queue_case(void **state)
+{
+	const struct qcase *c = *state;
+	int qfd = bpf_map__fd(skel->maps.mrc_fab_queue);
+	struct fab_queue q = { .cfg = c->cfg };
+	struct __sk_buff ctx = { .ifindex = fx0, .priority = c->in_priority };
+	static uint8_t res[PKT_MAX];
+	struct pkt in, want;
+	__u32 key = fx0;
+	__u64 after;
+	int k;
+
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	assert_int_equal(reset(), 0);
+	pkt_init(&in);
+	c->in(&in);
+	pkt_init(&want);
+	(c->out ? c->out : c->in)(&want);
+	q.st.backlog_bytes = c->backlog_bytes;
+	q.st.last_ns = mono_ns();
+	assert_int_equal(bpf_map_update_elem(qfd, &key, &q, BPF_F_LOCK), 0);
+	opts.data_in = in.data;
+	opts.data_size_in = in.len;
+	opts.data_out = res;
+	opts.data_size_out = sizeof(res);
+	opts.ctx_in = &ctx;
+	opts.ctx_size_in = sizeof(ctx);
+	opts.ctx_out = &ctx;
+	opts.ctx_size_out = sizeof(ctx);
+	assert_int_equal(bpf_prog_test_run_opts(
+				 bpf_program__fd(skel->progs.mrc_fab_tc_queue),
+				 &opts),
+			 0);
+	assert_int_equal(opts.retval, c->verdict);
+	if (c->verdict != TC_ACT_SHOT) {
+		if (opts.data_size_out != want.len ||
+		    memcmp(res, want.data, want.len)) {
+			fixture_diff(want.data, want.len, res,
+				     opts.data_size_out);
+			fail_msg("frame differs");
+		}
+		assert_int_equal(ctx.priority, c->priority);
+	}
+	for (k = FAB_CNT_Q_ECN_MARKED; k <= FAB_CNT_Q_DROPPED; k++)
+		assert_int_equal(stat(fx0, k), k == (int)c->counted);
+	assert_int_equal(stat(fx0, FAB_CNT_Q_PACKETS),
+			 c->verdict != TC_ACT_SHOT && !c->in_priority);
+	assert_int_equal(bpf_map_lookup_elem_flags(qfd, &key, &q, BPF_F_LOCK),
+			 0);
+	assert_int_equal(q.st.qdisc_reads_failed, 0);
+	after = c->backlog_after ? c->backlog_after : c->backlog_bytes + in.len;
+	assert_int_equal(q.st.backlog_bytes, after);
+	assert_int_equal(bpf_map_delete_elem(qfd, &key), 0);
+}
+
+/* No queue configured: every packet passes untouched and uncounted. */
+static void no_queue(void **state)
+{
+	struct __sk_buff ctx = { .ifindex = fx0 };
+	static uint8_t res[PKT_MAX];
+	struct pkt in;
+
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	(void)state;
+	assert_int_equal(reset(), 0);
+	pkt_init(&in);
+	udp4(&in);
+	opts.data_in = in.data;
+	opts.data_size_in = in.len;
+	opts.data_out = res;
+	opts.data_size_out = sizeof(res);
+	opts.ctx_in = &ctx;
+	opts.ctx_size_in = sizeof(ctx);
+	assert_int_equal(bpf_prog_test_run_opts(
+				 bpf_program__fd(skel->progs.mrc_fab_tc_queue),
+				 &opts),
+			 0);
+	assert_int_equal(opts.retval, TC_ACT_OK);
+	assert_int_equal(opts.data_size_out, in.len);
+	assert_memory_equal(res, in.data, in.len);
+	assert_int_equal(stat(fx0, FAB_CNT_Q_PACKETS), 0);
+}
+
+static int run_queue_cases(void)
+{
+	size_t n = sizeof(qcases) / sizeof(qcases[0]), i;
+	struct CMUnitTest tests[sizeof(qcases) / sizeof(qcases[0]) + 1];
+
+	tests[0] = (struct CMUnitTest)cmocka_unit_test(no_queue);
+	tests[0].name = "no queue configured: unchanged, uncounted";
+	for (i = 0; i < n; i++) {
+		tests[i + 1] = (struct CMUnitTest){
+			.name = qcases[i].desc,
+			.test_func = queue_case,
+			.initial_state = (void *)&qcases[i],
+		};
+	}
+	return _cmocka_run_group_tests("fabric congestion point", tests, n + 1,
+				       NULL, NULL);
+}
+
 static int setup_netns(void)
 {
 	static const char *const cmds[] = {
@@ -769,6 +1027,7 @@ int main(void)
 				 reset);
 	failed += cmocka_run_group_tests_name("fabric fault rates", stats_tests,
 					      NULL, NULL);
+	failed += run_queue_cases();
 	mrc_fab__destroy(skel);
 	return failed ? 1 : 0;
 }

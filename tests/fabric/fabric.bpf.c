@@ -19,11 +19,13 @@
 #include <linux/ipv6.h>
 #include <linux/pkt_cls.h>
 #include <linux/udp.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
 #include "../../bpf/lib/csum.h"
 #include "fabric_abi.h"
+#include "queue.h"
 
 #ifndef AF_INET
 #define AF_INET 2
@@ -67,6 +69,14 @@ struct {
 	__type(value, __u32);
 } mrc_fab_tx SEC(".maps");
 
+/* Congestion points per interface (testbed shape); fabricctl writes cfg. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FAB_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, struct fab_queue);
+} mrc_fab_queue SEC(".maps");
+
 struct pkt {
 	struct ethhdr *eth;
 	struct iphdr *ip4; /* exactly one of ip4 and ip6 is set */
@@ -104,12 +114,11 @@ static __always_inline int chance(__u32 prob)
 
 /*
  * Returns 0 and fills p for unicast IPv4/IPv6, 1 for other ethertypes, 2
- * for multicast or broadcast, -1 for a header cut short.
+ * for multicast or broadcast, -1 for a header cut short. data and end
+ * bound the frame (an XDP frame's, or an skb's linear part).
  */
-static __always_inline int parse(struct xdp_md *ctx, struct pkt *p)
+static __always_inline int parse_at(void *data, void *end, struct pkt *p)
 {
-	void *data = (void *)(long)ctx->data;
-	void *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 	void *l4;
 
@@ -165,10 +174,15 @@ static __always_inline int parse(struct xdp_md *ctx, struct pkt *p)
 	return 0;
 }
 
-/* UDP payload length from the UDP header, bounded by the frame. */
-static __always_inline __u32 udp_payload_len(struct xdp_md *ctx, struct pkt *p)
+static __always_inline int parse(struct xdp_md *ctx, struct pkt *p)
 {
-	void *end = (void *)(long)ctx->data_end;
+	return parse_at((void *)(long)ctx->data, (void *)(long)ctx->data_end,
+			p);
+}
+
+/* UDP payload length from the UDP header, bounded by the frame's end. */
+static __always_inline __u32 udp_payload_len(void *end, struct pkt *p)
+{
 	void *payload = p->udp + 1;
 	__u64 len = bpf_ntohs(p->udp->len);
 	__u64 avail = end - payload; /* 64-bit: no 32-bit pointer arithmetic */
@@ -222,9 +236,8 @@ static __always_inline __u8 get_ecn(struct pkt *p)
  * Recompute the UDP checksum of a trimmed packet over the pseudo-header,
  * the UDP header and at most FAB_TRIM_KEEP_MAX payload bytes.
  */
-static __always_inline void udp_csum_full(struct xdp_md *ctx, struct pkt *p)
+static __always_inline void udp_csum_full(void *end, struct pkt *p)
 {
-	void *end = (void *)(long)ctx->data_end;
 	__u16 *w = (__u16 *)p->udp;
 	__u32 sum = 0;
 	int i;
@@ -262,6 +275,27 @@ static __always_inline void udp_csum_full(struct xdp_md *ctx, struct pkt *p)
 }
 
 /*
+ * The headers of a packet just cut to keep UDP payload bytes: UDP and IP
+ * lengths, the IPv4 header checksum, the trim DSCP.
+ */
+static __always_inline void trimmed_lengths(struct pkt *p, __u32 keep,
+					    __u8 dscp)
+{
+	__u16 old, len = sizeof(struct udphdr) + keep;
+
+	p->udp->len = bpf_htons(len);
+	if (p->ip4) {
+		old = p->ip4->tot_len;
+		p->ip4->tot_len =
+			bpf_htons((void *)p->udp - (void *)p->ip4 + len);
+		csum_replace2(&p->ip4->check, old, p->ip4->tot_len);
+	} else if (p->ip6) {
+		p->ip6->payload_len = bpf_htons(len);
+	}
+	set_tclass(p, dscp, -1);
+}
+
+/*
  * Cut the UDP payload to trim_keep_bytes, fix lengths and checksums and
  * write the trim DSCP, as a trimming switch does. Returns 0 when trimmed,
  * 1 when the payload was already short enough, -1 when the packet is lost.
@@ -273,11 +307,10 @@ static __always_inline int trim(struct xdp_md *ctx, struct pkt *p,
 	void *end = (void *)(long)ctx->data_end;
 	__u32 keep = f->trim_keep_bytes;
 	__u64 new_len, old_len;
-	__u16 old, len;
 
 	if (keep > FAB_TRIM_KEEP_MAX)
 		keep = FAB_TRIM_KEEP_MAX;
-	if (udp_payload_len(ctx, p) <= keep)
+	if (udp_payload_len(end, p) <= keep)
 		return 1;
 	new_len = (void *)(p->udp + 1) - data + keep;
 	old_len = end - data;
@@ -285,18 +318,8 @@ static __always_inline int trim(struct xdp_md *ctx, struct pkt *p,
 		return -1;
 	if (parse(ctx, p) || !p->udp)
 		return -1; /* cannot happen: the headers were there before */
-	len = sizeof(struct udphdr) + keep;
-	p->udp->len = bpf_htons(len);
-	if (p->ip4) {
-		old = p->ip4->tot_len;
-		p->ip4->tot_len =
-			bpf_htons((void *)p->udp - (void *)p->ip4 + len);
-		csum_replace2(&p->ip4->check, old, p->ip4->tot_len);
-	} else if (p->ip6) {
-		p->ip6->payload_len = bpf_htons(len);
-	}
-	set_tclass(p, f->trim_dscp, -1);
-	udp_csum_full(ctx, p);
+	trimmed_lengths(p, keep, f->trim_dscp);
+	udp_csum_full((void *)(long)ctx->data_end, p);
 	return 0;
 }
 
@@ -305,7 +328,8 @@ static __always_inline int corrupt(struct xdp_md *ctx, struct pkt *p,
 				   const struct fab_fault *f)
 {
 	void *data = (void *)(long)ctx->data;
-	__u64 plen = udp_payload_len(ctx, p), off = f->corrupt_offset_bytes;
+	void *end = (void *)(long)ctx->data_end;
+	__u64 plen = udp_payload_len(end, p), off = f->corrupt_offset_bytes;
 	__u8 byte;
 
 	if (!plen)
@@ -509,6 +533,150 @@ int mrc_fab_tc_dup(struct __sk_buff *skb)
 	out_if = meta->egress_ifindex; /* the clone invalidates meta */
 	bpf_clone_redirect(skb, out_if, 0);
 	return bpf_redirect(out_if, 0);
+}
+
+/*
+ * The kernel's own view of an skb's queue, read through BTF (CO-RE): the
+ * root qdisc of the device it leaves by, and the bytes that qdisc holds.
+ * Only the fields read here; the names match the kernel's.
+ */
+struct gnet_stats_queue___fab {
+	__u32 qlen;
+	__u32 backlog;
+} __attribute__((preserve_access_index));
+struct Qdisc___fab {
+	struct gnet_stats_queue___fab qstats;
+} __attribute__((preserve_access_index));
+struct net_device___fab {
+	struct Qdisc___fab *qdisc;
+} __attribute__((preserve_access_index));
+struct sk_buff___fab {
+	struct net_device___fab *dev;
+} __attribute__((preserve_access_index));
+
+extern void *bpf_cast_to_kern_ctx(void *) __ksym;
+
+/* Bytes queued in the root qdisc of the skb's device, or -1. */
+static __always_inline __s64 qdisc_backlog(struct __sk_buff *skb)
+{
+	struct sk_buff___fab *kskb = bpf_cast_to_kern_ctx(skb);
+	struct net_device___fab *dev = BPF_CORE_READ(kskb, dev);
+	struct Qdisc___fab *q = dev ? BPF_CORE_READ(dev, qdisc) : NULL;
+	__u32 backlog;
+
+	if (!q || bpf_core_read(&backlog, sizeof(backlog), &q->qstats.backlog))
+		return -1;
+	return backlog;
+}
+
+/* Ethernet, the longest IPv4 header, UDP: all a rewrite here touches. */
+#define FAB_PULL_BYTES (14 + 60 + 8)
+
+/* Cut an skb to new_len (UDP payload keep), as trim() does an XDP frame. */
+static __always_inline int trim_skb(struct __sk_buff *skb, __u32 new_len,
+				    __u32 keep, __u8 dscp)
+{
+	void *data, *end;
+	struct pkt p;
+
+	if (bpf_skb_change_tail(skb, new_len, 0) ||
+	    bpf_skb_pull_data(skb, new_len))
+		return -1;
+	data = (void *)(long)skb->data;
+	end = (void *)(long)skb->data_end;
+	if (parse_at(data, end, &p) || !p.udp)
+		return -1;
+	trimmed_lengths(&p, keep, dscp);
+	udp_csum_full(end, &p);
+	return 0;
+}
+
+/*
+ * The congestion point on an interface's egress, before its qdisc: the
+ * verdict of fab_q_decide (queue.h) for this packet, carried out. The
+ * qdisc (htb, set up by the testbed at the same rate) makes it wait.
+ */
+SEC("tc")
+int mrc_fab_tc_queue(struct __sk_buff *skb)
+{
+	__u32 ifindex = skb->ifindex, len = skb->len, trim_len = 0, keep;
+	struct fab_queue *q = bpf_map_lookup_elem(&mrc_fab_queue, &ifindex);
+	enum fab_q_verdict v;
+	struct fab_stats *st;
+	void *data, *end;
+	__s64 real = -1;
+	__u32 rnd, cls;
+	int ip, ect;
+	struct pkt p;
+	__u64 now;
+	__u8 dscp;
+
+	if (!q)
+		return TC_ACT_OK;
+	cls = q->cfg.trim_class;
+	/* A header trimmed on its first pass, back for the qdisc. */
+	if (cls && skb->priority == cls)
+		return TC_ACT_OK;
+	st = stats_of(ifindex);
+	keep = q->cfg.trim_keep_bytes;
+	if (keep > FAB_TRIM_KEEP_MAX)
+		keep = FAB_TRIM_KEEP_MAX;
+	dscp = q->cfg.trim_dscp;
+	/* The headers linear and writable, for parse and rewrite. */
+	bpf_skb_pull_data(skb, len < FAB_PULL_BYTES ? len : FAB_PULL_BYTES);
+	data = (void *)(long)skb->data;
+	end = (void *)(long)skb->data_end;
+	ip = !parse_at(data, end, &p);
+	/* A GSO packet is many on the wire: never trimmed whole. */
+	if (ip && p.udp && !skb->gso_size &&
+	    bpf_ntohs(p.udp->len) > sizeof(struct udphdr) + keep)
+		/* From the headers, not pointers: no pointer arithmetic. */
+		trim_len = sizeof(struct ethhdr) +
+			   (p.ip4 ? p.ip4->ihl * 4 : sizeof(struct ipv6hdr)) +
+			   sizeof(struct udphdr) + keep;
+	ect = ip && get_ecn(&p);
+	rnd = bpf_get_prandom_u32();
+	if (q->cfg.backlog_from == FAB_Q_FROM_QDISC) {
+		real = qdisc_backlog(skb);
+		if (real < 0)
+			__sync_fetch_and_add(&q->st.qdisc_reads_failed, 1);
+	}
+	now = bpf_ktime_get_ns();
+	bpf_spin_lock(&q->lock);
+	v = fab_q_decide(&q->cfg, &q->st, now, real, len, trim_len, ect, rnd);
+	bpf_spin_unlock(&q->lock);
+	switch (v) {
+	case FAB_Q_DROP:
+		count(st, FAB_CNT_Q_DROPPED, 1);
+		return TC_ACT_SHOT;
+	case FAB_Q_TRIM:
+		if (trim_skb(skb, trim_len, keep, dscp)) {
+			count(st, FAB_CNT_DROP_TRIM_FAILED, 1);
+			return TC_ACT_SHOT;
+		}
+		skb->priority = cls;
+		count(st, FAB_CNT_Q_TRIMMED, 1);
+		count(st, FAB_CNT_Q_PACKETS, 1);
+		count(st, FAB_CNT_Q_BYTES, trim_len);
+		/*
+		 * The qdisc would charge the length the packet had before this
+		 * program (the kernel records it first): send the header out
+		 * of this interface again, so it is measured as it now is.
+		 */
+		return bpf_redirect(ifindex, 0);
+	case FAB_Q_MARK:
+		set_tclass(&p, -1, 3);
+		count(st, FAB_CNT_Q_ECN_MARKED, 1);
+		break;
+	case FAB_Q_NOT_ECT:
+		count(st, FAB_CNT_Q_ECN_NOT_ECT, 1);
+		break;
+	default:
+		break;
+	}
+	count(st, FAB_CNT_Q_PACKETS, 1);
+	count(st, FAB_CNT_Q_BYTES, len);
+	return TC_ACT_OK;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -8,6 +8,7 @@
 #ifndef MRC_FABRIC_ABI_H
 #define MRC_FABRIC_ABI_H
 
+#include <linux/bpf.h>
 #include <linux/types.h>
 
 /* Probability fields: an event happens when a random u32 < prob. */
@@ -61,6 +62,62 @@ struct fab_meta {
 _Static_assert(sizeof(struct fab_meta) == 8, "fab_meta layout");
 
 /*
+ * A congestion point: one interface's egress made to behave like a switch
+ * queue (testbed shape; docs/testbed.md). The packets really wait, in the
+ * interface's htb qdisc at rate_bytes_per_s; the tc egress program decides
+ * before each enqueue, from the backlog of that qdisc (or, with
+ * FAB_Q_FROM_MODEL, of a model of it drained at the same rate: the fixture
+ * tests, which have no real queue), whether the packet is CE-marked,
+ * trimmed or dropped.
+ *
+ * ECN: above ecn_min_bytes of backlog (what the packet finds on arrival)
+ * an ECT packet is marked with a probability rising linearly to
+ * ecn_max_prob at ecn_max_bytes, and always from there on (DCTCP/RED's
+ * ramp; min == max is a step). ecn_max_bytes 0: no marking.
+ * Full (backlog + the packet > buffer_bytes): drop it, or, with
+ * FAB_Q_FULL_TRIM, cut its UDP payload to trim_keep_bytes, write
+ * trim_dscp, and queue it ahead of the data (skb->priority trim_class,
+ * the htb class of higher priority). A packet that cannot be trimmed (not
+ * UDP, or already that short) is dropped.
+ */
+#define FAB_Q_FULL_DROP 0u
+#define FAB_Q_FULL_TRIM 1u
+
+#define FAB_Q_FROM_QDISC 0u /* the backlog the interface's root qdisc holds */
+#define FAB_Q_FROM_MODEL 1u /* the model's alone */
+
+struct fab_queue_cfg {
+	__u64 rate_bytes_per_s; /* the qdisc's rate: the model drains at it */
+	__u32 buffer_bytes;
+	__u32 ecn_min_bytes;
+	__u32 ecn_max_bytes; /* 0: no ECN marking */
+	__u32 ecn_max_prob; /* FAB_PROB_* scale, at ecn_max_bytes */
+	__u32 trim_class; /* skb->priority of trimmed packets (htb classid) */
+	__u16 trim_keep_bytes; /* UDP payload bytes a trimmed packet keeps */
+	__u8 full; /* FAB_Q_FULL_* */
+	__u8 trim_dscp;
+	__u8 backlog_from; /* FAB_Q_FROM_* */
+	__u8 pad[7];
+};
+_Static_assert(sizeof(struct fab_queue_cfg) == 40, "fab_queue_cfg layout");
+
+/* The model's state; under the lock of struct fab_queue. */
+struct fab_queue_state {
+	__u64 backlog_bytes; /* after the last packet queued */
+	__u64 last_ns; /* when backlog_bytes was last drained */
+	__u64 hwm_bytes; /* the highest backlog_bytes since configured */
+	__u64 qdisc_reads_failed; /* FAB_Q_FROM_QDISC fell back on the model */
+};
+
+/* Value of mrc_fab_queue, keyed by ifindex; fabricctl writes cfg. */
+struct fab_queue {
+	struct bpf_spin_lock lock;
+	__u32 pad;
+	struct fab_queue_cfg cfg;
+	struct fab_queue_state st;
+};
+
+/*
  * Counters of mrc_fab_stats (per-CPU, keyed by ifindex). rx_* and the fault
  * counters of direction "in" belong to the interface a packet arrived on;
  * tx_* and the fault counters of direction "out" to the one it left by.
@@ -84,7 +141,13 @@ _Static_assert(sizeof(struct fab_meta) == 8, "fab_meta layout");
 	X(DUPLICATED, "duplicated")             \
 	X(TRIMMED, "trimmed")                   \
 	X(ECN_MARKED, "ecn_ce_marked")          \
-	X(ECN_NOT_ECT, "ecn_not_ect")
+	X(ECN_NOT_ECT, "ecn_not_ect")           \
+	X(Q_PACKETS, "queue_packets")           \
+	X(Q_BYTES, "queue_bytes")               \
+	X(Q_ECN_MARKED, "queue_ecn_marked")     \
+	X(Q_ECN_NOT_ECT, "queue_ecn_not_ect")   \
+	X(Q_TRIMMED, "queue_trimmed")           \
+	X(Q_DROPPED, "queue_dropped")
 
 #define FAB_X_ENUM(name, str) FAB_CNT_##name,
 enum fab_counter { FAB_COUNTERS(FAB_X_ENUM) FAB_CNT_MAX };

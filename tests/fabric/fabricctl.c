@@ -6,6 +6,7 @@
  *   fabricctl [-j] attach  NODE IFNAME...
  *   fabricctl      detach  NODE IFNAME...
  *   fabricctl      fault   NODE IFNAME ACTION...
+ *   fabricctl      queue   NODE IFNAME { off | rate RATE QUEUE-OPTS... }
  *   fabricctl [-j] show    NODE
  *
  * NODE is "NETNS:PINDIR": the network namespace (a name under /run/netns)
@@ -41,7 +42,9 @@ static const char *const counter_names[] = {
 
 static int json;
 
-static const char *const map_pins[] = { "fault", "sport", "stats", "tx" };
+static const char *const map_pins[] = { "fault", "sport", "stats", "tx",
+					"queue" };
+#define N_PINS (sizeof(map_pins) / sizeof(map_pins[0]))
 
 struct node {
 	char netns[NAME_MAX + 1];
@@ -54,6 +57,10 @@ static int usage(void)
 		"Usage: fabricctl [-j] attach NODE IFNAME...\n"
 		"       fabricctl detach NODE IFNAME...\n"
 		"       fabricctl fault NODE IFNAME ACTION...\n"
+		"       fabricctl queue NODE IFNAME { off | rate RATE [buffer BYTES]\n"
+		"                 [ecn KMIN[-KMAX] [ecn-prob PROB]] [full drop|trim]\n"
+		"                 [keep N] [dscp D] [trim-class CLASSID]\n"
+		"                 [backlog-from qdisc|model] }\n"
 		"       fabricctl [-j] show NODE\n"
 		"NODE := NETNS:PINDIR\n"
 		"ACTION := { clear | blackhole { on | off } | drop PROB |\n"
@@ -130,7 +137,7 @@ static int open_pinned(const struct node *n, const char *name)
 
 static int cmd_attach(const struct node *n, int argc, char **argv)
 {
-	struct bpf_map *maps[4];
+	struct bpf_map *maps[N_PINS];
 	struct mrc_fab *skel;
 	char path[PATH_MAX];
 	int i, err;
@@ -151,6 +158,7 @@ static int cmd_attach(const struct node *n, int argc, char **argv)
 	for (i = 0; i < argc; i++) {
 		LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_INGRESS);
 		LIBBPF_OPTS(bpf_tc_opts, tc, .handle = 1, .priority = 1);
+		LIBBPF_OPTS(bpf_tc_opts, tcq, .handle = 1, .priority = 1);
 		struct fab_stats zero = {};
 		int idx = ifindex_of(argv[i]);
 		__u32 key = idx, val = idx;
@@ -200,12 +208,22 @@ static int cmd_attach(const struct node *n, int argc, char **argv)
 				argv[i], strerror(-err));
 			goto out;
 		}
+		/* The congestion point: idle until `queue` configures one. */
+		hook.attach_point = BPF_TC_EGRESS;
+		tcq.prog_fd = bpf_program__fd(skel->progs.mrc_fab_tc_queue);
+		err = bpf_tc_attach(&hook, &tcq);
+		if (err) {
+			fprintf(stderr, "fabricctl: tc egress on %s: %s\n",
+				argv[i], strerror(-err));
+			goto out;
+		}
 	}
 	maps[0] = skel->maps.mrc_fab_fault;
 	maps[1] = skel->maps.mrc_fab_sport;
 	maps[2] = skel->maps.mrc_fab_stats;
 	maps[3] = skel->maps.mrc_fab_tx;
-	for (i = 0; i < 4; i++) {
+	maps[4] = skel->maps.mrc_fab_queue;
+	for (i = 0; i < (int)N_PINS; i++) {
 		snprintf(path, sizeof(path), "%s/%s", n->pindir, map_pins[i]);
 		unlink(path); /* a re-attach replaces the old maps */
 		err = bpf_map__pin(maps[i], path);
@@ -227,7 +245,8 @@ static int cmd_detach(const struct node *n, int argc, char **argv)
 	int i, idx, err = 0;
 
 	for (i = 0; i < argc; i++) {
-		LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_INGRESS);
+		LIBBPF_OPTS(bpf_tc_hook, hook,
+			    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
 
 		idx = ifindex_of(argv[i]);
 		if (idx < 0) {
@@ -238,7 +257,7 @@ static int cmd_detach(const struct node *n, int argc, char **argv)
 		hook.ifindex = idx;
 		bpf_tc_hook_destroy(&hook);
 	}
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < (int)N_PINS; i++) {
 		snprintf(path, sizeof(path), "%s/%s", n->pindir, map_pins[i]);
 		unlink(path);
 	}
@@ -281,8 +300,8 @@ static void sport_clear(int fd, __u32 ifindex)
 
 static int bad_arg(const char *action, const char *val, const char *want)
 {
-	fprintf(stderr, "fabricctl: fault %s: bad value '%s': want %s\n",
-		action, val ? val : "(missing)", want);
+	fprintf(stderr, "fabricctl: %s: bad value '%s': want %s\n", action,
+		val ? val : "(missing)", want);
 	return -EINVAL;
 }
 
@@ -412,6 +431,204 @@ out:
 	return err;
 }
 
+/* The htb class testbed shape queues trimmed packets in, ahead of data. */
+#define FAB_TRIM_CLASS_DEFAULT 0x10010u /* 1:10 */
+
+/* "KMIN" or "KMIN-KMAX", in bytes. */
+static int parse_ecn(char *v, struct fab_queue_cfg *c)
+{
+	char *dash = v ? strchr(v, '-') : NULL;
+	uint32_t lo, hi;
+
+	if (dash)
+		*dash = 0;
+	if (fault_parse_bytes(v, UINT32_MAX, &lo) ||
+	    (dash && fault_parse_bytes(dash + 1, UINT32_MAX, &hi)))
+		return -EINVAL;
+	if (!dash)
+		hi = lo;
+	if (!hi || hi < lo)
+		return -EINVAL;
+	c->ecn_min_bytes = lo;
+	c->ecn_max_bytes = hi;
+	return 0;
+}
+
+static int queue_arg(const char *a, char *val, struct fab_queue_cfg *c,
+		     int *have_buffer)
+{
+	unsigned long v;
+	uint32_t b;
+	char *end;
+
+	if (!strcmp(a, "rate")) {
+		uint64_t r;
+
+		if (fault_parse_rate(val, &r))
+			return bad_arg(a, val, "a rate like 200mbit or 1gbit");
+		c->rate_bytes_per_s = r;
+	} else if (!strcmp(a, "buffer")) {
+		if (fault_parse_bytes(val, UINT32_MAX, &b) || !b)
+			return bad_arg(a, val, "bytes like 65536 or 64k");
+		c->buffer_bytes = b;
+		*have_buffer = 1;
+	} else if (!strcmp(a, "ecn")) {
+		if (parse_ecn(val, c))
+			return bad_arg(a, val,
+				       "KMIN or KMIN-KMAX bytes, KMAX > 0");
+	} else if (!strcmp(a, "ecn-prob")) {
+		if (fault_parse_prob(val, &c->ecn_max_prob))
+			return bad_arg(a, val, "a probability");
+	} else if (!strcmp(a, "full")) {
+		if (val && !strcmp(val, "drop"))
+			c->full = FAB_Q_FULL_DROP;
+		else if (val && !strcmp(val, "trim"))
+			c->full = FAB_Q_FULL_TRIM;
+		else
+			return bad_arg(a, val, "drop or trim");
+	} else if (!strcmp(a, "keep")) {
+		v = val ? strtoul(val, &end, 0) : 0;
+		if (!val || *end || v > FAB_TRIM_KEEP_MAX)
+			return bad_arg(a, val, "0..512 bytes");
+		c->trim_keep_bytes = v;
+	} else if (!strcmp(a, "dscp")) {
+		v = val ? strtoul(val, &end, 0) : 0;
+		if (!val || *end || v > 63)
+			return bad_arg(a, val, "0..63");
+		c->trim_dscp = v;
+	} else if (!strcmp(a, "backlog-from")) {
+		if (val && !strcmp(val, "qdisc"))
+			c->backlog_from = FAB_Q_FROM_QDISC;
+		else if (val && !strcmp(val, "model"))
+			c->backlog_from = FAB_Q_FROM_MODEL;
+		else
+			return bad_arg(a, val, "qdisc or model");
+	} else if (!strcmp(a, "trim-class")) {
+		v = val ? strtoul(val, &end, 16) : 0;
+		if (!val || *end != ':' || v > 0xffff)
+			return bad_arg(a, val, "an htb class like 1:10");
+		b = v << 16;
+		v = strtoul(end + 1, &end, 16);
+		if (*end || v > 0xffff)
+			return bad_arg(a, val, "an htb class like 1:10");
+		c->trim_class = b | v;
+	} else {
+		fprintf(stderr, "fabricctl: unknown queue option '%s'\n", a);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * queue IFNAME off, or rate RATE [...]: make IFNAME's egress a congestion
+ * point (struct fab_queue_cfg), or plain again. Configuring starts the
+ * model empty. Without a buffer, the queue holds what the tbf testbed shape
+ * used to: 50 ms at RATE plus 32 KiB.
+ */
+static int cmd_queue(const struct node *n, int argc, char **argv)
+{
+	struct fab_queue q = {
+		.cfg = { .ecn_max_prob = FAB_PROB_ALWAYS,
+			 .trim_keep_bytes = 64,
+			 .trim_class = FAB_TRIM_CLASS_DEFAULT },
+	};
+	int fd, idx, i, err = 0, have_buffer = 0;
+	__u32 key;
+
+	if (argc < 2)
+		return usage();
+	idx = ifindex_of(argv[0]);
+	if (idx < 0)
+		return idx;
+	key = idx;
+	fd = open_pinned(n, "queue");
+	if (fd < 0)
+		return fd;
+	if (argc == 2 && !strcmp(argv[1], "off")) {
+		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
+			err = -errno;
+		goto out;
+	}
+	for (i = 1; i < argc && !err; i += 2)
+		err = queue_arg(argv[i], i + 1 < argc ? argv[i + 1] : NULL,
+				&q.cfg, &have_buffer);
+	if (err)
+		goto out;
+	if (!q.cfg.rate_bytes_per_s) {
+		fprintf(stderr, "fabricctl: queue %s: rate is required\n",
+			argv[0]);
+		err = -EINVAL;
+		goto out;
+	}
+	if (!have_buffer) {
+		__u64 b = q.cfg.rate_bytes_per_s / 20 + 32768;
+
+		q.cfg.buffer_bytes = b > UINT32_MAX ? UINT32_MAX : b;
+	}
+	if (q.cfg.ecn_max_bytes > q.cfg.buffer_bytes) {
+		fprintf(stderr,
+			"fabricctl: queue %s: ecn %u-%u is beyond the buffer of "
+			"%u bytes\n",
+			argv[0], q.cfg.ecn_min_bytes, q.cfg.ecn_max_bytes,
+			q.cfg.buffer_bytes);
+		err = -EINVAL;
+		goto out;
+	}
+	if (bpf_map_update_elem(fd, &key, &q, BPF_F_LOCK))
+		err = -errno;
+out:
+	if (err && err != -EINVAL)
+		fprintf(stderr, "fabricctl: queue of %s: %s\n", argv[0],
+			strerror(-err));
+	close(fd);
+	return err;
+}
+
+static void print_queue(const struct fab_queue *q)
+{
+	const struct fab_queue_cfg *c = &q->cfg;
+
+	if (json) {
+		printf(",\"queue\":{\"rate_bytes_per_s\":%llu,"
+		       "\"buffer_bytes\":%u,\"ecn_min_bytes\":%u,"
+		       "\"ecn_max_bytes\":%u,\"ecn_max_prob\":%.6f,"
+		       "\"full\":\"%s\",\"trim_keep_bytes\":%u,"
+		       "\"trim_dscp\":%u,\"trim_class\":\"%x:%x\","
+		       "\"backlog_from\":\"%s\",\"backlog_bytes\":%llu,"
+		       "\"hwm_bytes\":%llu,\"qdisc_reads_failed\":%llu}",
+		       (unsigned long long)c->rate_bytes_per_s, c->buffer_bytes,
+		       c->ecn_min_bytes, c->ecn_max_bytes,
+		       fault_prob_value(c->ecn_max_prob),
+		       c->full == FAB_Q_FULL_TRIM ? "trim" : "drop",
+		       c->trim_keep_bytes, c->trim_dscp, c->trim_class >> 16,
+		       c->trim_class & 0xffff,
+		       c->backlog_from == FAB_Q_FROM_MODEL ? "model" : "qdisc",
+		       (unsigned long long)q->st.backlog_bytes,
+		       (unsigned long long)q->st.hwm_bytes,
+		       (unsigned long long)q->st.qdisc_reads_failed);
+		return;
+	}
+	printf("    queue rate %llubit buffer %u",
+	       (unsigned long long)c->rate_bytes_per_s * 8, c->buffer_bytes);
+	if (c->ecn_max_bytes)
+		printf(" ecn %u-%u ecn-prob %g", c->ecn_min_bytes,
+		       c->ecn_max_bytes, fault_prob_value(c->ecn_max_prob));
+	if (c->full == FAB_Q_FULL_TRIM)
+		printf(" full trim keep %u dscp %u trim-class %x:%x",
+		       c->trim_keep_bytes, c->trim_dscp, c->trim_class >> 16,
+		       c->trim_class & 0xffff);
+	else
+		printf(" full drop");
+	printf(" backlog-from %s\n      backlog_bytes %llu hwm_bytes %llu",
+	       c->backlog_from == FAB_Q_FROM_MODEL ? "model" : "qdisc",
+	       (unsigned long long)q->st.backlog_bytes,
+	       (unsigned long long)q->st.hwm_bytes);
+	if (q->st.qdisc_reads_failed)
+		printf(" qdisc_reads_failed %llu",
+		       (unsigned long long)q->st.qdisc_reads_failed);
+	printf("\n");
+}
+
 static void print_fault(const struct fab_fault *f)
 {
 	const char *dir = f->dir_mask == FAB_DIR_IN  ? "in" :
@@ -460,11 +677,12 @@ static int cmd_show(const struct node *n)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	struct fab_stats *per_cpu = NULL;
-	int sfd, ffd, err = 0, first = 1;
+	int sfd, ffd, qfd, err = 0, first = 1;
 	__u32 key, *prev = NULL;
 
 	sfd = open_pinned(n, "stats");
 	ffd = open_pinned(n, "fault");
+	qfd = open_pinned(n, "queue"); /* an older attach has none */
 	if (sfd < 0 || ffd < 0 || ncpu <= 0) {
 		err = sfd < 0 ? sfd : ffd < 0 ? ffd : -EINVAL;
 		goto out;
@@ -479,6 +697,7 @@ static int cmd_show(const struct node *n)
 	while (!bpf_map_get_next_key(sfd, prev, &key)) {
 		struct fab_stats sum = {};
 		char ifname[IF_NAMESIZE] = "?";
+		struct fab_queue q;
 		struct fab_fault f;
 		int c, k;
 
@@ -504,6 +723,9 @@ static int cmd_show(const struct node *n)
 		}
 		if (!bpf_map_lookup_elem(ffd, &key, &f))
 			print_fault(&f);
+		if (qfd >= 0 &&
+		    !bpf_map_lookup_elem_flags(qfd, &key, &q, BPF_F_LOCK))
+			print_queue(&q);
 		if (json)
 			printf("}");
 		first = 0;
@@ -516,6 +738,8 @@ out:
 		close(sfd);
 	if (ffd >= 0)
 		close(ffd);
+	if (qfd >= 0)
+		close(qfd);
 	return err;
 }
 
@@ -548,6 +772,8 @@ int main(int argc, char **argv)
 		err = cmd_detach(&n, argc - 3, argv + 3);
 	else if (!strcmp(argv[1], "fault"))
 		err = cmd_fault(&n, argc - 3, argv + 3);
+	else if (!strcmp(argv[1], "queue"))
+		err = cmd_queue(&n, argc - 3, argv + 3);
 	else if (!strcmp(argv[1], "show") && argc == 3)
 		err = cmd_show(&n);
 	else

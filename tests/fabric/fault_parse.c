@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fabric_abi.h"
 #include "fault_parse.h"
@@ -85,4 +86,65 @@ int fault_parse_ports(const char *s, int (*fn)(uint16_t port, void *arg),
 			return 0;
 		s = end + 1;
 	}
+}
+
+int fault_parse_rate(const char *s, uint64_t *bytes_per_s)
+{
+	static const struct {
+		const char *unit;
+		double bytes; /* per second, of one unit */
+	} units[] = {
+		{ "bit", 1 / 8.0 },  { "kbit", 1e3 / 8 }, { "mbit", 1e6 / 8 },
+		{ "gbit", 1e9 / 8 }, { "bps", 1 },	  { "kbps", 1e3 },
+		{ "mbps", 1e6 },     { "gbps", 1e9 },
+	};
+	size_t i;
+	char *end;
+	double v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || isnan(v))
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(end, units[i].unit))
+			continue;
+		v *= units[i].bytes;
+		/* 100 Gbit/s at most: far beyond a veth (queue.h). */
+		if (v < 1 || v > 12.5e9)
+			return -EINVAL;
+		*bytes_per_s = (uint64_t)v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int fault_parse_bytes(const char *s, uint64_t max, uint32_t *bytes)
+{
+	unsigned long long v;
+	uint64_t mul = 1;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	if (*end == 'k' || *end == 'K')
+		mul = 1024;
+	else if (*end == 'm' || *end == 'M')
+		mul = 1024 * 1024;
+	if (mul > 1)
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (v > max / mul)
+		return -ERANGE;
+	*bytes = (uint32_t)(v * mul);
+	return 0;
 }

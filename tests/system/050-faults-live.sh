@@ -3,7 +3,7 @@
 #
 # Every fault action on a live fabric, end to end, checked at the receiver
 # and against the fabric's own counters; then link down, a blackholed link
-# and a tbf-shaped path.
+# and a shaped path (a switch egress queue).
 #
 #   h1 =p0= [p0l1] =s0,s1= [p0s0] [p0s1] = [p0l2] =host= h2
 #                                                 ^ faults here, dir out
@@ -104,10 +104,11 @@ tb shape p0l1-s0 20mbit
 tb shape p0l1-s1 20mbit
 run shaped
 [ "$(r shaped unique_packets)" -eq $N ] || fail "shaped: $(r shaped unique_packets) of $N"
-tbf=$(tb exec p0l1 tc -s qdisc show | awk '/qdisc tbf/ { q = 1 } q && /Sent/ { s += $4; q = 0 } END { print s + 0 }')
-[ "$tbf" -ge $N ] || fail "shaped: only $tbf packets went through tbf"
+htb=$(tb exec p0l1 tc -s qdisc show | awk '/qdisc htb/ { q = 1 } q && /Sent/ { s += $4; q = 0 } END { print s + 0 }')
+[ "$htb" -ge $N ] || fail "shaped: only $htb packets went through the switch queues"
 [ "$(fab_counter p0l1 pass_via_stack)" -ge $N ] || fail "shaped: traffic did not leave XDP for the stack"
+[ "$(fab_counter p0l1 queue_packets)" -ge $N ] || fail "shaped: the queue model saw $(fab_counter p0l1 queue_packets) packets"
 tb unshape p0l1-s0
 tb unshape p0l1-s1
-[ -z "$(tb exec p0l1 tc qdisc show | grep tbf)" ] || fail "unshape left tbf behind"
-log "shape: $tbf packets through tbf on the slow paths"
+[ -z "$(tb exec p0l1 tc qdisc show | grep htb)" ] || fail "unshape left htb behind"
+log "shape: $htb packets through the switch queues of the slow paths"

@@ -95,6 +95,66 @@ static void bad_port_lists(void **state)
 	assert_int_equal(c.n, 16);
 }
 
+static void rates(void **state)
+{
+	uint64_t r;
+
+	(void)state;
+	assert_int_equal(fault_parse_rate("200mbit", &r), 0);
+	assert_int_equal(r, 25000000);
+	assert_int_equal(fault_parse_rate("1gbit", &r), 0);
+	assert_int_equal(r, 125000000);
+	assert_int_equal(fault_parse_rate("1.5Mbit", &r), 0);
+	assert_int_equal(r, 187500);
+	assert_int_equal(fault_parse_rate("800kbit", &r), 0);
+	assert_int_equal(r, 100000);
+	assert_int_equal(fault_parse_rate("8bit", &r), 0);
+	assert_int_equal(r, 1);
+	assert_int_equal(fault_parse_rate("10mbps", &r), 0);
+	assert_int_equal(r, 10000000);
+}
+
+static void bad_rates(void **state)
+{
+	const char *bad[] = { "",     "200",	"mbit",	 "-1mbit", "1mbitx",
+			      "4bit", "nanbit", "2tbps", "101gbit" };
+	uint64_t r = 7;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(fault_parse_rate(bad[i], &r), -EINVAL);
+	assert_int_equal(fault_parse_rate(NULL, &r), -EINVAL);
+	assert_int_equal(r, 7); /* untouched on error */
+}
+
+static void sizes(void **state)
+{
+	uint32_t b = 0;
+
+	(void)state;
+	assert_int_equal(fault_parse_bytes("65536", 1u << 30, &b), 0);
+	assert_int_equal(b, 65536);
+	assert_int_equal(fault_parse_bytes("64k", 1u << 30, &b), 0);
+	assert_int_equal(b, 65536);
+	assert_int_equal(fault_parse_bytes("64kb", 1u << 30, &b), 0);
+	assert_int_equal(b, 65536);
+	assert_int_equal(fault_parse_bytes("2M", 1u << 30, &b), 0);
+	assert_int_equal(b, 2u << 20);
+	assert_int_equal(fault_parse_bytes("0", 1u << 30, &b), 0);
+	assert_int_equal(b, 0);
+	b = 7;
+	assert_int_equal(fault_parse_bytes("", 100, &b), -EINVAL);
+	assert_int_equal(fault_parse_bytes("-1", 100, &b), -EINVAL);
+	assert_int_equal(fault_parse_bytes("12x", 100, &b), -EINVAL);
+	assert_int_equal(fault_parse_bytes("1kk", 1u << 30, &b), -EINVAL);
+	assert_int_equal(fault_parse_bytes("101", 100, &b), -ERANGE);
+	assert_int_equal(fault_parse_bytes("1k", 1000, &b), -ERANGE);
+	assert_int_equal(fault_parse_bytes("99999999999999999999", ~0ull, &b),
+			 -ERANGE);
+	assert_int_equal(b, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -102,6 +162,9 @@ int main(void)
 		cmocka_unit_test(bad_probabilities),
 		cmocka_unit_test(port_lists),
 		cmocka_unit_test(bad_port_lists),
+		cmocka_unit_test(rates),
+		cmocka_unit_test(bad_rates),
+		cmocka_unit_test(sizes),
 	};
 
 	return cmocka_run_group_tests_name("fault_parse", tests, NULL, NULL);
