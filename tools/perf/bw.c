@@ -84,7 +84,7 @@ static bool writes_should_stop(const struct perf_client *c,
 			posted += d->qps[i].posted >= d->qps[i].target;
 		return posted == d->nqps;
 	}
-	return now >= deadline &&
+	return (now >= deadline || g_time_up) &&
 	       (!c->o->verify || writes_covered(d, r->slots));
 }
 

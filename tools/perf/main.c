@@ -19,6 +19,9 @@
  *
  * and the client says BYE at the end. Every wait has a deadline, so neither
  * side can hang on a dead peer, and SIGINT/SIGTERM end both cleanly.
+ * SIGUSR1 ends a timed bandwidth run early but as a finished one (its
+ * result complete, exit status 0 if it holds): a test that runs something
+ * beside a transfer for as long as that takes uses it.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -35,9 +38,15 @@ volatile sig_atomic_t g_stop;
 /* Side-channel waits go on until g_stop exceeds this. */
 sig_atomic_t g_stop_waits_at = 1;
 
+/* SIGUSR1: timed bandwidth runs end now, as if their time were up. */
+volatile sig_atomic_t g_time_up;
+
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (sig == SIGUSR1) {
+		g_time_up = 1;
+		return;
+	}
 	if (g_stop < 2)
 		g_stop++;
 }
@@ -51,6 +60,7 @@ int main(int argc, char **argv)
 		return 2;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* Idle sleeps of a few microseconds, not the default 50 us slack. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);

@@ -46,6 +46,8 @@ enum perf_transport {
 
 /* Signals received: the first ends the run, a second every wait (main.c). */
 extern volatile sig_atomic_t g_stop;
+/* SIGUSR1 came: a timed bandwidth run's time is up now. */
+extern volatile sig_atomic_t g_time_up;
 /* Side-channel waits go on until g_stop exceeds this. */
 extern sig_atomic_t g_stop_waits_at;
 
