@@ -309,6 +309,7 @@ UNIT_SRCS_test_csum        := lib/common/csum.c
 UNIT_SRCS_test_fault_parse := tests/fabric/fault_parse.c
 UNIT_SRCS_test_pkt         := tests/lib/pkt.c lib/common/csum.c
 UNIT_SRCS_test_gray        := daemon/gray.c
+UNIT_SRCS_test_nscc        := daemon/nscc_params.c bpf/lib/nscc.h
 UNIT_SRCS_test_ev_fields   := lib/common/ev_fields.c
 UNIT_SRCS_test_profiles    := daemon/profiles.c lib/common/ev_fields.c
 UNIT_SRCS_test_config      := daemon/config.c daemon/plane.c
