@@ -93,7 +93,8 @@ DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
 $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/pin.c \
-		daemon/log.c daemon/dev.h daemon/log.h \
+		daemon/log.c daemon/clock.c daemon/nscc_params.c \
+		daemon/dev.h daemon/log.h bpf/lib/nscc.h \
 		$(DEV_SKELS) $(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
@@ -176,7 +177,7 @@ MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/gray.c daemon/ctl.c daemon/profiles.c daemon/config.c \
 	     daemon/notify.c daemon/books.c daemon/log.c daemon/loop.c \
 	     daemon/pump.c daemon/events.c daemon/clients.c daemon/objects.c \
-	     daemon/probe.c daemon/clock.c
+	     daemon/probe.c daemon/clock.c daemon/nscc_params.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h $(BUILD)/libmrc-common.a \
 		$(wildcard include/mrc/*.h)
@@ -311,7 +312,8 @@ UNIT_SRCS_test_pkt         := tests/lib/pkt.c lib/common/csum.c
 UNIT_SRCS_test_gray        := daemon/gray.c
 UNIT_SRCS_test_nscc        := daemon/nscc_params.c bpf/lib/nscc.h
 UNIT_SRCS_test_ev_fields   := lib/common/ev_fields.c
-UNIT_SRCS_test_profiles    := daemon/profiles.c lib/common/ev_fields.c
+UNIT_SRCS_test_profiles    := daemon/profiles.c daemon/nscc_params.c \
+			      lib/common/ev_fields.c
 UNIT_SRCS_test_config      := daemon/config.c daemon/plane.c
 UNIT_SRCS_test_perf_report := tools/perf/report.c tools/perf/fields.c \
 			      tools/perf/names.c tools/perf/timeline.c
@@ -324,6 +326,7 @@ UNIT_SRCS_test_health      := daemon/health.c daemon/gray.c daemon/links.c \
 UNIT_LIBS_test_health      := -lmnl
 UNIT_SRCS_test_pump        := daemon/pump.c daemon/loop.c $(UNIT_FAKE_DEV)
 UNIT_SRCS_test_ctl         := daemon/ctl.c daemon/objects.c daemon/profiles.c \
+			      daemon/nscc_params.c \
 			      lib/common/ev_fields.c lib/common/msg.c \
 			      $(UNIT_SRCS_test_health)
 UNIT_LIBS_test_ctl         := -lmnl

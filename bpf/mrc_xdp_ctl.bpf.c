@@ -90,6 +90,12 @@ static __always_inline void qp_read(struct mrc_qp_tx *qp, struct mrc_qp_view *v)
 	__builtin_memcpy(v->ev_port, qp->ev_port, sizeof(v->ev_port));
 	__builtin_memcpy(v->ev_state, qp->ev_state, sizeof(v->ev_state));
 	__builtin_memcpy(v->peer_addr, qp->peer_addr, sizeof(v->peer_addr));
+	v->cc_slot = qp->cc_slot;
+	v->cwnd_bytes = qp->cc_slot ? qp->cc.cwnd_bytes : 0;
+	v->inflight_bytes = qp->cc_slot ? qp->cc.inflight_bytes : 0;
+	v->cc_base_rtt_ns = qp->cc_slot ? qp->cc.base_rtt_ns : 0;
+	v->cc_avg_delay_ns = qp->cc_slot ? qp->cc.avg_delay_ns : 0;
+	v->pad1 = 0;
 	bpf_spin_unlock(&qp->lock);
 }
 

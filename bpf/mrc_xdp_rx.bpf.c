@@ -33,10 +33,16 @@
 #include "lib/csum.h"
 #include "lib/health.h"
 #include "lib/maps.h"
+#include "lib/nscc.h"
 #include "lib/pkt.h"
 
 /* DSCP a trimming switch writes into trimmed packets; 0xff: none. */
 const volatile __u8 trim_dscp = 0xff;
+/*
+ * Write the service time into ACKs (AEXT svc). The fixture tests that
+ * compare ACKs byte for byte turn it off: it is a clock reading.
+ */
+const volatile __u8 report_svc = 1;
 
 #define IBV_ACCESS_REMOTE_WRITE 2 /* enum ibv_access_flags */
 
@@ -62,6 +68,7 @@ struct rx {
 	__u16 ev;
 	__u32 msg_len;
 	__be32 echo;
+	__u64 t0_ns; /* a data packet's arrival here, for the ACK's svc */
 };
 
 #define NOT_OURS -1
@@ -73,6 +80,7 @@ struct ackin {
 	__u32 cum_psn;
 	__u32 echo; /* host order */
 	__u32 sack[MRC_SACK_BITS / 32]; /* host order */
+	__u32 svc_ns; /* the responder's service time */
 	__u8 flags;
 	__u8 reason;
 };
@@ -485,7 +493,14 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 		    (r->ecn == 3 ? MRC_AF_ECN_CE : 0);
 	ax->ev = bpf_htons(r->ev);
 	ax->nack_reason = reason;
-	ax->pad[0] = ax->pad[1] = ax->pad[2] = 0;
+	ax->pad = 0;
+	ax->svc = 0;
+	if (report_svc && r->t0_ns) {
+		__u64 svc = (bpf_ktime_get_ns() - r->t0_ns) / MRC_SVC_UNIT_NS;
+
+		ax->svc =
+			bpf_htons(svc < MRC_SVC_MAX ? (__u16)svc : MRC_SVC_MAX);
+	}
 	ax->cum_psn = bpf_htonl(st->cum_psn);
 	ax->ack_psn = bpf_htonl(r->psn);
 	ax->echo = r->echo;
@@ -567,6 +582,7 @@ delivered(struct mrc_qp_tx *qp, struct mrc_tx_rec *rec, struct mrc_scratch *s)
 	if (!(rec->flags & MRC_REC_INFLIGHT))
 		return;
 	rec->flags &= ~MRC_REC_INFLIGHT;
+	s->acked_bytes += rec->len;
 	s->acked_n[rec->ev_idx & 63]++; /* counted per EV after the lock */
 	s->acked_evs |= 1ull << (rec->ev_idx & 63);
 	ev_delivered(qp, rec);
@@ -592,6 +608,9 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	s->lost = 0;
 	s->ack_ev = MRC_QP_EVS; /* none */
 	s->ack_rtt_ns = 0;
+	s->acked_bytes = 0;
+	s->lost_bytes = 0;
+	s->trim_bytes = 0;
 	s->una_moved = 0;
 	s->nbad = 0;
 	s->ndue = 0;
@@ -700,6 +719,9 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		if (qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
 			/* Counted lost when resent (tx.h), not now: a late
 			 * packet may still arrive before that. */
+			/* A loss to the window too, if it ever left. */
+			s->lost_bytes += rec->flags & MRC_REC_UNSENT ? 0 :
+								       rec->len;
 			rec->flags |= MRC_REC_RETX_Q |
 				      (rec->flags & MRC_REC_UNSENT ?
 					       0 :
@@ -718,6 +740,14 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		rec = &qp->rec[r->psn % MRC_TX_RING];
 		switch (a->reason) {
 		case MRC_NACK_TRIMMED:
+			/*
+			 * A full queue cut it: a congestion signal for the
+			 * window, never a verdict on the EV (the NACK came
+			 * back on it). Resent at once, on another EV.
+			 */
+			if (rec->flags & MRC_REC_INFLIGHT)
+				s->trim_bytes = rec->len;
+			/* fall through */
 		case MRC_NACK_CHECKSUM:
 		case MRC_NACK_PSN_WINDOW:
 			if ((rec->flags &
@@ -789,6 +819,37 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 out:
 	bpf_spin_unlock(&qp->lock);
 	return n;
+}
+
+/*
+ * The congestion window (bpf/lib/nscc.h), under the lock again after
+ * take_ack: what the answer delivered, lost and trimmed, and the
+ * network's part of the round trip (the responder's service time taken
+ * out; a service time as long as the round trip leaves no sample; a
+ * NACK's round trip is no delivery). Apart from take_ack's loops, which
+ * the verifier walks once per distinct state. Returns the verdict.
+ */
+static __always_inline enum mrc_nscc_verdict
+cc_ack(struct mrc_qp_tx *qp, const struct mrc_nscc_params *cc,
+       const struct ackin *a, struct mrc_scratch *s)
+{
+	enum mrc_nscc_verdict v;
+	__u32 rtt = s->ack_rtt_ns;
+
+	rtt = rtt > a->svc_ns && !(a->flags & MRC_AF_NACK) ? rtt - a->svc_ns :
+							     0;
+	bpf_spin_lock(&qp->lock);
+	/* One cut for every packet found lost (UET cuts one a packet,
+	 * floored at one MTU: the same). */
+	if (s->lost_bytes)
+		nscc_on_loss(&qp->cc, cc, s->lost_bytes);
+	v = nscc_on_ack(&qp->cc, cc, s->now_ns, s->acked_bytes, rtt,
+			!!(a->flags & MRC_AF_ECN_CE));
+	/* A trim: a congestion signal, never a verdict on the EV. */
+	if (s->trim_bytes)
+		v = nscc_on_trim(&qp->cc, cc, s->now_ns, s->trim_bytes);
+	bpf_spin_unlock(&qp->lock);
+	return v;
 }
 
 /* Per-EV counters for what one ACK said, after the lock. */
@@ -939,6 +1000,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 			   sizeof(struct mrc_aeth),
 		   sizeof(*ax));
 	struct emit_ctx e = { .s = s };
+	const struct mrc_nscc_params *cc;
 	__u32 k, zero = 0, *wake;
 	struct mrc_qp_tx *qp;
 	struct ackin a = {};
@@ -951,6 +1013,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 	a.echo = bpf_ntohl(ax->echo);
 	a.flags = ax->flags;
 	a.reason = ax->nack_reason;
+	a.svc_ns = (__u32)bpf_ntohs(ax->svc) * MRC_SVC_UNIT_NS;
 	for (k = 0; k < MRC_SACK_BITS / 32; k++)
 		a.sack[k] = bpf_ntohl(ax->sack[k]);
 
@@ -976,8 +1039,24 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 		return XDP_DROP;
 	}
 	ev_account(r->qpn, &a, s);
-	/* mrcd waits for room in the window: this ACK made some. */
-	wake = s->una_moved ? bpf_map_lookup_elem(&mrc_wake, &r->qpn) : NULL;
+	cc = qp->state == MRC_QPS_RTS ? mrc_cc_of(qp) : NULL;
+	if (cc) {
+		enum mrc_nscc_verdict v = cc_ack(qp, cc, &a, s);
+
+		if (s->trim_bytes)
+			mrc_count_tx(MRC_TX_CC_TRIMS, 1);
+		if (v == MRC_NSCC_MD)
+			mrc_count_tx(MRC_TX_CC_MD, 1);
+		else if (v == MRC_NSCC_QA)
+			mrc_count_tx(MRC_TX_CC_QA, 1);
+	}
+	/*
+	 * mrcd waits for room in the window: this ACK made some (with a
+	 * congestion window, any delivered byte does).
+	 */
+	wake = s->una_moved || (cc && s->acked_bytes) ?
+		       bpf_map_lookup_elem(&mrc_wake, &r->qpn) :
+		       NULL;
 	if (wake && *wake && __sync_val_compare_and_swap(wake, 1, 0) == 1) {
 		struct mrc_ev_event w = { .ts_ns = s->now_ns,
 					  .qpn = r->qpn,
@@ -1046,6 +1125,7 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 	}
 	if (rc)
 		return reject(ctx, &r, NULL, rc);
+	r.t0_ns = bpf_ktime_get_ns(); /* its ACK says how long we took */
 	mrc_count_rx(MRC_RX_PACKETS, 1);
 
 	qp = r.qpn < MRC_MAX_QP ? bpf_map_lookup_elem(&mrc_qp, &r.qpn) : NULL;

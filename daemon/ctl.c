@@ -125,7 +125,7 @@ int ctl_qp_evs(struct ctl *ctl, uint32_t qpn, struct dev_qp_attr *a)
 	if (!q->prof_held)
 		return EINVAL; /* never went through INIT */
 	if (q->ev_prof == 0)
-		return 0; /* mrcd's own EVs (ev_base) */
+		return ctl_qp_cc(ctl, qpn, a); /* mrcd's own EVs (ev_base) */
 	pe = &ctl->prof.ev[q->ev_prof];
 	pf = &ctl->prof.fmt[pe->fmt_id];
 	if (pe->state != MRC_CTL_PROFILE_ONLINE || !pe->count)
@@ -146,6 +146,25 @@ int ctl_qp_evs(struct ctl *ctl, uint32_t qpn, struct dev_qp_attr *a)
 		a->ev_fl[i] = (uint16_t)(v >> 16);
 		a->ev_port[i] = (uint8_t)(pe->ev[i].port - 1);
 	}
+	/* Its CC profile: NSCC's window, or none (profile 0, or NULL). */
+	return ctl_qp_cc(ctl, qpn, a);
+}
+
+int ctl_qp_cc(struct ctl *ctl, uint32_t qpn, struct dev_qp_attr *a)
+{
+	const struct qp_ent *q = &ctl->below.obj->qp[qpn];
+	const struct prof_cc *pc;
+
+	a->cc_slot = 0;
+	if (!q->prof_held || !q->cc_prof || q->cc_prof >= PROF_MAX_CC)
+		return 0;
+	pc = &ctl->prof.cc[q->cc_prof];
+	if (pc->state != MRC_CTL_PROFILE_ONLINE)
+		return EINVAL;
+	if (pc->algo != PROF_CC_NSCC)
+		return 0;
+	a->cc_slot = (uint32_t)q->cc_prof;
+	a->cc = pc->params;
 	return 0;
 }
 
@@ -250,6 +269,24 @@ static int do_evp(struct ctl *ctl, const struct mrcd_ctl_evp *r,
 	return -err;
 }
 
+/*
+ * The data path's copy of CC profile id's parameters (mrc_cc): an ONLINE
+ * NSCC profile's, else none. Its QPs read them on every packet.
+ */
+static int cc_publish(struct ctl *ctl, uint64_t id)
+{
+	const struct prof_cc *pc;
+
+	if (!id || id >= PROF_MAX_CC || id >= MRC_CC_SLOTS)
+		return 0;
+	pc = &ctl->prof.cc[id];
+	return dev_cc_set(ctl->below.dev, (uint32_t)id,
+			  pc->state == MRC_CTL_PROFILE_ONLINE &&
+					  pc->algo == PROF_CC_NSCC ?
+				  &pc->params :
+				  NULL);
+}
+
 static int do_cc(struct ctl *ctl, const struct mrcd_ctl_cc *r,
 		 struct mrcd_ctl_cc *o)
 {
@@ -262,8 +299,12 @@ static int do_cc(struct ctl *ctl, const struct mrcd_ctl_cc *r,
 	name[sizeof(name) - 1] = 0;
 	a.algorithm = r->has_algorithm && name[0] ? name : NULL;
 	a.cc_config = &r->nscc;
-	if (r->h.modify)
-		return -prof_cc_modify(&ctl->prof, r->h.id, &a, r->h.mask);
+	if (r->h.modify) {
+		err = prof_cc_modify(&ctl->prof, r->h.id, &a, r->h.mask);
+		if (!err)
+			err = cc_publish(ctl, r->h.id);
+		return -err;
+	}
 	err = prof_cc_query(&ctl->prof, r->h.id, &a, r->h.mask);
 	if (err)
 		return -err;
@@ -430,6 +471,10 @@ static void do_qp_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 		qi->sent_pkts = sum[0];
 		qi->retx_pkts = sum[1];
 		qi->lost_pkts = sum[2];
+		qi->cwnd_bytes = qv.cwnd_bytes;
+		qi->cc_inflight_bytes = qv.inflight_bytes;
+		qi->cc_base_rtt_ns = qv.cc_base_rtt_ns;
+		qi->cc_avg_delay_ns = qv.cc_avg_delay_ns;
 	}
 }
 

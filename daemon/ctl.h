@@ -80,6 +80,12 @@ int ctl_qp_hold(struct ctl *ctl, uint32_t qpn, uint64_t ev_id, uint64_t cc_id);
 void ctl_qp_release(struct ctl *ctl, uint32_t qpn);
 /* The EVs of a QP going to RTS, from its EV profile (0: mrcd's own). */
 int ctl_qp_evs(struct ctl *ctl, uint32_t qpn, struct dev_qp_attr *a);
+/*
+ * The congestion control of QP qpn's profile into a (cc_slot, cc): none
+ * for CC profile 0. 0, or EINVAL when the profile is not ONLINE.
+ * ctl_qp_evs calls it too.
+ */
+int ctl_qp_cc(struct ctl *ctl, uint32_t qpn, struct dev_qp_attr *a);
 /* After RTS: denied EVs and EVs of dead or disabled ports out of use. */
 void ctl_qp_started(struct ctl *ctl, uint32_t qpn);
 

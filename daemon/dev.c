@@ -22,8 +22,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "dev.h"
 #include "log.h"
+#include "nscc_params.h"
 #include "pin.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
@@ -681,6 +683,10 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 	qt->reorder_ns = a->reorder_ns ? a->reorder_ns : MRC_REORDER_NS_DEFAULT;
 	memcpy(qt->peer_addr, a->peer_addr, sizeof(qt->peer_addr));
 	qt->next_psn = qt->una_psn = a->first_psn;
+	if (a->cc_slot && a->cc_slot < MRC_CC_SLOTS) {
+		qt->cc_slot = a->cc_slot;
+		nscc_start(&qt->cc, &a->cc, now_ns());
+	}
 	/* The send side first: an ACK finds it before data is accepted. */
 	if (((halves & DEV_QP_TX) &&
 	     bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_qp_tx), &key, qt,
@@ -693,6 +699,18 @@ out:
 	free(qt);
 	free(qr);
 	return err ? err_msg(err, "configuring a queue pair", NULL) : 0;
+}
+
+int dev_cc_set(struct dev *d, uint32_t slot, const struct mrc_nscc_params *p)
+{
+	struct mrc_nscc_params none = {};
+
+	if (!slot || slot >= MRC_CC_SLOTS)
+		return -EINVAL;
+	if (bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_cc), &slot,
+				p ? p : &none, BPF_ANY))
+		return err_msg(-errno, "writing a CC profile", NULL);
+	return 0;
 }
 
 /*

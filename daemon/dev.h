@@ -167,6 +167,10 @@ struct dev_qp_attr {
 	uint32_t ev_min_active; /* 0: nev / 8, rounded up */
 	uint32_t reorder_ns; /* 0: MRC_REORDER_NS_DEFAULT */
 	uint64_t db_token; /* mrc_doorbell.token for this QP */
+	/* Its CC profile's mrc_cc slot (0: none) and parameters, to start
+	 * its window from. */
+	uint32_t cc_slot;
+	struct mrc_nscc_params cc;
 };
 
 /* QP qpn's send queue, mapped at *sq; its map fd in *fd if fd is not NULL. */
@@ -179,6 +183,11 @@ int dev_sq_create(struct dev *d, uint32_t qpn, struct mrc_sq **sq, int *fd);
 #define DEV_QP_TX 2
 int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 		  int halves);
+/*
+ * CC profile slot's parameters for the data path (mrc_cc), p NULL: none
+ * (its QPs, if any were left, run without a window). 0 or -errno.
+ */
+int dev_cc_set(struct dev *d, uint32_t slot, const struct mrc_nscc_params *p);
 int dev_qp_set_state(struct dev *d, uint32_t qpn, uint32_t state);
 /* A QP in RTS with its send queue; *sq is the mmapped queue. */
 int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "nscc_params.h"
+#include "../bpf/lib/nscc.h"
 
 /* The largest float below 2^24: fi and eta in Q8 then fit __u32. */
 #define INC_MAX_BYTES 16777215.0
@@ -166,4 +167,10 @@ void nscc_cfg_defaults(__u64 link_bytes_per_s, __u32 base_rtt_ns,
 				   clamp_u(4 * target, 1, UINT32_MAX - 1.0),
 		.target_delay = (__u32)target,
 	};
+}
+
+void nscc_start(struct mrc_nscc *s, const struct mrc_nscc_params *p,
+		__u64 now_ns)
+{
+	nscc_init(s, p, now_ns);
 }

@@ -51,4 +51,11 @@ void nscc_cfg_defaults(__u64 link_bytes_per_s, __u32 base_rtt_ns,
 		       __u32 mtu_bytes, int trimming,
 		       struct mrc_ctl_cc_nscc_cfg *cfg);
 
+/*
+ * A QP's NSCC state at its start (bpf/lib/nscc.h's nscc_init, the code the
+ * data path runs), now_ns on CLOCK_MONOTONIC, the data path's clock.
+ */
+void nscc_start(struct mrc_nscc *s, const struct mrc_nscc_params *p,
+		__u64 now_ns);
+
 #endif /* MRC_DAEMON_NSCC_PARAMS_H */

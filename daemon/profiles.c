@@ -11,9 +11,9 @@
  * before it staying applied.
  */
 #include <errno.h>
-#include <math.h>
 #include <string.h>
 
+#include "nscc_params.h"
 #include "profiles.h"
 
 const char *const prof_cc_algorithms[] = { "uet-1.0-nscc", NULL };
@@ -795,17 +795,6 @@ int prof_ev_query(struct profiles *p, uint64_t id,
 
 /* ---- CC profiles ------------------------------------------------------ */
 
-static int nscc_valid(const struct mrc_ctl_cc_nscc_cfg *n)
-{
-	if (!n->base_rtt || !n->target_delay || !n->max_cwnd)
-		return 0;
-	if (!isfinite(n->eta) || n->eta < 0 || !isfinite(n->fi) || n->fi < 0 ||
-	    !isfinite(n->gamma) || n->gamma < 0 || !isfinite(n->max_md_jump) ||
-	    n->max_md_jump < 0)
-		return 0;
-	return 1;
-}
-
 int prof_cc_modify(struct profiles *p, uint64_t id,
 		   const struct mrc_ctl_cc_profile_attr *attr, int mask)
 {
@@ -858,9 +847,20 @@ int prof_cc_modify(struct profiles *p, uint64_t id,
 		if (!(c.have & PROF_HAVE_ALGORITHM))
 			return -EINVAL; /* nothing to read it as */
 		if (c.algo == PROF_CC_NSCC) {
-			if (!attr->cc_config || !nscc_valid(attr->cc_config))
+			const struct mrc_ctl_cc_nscc_cfg *n = attr->cc_config;
+			char why[128];
+
+			if (!n ||
+			    nscc_params_from_cfg(
+				    n,
+				    n->max_cwnd < PROF_CC_MTU_BYTES &&
+						    n->max_cwnd >=
+							    MRC_NSCC_MTU_MIN ?
+					    n->max_cwnd :
+					    PROF_CC_MTU_BYTES,
+				    &c.params, why, sizeof(why)))
 				return -EINVAL;
-			memcpy(&c.nscc, attr->cc_config, sizeof(c.nscc));
+			memcpy(&c.nscc, n, sizeof(c.nscc));
 		}
 		c.have |= PROF_HAVE_CONFIG;
 	}

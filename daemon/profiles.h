@@ -67,11 +67,20 @@ struct prof_ev {
 #define PROF_CC_NONE 0 /* no congestion control */
 #define PROF_CC_NSCC 1 /* "uet-1.0-nscc" */
 
+/*
+ * The packet size a CC profile's window counts in (nscc_params.h): the
+ * largest payload. Its smallest window is this or max_cwnd, the lower.
+ */
+#define PROF_CC_MTU_BYTES MRC_MAX_PAYLOAD
+
 struct prof_cc {
 	uint32_t state;
 	uint32_t have;
 	uint32_t algo; /* PROF_CC_* */
 	struct mrc_ctl_cc_nscc_cfg nscc;
+	/* nscc in the data path's fixed point: checked and converted as
+	 * the configuration is given, so going ONLINE cannot fail on it. */
+	struct mrc_nscc_params params;
 	uint32_t users;
 };
 

@@ -109,6 +109,11 @@ struct mrcx_qp_info {
 	uint32_t nev_in_use;
 	uint8_t peer_gid[16];
 	uint64_t sent_pkts, retx_pkts, lost_pkts;
+	/* Congestion control (its CC profile's NSCC; 0 without one). */
+	uint32_t cwnd_bytes; /* the congestion window */
+	uint32_t cc_inflight_bytes; /* payload sent, not acknowledged */
+	uint32_t cc_base_rtt_ns; /* the smallest RTT seen, less service */
+	uint32_t cc_avg_delay_ns; /* queueing delay, over about a base RTT */
 };
 
 /* Fills up to max entries; *n is the number of QPs there are. */

@@ -75,6 +75,18 @@ struct {
 } mrc_qp_tx SEC(".maps");
 
 /*
+ * CC profile id -> its NSCC parameters (include/mrc/nscc.h), as mrcd
+ * converted them when the profile went ONLINE or changed while ONLINE;
+ * a QP's cc_slot names its profile. Slot 0 is "no congestion control".
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MRC_CC_SLOTS);
+	__type(key, __u32);
+	__type(value, struct mrc_nscc_params);
+} mrc_cc SEC(".maps");
+
+/*
  * QP number -> its send queue, an mmapable one-element array the poster
  * (libmrc, through mrcd) writes WQEs into; mrcd inserts one per QP.
  */
@@ -192,6 +204,9 @@ struct mrc_scratch {
 	__u32 una_moved; /* the cumulative ACK advanced */
 	__u32 ack_ev; /* EV index of the acknowledged packet */
 	__u32 ack_rtt_ns; /* its RTT, 0 when ambiguous (retransmitted) */
+	__u32 acked_bytes; /* payload this ACK newly delivered (NSCC) */
+	__u32 lost_bytes; /* ...and found lost (never UNSENT ones) */
+	__u32 trim_bytes; /* the packet a TRIMMED NACK names, in flight */
 	/*
 	 * Packets of each EV this ACK delivered, and which EVs those are:
 	 * only those are read and zeroed again after the lock, so an ACK
@@ -249,6 +264,23 @@ static __always_inline void mrc_count_rx(enum mrc_rx_counter k, __u64 n)
  * The QP's send CQ ring has less room than a send queue of completions on
  * each of two CPUs (a CQ with no ring loses its completions anyway).
  */
+/*
+ * A QP's NSCC parameters, or NULL for no congestion control: cc_slot 0,
+ * or a slot mrcd has not filled. Looked up before the QP's lock is taken
+ * (no helper calls under it).
+ */
+static __always_inline const struct mrc_nscc_params *
+mrc_cc_of(const struct mrc_qp_tx *qp)
+{
+	__u32 slot = qp->cc_slot;
+	const struct mrc_nscc_params *p;
+
+	if (!slot || slot >= MRC_CC_SLOTS)
+		return NULL;
+	p = bpf_map_lookup_elem(&mrc_cc, &slot);
+	return p && p->mtu_bytes ? p : NULL;
+}
+
 static __always_inline int send_cq_full(const struct mrc_qp_tx *qp)
 {
 	__u32 cq = qp->send_cq;

@@ -3,8 +3,9 @@
  * This file contains UET 1.0 NSCC, the sender's delay- and ECN-based
  * congestion window of one QP (docs/congestion.md), as plain integer C
  * over struct mrc_nscc and struct mrc_nscc_params (include/mrc/nscc.h).
- * The data path will run it under the QP's lock; tests/unit/test_nscc.c
- * runs the same code with a clock of its own. Not yet in the data path.
+ * The data path runs it under the QP's lock (tx.h: the send gate;
+ * mrc_xdp_rx.bpf.c: cc_ack); tests/unit/test_nscc.c runs the same code
+ * with a clock of its own.
  *
  * No helpers, no loops, no signed division and a few words of stack, so
  * it compiles for clang -target bpf and for gcc alike. Time is passed in

@@ -6,8 +6,9 @@
  * next packet of one QP.
  *
  *   pick (under the QP's send lock): a queued retransmission first, else
- *        the next MTU of the oldest unfinished WQE if the peer's window
- *        and WIMM limit allow, else the oldest PSN in flight if its ACK
+ *        the next MTU of the oldest unfinished WQE if the peer's window,
+ *        the WIMM limit and the congestion window (NSCC, when the QP has
+ *        a CC profile) allow, else the oldest PSN in flight if its ACK
  *        timeout passed (failing the WQE once its retries are spent); give
  *        it a PSN, an EV (round robin over the QP's EVs on all ports, a
  *        different one for a retransmission) and an in-flight record
@@ -39,6 +40,7 @@
 #include "ctx.h"
 #include "health.h"
 #include "maps.h"
+#include "nscc.h"
 #include "pkt.h"
 
 /* What the locked pick hands to the packet builder. */
@@ -70,12 +72,19 @@ struct tx_pick {
 	__u8 silent_bad; /* silent_idx was found silent: ASSUMED_BAD */
 	__u8 silent_kept;
 	__u8 silent_idx;
+	__u8 cwnd_full; /* new data waited for the congestion window */
 	__u64 err_wr_id;
 	__u32 err_seq;
 };
 
-/* Returns 0 with p filled, or -1 when there is nothing to send. */
+/*
+ * Returns 0 with p filled, or -1 when there is nothing to send. cc: the
+ * QP's NSCC parameters, NULL for none. New data waits for the congestion
+ * window; resends never do (their bytes are in flight already, and a
+ * window full of lost packets must not stall the QP).
+ */
 static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
+				   const struct mrc_nscc_params *cc,
 				   struct tx_pick *p)
 {
 	struct mrc_tx_rec *rec = NULL;
@@ -116,6 +125,12 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		    mrc_psn_diff(qp->next_psn, qp->una_psn) >= (int)qp->window)
 			goto timeout;
 		w = &sq->wqe[qp->sq_head % MRC_SQ_DEPTH];
+		left = w->len - qp->sq_off;
+		if (cc && !nscc_can_send(&qp->cc, cc,
+					 left < qp->mtu ? left : qp->mtu)) {
+			p->cwnd_full = 1;
+			goto timeout;
+		}
 		if (!qp->sq_off && w->opcode == MRC_WR_RDMA_WRITE_WITH_IMM) {
 			/* A new WRITE_IMM: within the peer's WIMM limit? */
 			if (qp->max_wimm && qp->wimm_inflight >= qp->max_wimm)
@@ -125,8 +140,9 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		psn = qp->next_psn;
 		qp->next_psn = (psn + 1) & MRC_BTH_PSN_MASK;
 		rec = &qp->rec[psn % MRC_TX_RING];
-		left = w->len - qp->sq_off;
 		rec->len = left < qp->mtu ? left : qp->mtu;
+		if (cc)
+			nscc_on_send(&qp->cc, rec->len);
 		rec->raddr = w->raddr + qp->sq_off;
 		rec->laddr = w->laddr + qp->sq_off;
 		rec->wqe = qp->sq_head;
@@ -176,6 +192,10 @@ timeout:
 		p->lost_ev_idx = rec->ev_idx;
 		p->ev_bad = (__u8)health_mark_bad(qp, rec->ev_idx, &kept);
 		p->ev_kept = (__u8)kept;
+		/* A timeout is a loss to the window too (UET's inferred
+		 * loss). */
+		if (cc)
+			nscc_on_loss(&qp->cc, cc, rec->len);
 	}
 	if (rec->timeouts >= qp->retry_linear + qp->retry_exp &&
 	    qp->retry_exp != MRC_RETRY_INFINITE) {
@@ -540,7 +560,9 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 		return TX_IDLE;
 	}
 	p.tx_ns = bpf_ktime_get_ns();
-	if (tx_pick(qp, sq, &p)) {
+	if (tx_pick(qp, sq, mrc_cc_of(qp), &p)) {
+		if (p.cwnd_full)
+			mrc_count_tx(MRC_TX_CWND_FULL, 1);
 		tx_health_event(qpn, qp, &p);
 		if (p.failed) {
 			tx_fail_wqe(qp, &p, qpn);

@@ -11,6 +11,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
+#include "nscc.h"
 #include "wire.h"
 
 /*
@@ -18,7 +19,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 3
+#define MRC_ABI_VERSION 4
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -149,6 +150,8 @@ _Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
 #define MRC_SQ_DEPTH 128 /* WQEs per QP */
 #define MRC_TX_RING 512 /* in-flight records per QP: PSN % MRC_TX_RING */
 #define MRC_QP_EVS 64 /* EVs one QP sprays over, all ports together */
+/* CC profiles' parameters in mrc_cc: slot = profile id; 0 is "none". */
+#define MRC_CC_SLOTS 16
 #define MRC_MAX_PORTS 8
 #define MRC_RETX_Q 64 /* PSNs waiting for retransmission, per QP */
 #define MRC_REORDER_NS_DEFAULT 500000 /* mrc_qp_tx.reorder_ns */
@@ -284,6 +287,13 @@ struct mrc_qp_tx {
 	__u16 ev_fl[MRC_QP_EVS];
 	__u8 ev_port[MRC_QP_EVS]; /* ...and the port each leaves by */
 	__u8 peer_addr[MRC_MAX_PORTS][16]; /* peer's address per port */
+	/*
+	 * Its CC profile: the slot of mrc_cc whose parameters NSCC runs
+	 * with (docs/congestion.md); 0: no congestion control, only the
+	 * peer's window and WIMM limit gate what it sends.
+	 */
+	__u32 cc_slot;
+	__u32 pad1;
 	/* Owned by the data path. */
 	__u32 next_psn;
 	__u32 una_psn; /* oldest PSN not acknowledged */
@@ -317,6 +327,11 @@ struct mrc_qp_tx {
 	 */
 	__u64 ev_silent_ns[MRC_QP_EVS];
 	__u64 ev_acked_ns[MRC_QP_EVS];
+	/*
+	 * The congestion window (bpf/lib/nscc.h), with cc_slot; mrcd
+	 * starts it (nscc_init) when it makes the QP ready to send.
+	 */
+	struct mrc_nscc cc;
 	struct mrc_tx_rec rec[MRC_TX_RING];
 };
 
@@ -460,8 +475,15 @@ struct mrc_qp_view {
 	__u8 ev_port[MRC_QP_EVS];
 	__u8 ev_state[MRC_QP_EVS];
 	__u8 peer_addr[MRC_MAX_PORTS][16];
+	/* Congestion control (cc_slot 0: none, the rest 0). */
+	__u32 cc_slot;
+	__u32 cwnd_bytes;
+	__u32 inflight_bytes;
+	__u32 cc_base_rtt_ns; /* the smallest RTT seen */
+	__u32 cc_avg_delay_ns; /* queueing delay, averaged over a base RTT */
+	__u32 pad1;
 };
-_Static_assert(sizeof(struct mrc_qp_view) == 576, "QP view layout");
+_Static_assert(sizeof(struct mrc_qp_view) == 600, "QP view layout");
 
 /*
  * What the sender knows of one EV of one QP: value of mrc_ev_stats, an
@@ -529,7 +551,11 @@ struct mrc_port {
 	X(EV_BAD, "ev_assumed_bad")                    \
 	X(EV_EVENTS_DROPPED, "ev_events_dropped")      \
 	X(EV_STATE_DROPPED, "ev_state_events_dropped") \
-	X(CQ_FULL, "tx_send_cq_full")
+	X(CQ_FULL, "tx_send_cq_full")                  \
+	X(CWND_FULL, "tx_cwnd_full")                   \
+	X(CC_TRIMS, "cc_trims")                        \
+	X(CC_MD, "cc_decreases")                       \
+	X(CC_QA, "cc_quick_adapts")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
 enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };

@@ -15,7 +15,7 @@
  * Times are nanoseconds, sizes bytes. The limits below keep every product
  * bpf/lib/nscc.h forms below 2^64 (its comments show each bound); mrcd
  * refuses a profile outside them. Fixed-width types, no pointers, no
- * floats and explicit padding only: struct mrc_nscc will live inside the
+ * floats and explicit padding only: struct mrc_nscc lives inside the
  * map value struct mrc_qp_tx, under that QP's bpf_spin_lock.
  */
 #ifndef MRC_NSCC_H

@@ -135,6 +135,10 @@ enum mrc_nack {
 
 #define MRC_SACK_BITS 256
 
+/* Unit of the AEXT service time: 64 ns, up to 65535 x 64 ns = 4.19 ms. */
+#define MRC_SVC_UNIT_NS 64u
+#define MRC_SVC_MAX 0xffffu
+
 /*
  * MRC acknowledgement extension, 52 bytes. sack bit i (word i / 32, bit
  * 31 - i % 32, most significant first) set means PSN cum_psn + 1 + i was
@@ -145,7 +149,15 @@ struct mrc_aext {
 	__u8 flags; /* MRC_AF_* */
 	__be16 ev; /* EV of the packet acknowledged (echo) */
 	__u8 nack_reason; /* enum mrc_nack */
-	__u8 pad[3];
+	__u8 pad;
+	/*
+	 * The responder's service time: from the acknowledged packet's
+	 * arrival in its receive program to this answer's leaving, in
+	 * MRC_SVC_UNIT_NS, saturating; 0 when it does not say. The sender
+	 * takes it out of the RTT, so that only the network's delay drives
+	 * congestion control (docs/congestion.md).
+	 */
+	__be16 svc;
 	__be32 cum_psn; /* every PSN before this one has been received */
 	__be32 ack_psn; /* PSN of the packet acknowledged (echo) */
 	__be32 echo; /* the acknowledged packet's DEXT echo, returned */
@@ -185,6 +197,7 @@ _Static_assert(__builtin_offsetof(struct mrc_dext, msg_len) == 8,
 _Static_assert(__builtin_offsetof(struct mrc_dext, echo) == 12, "DEXT echo");
 _Static_assert(sizeof(struct mrc_aeth) == 4, "AETH is 4 bytes");
 _Static_assert(sizeof(struct mrc_aext) == 52, "AEXT is 52 bytes");
+_Static_assert(__builtin_offsetof(struct mrc_aext, svc) == 6, "AEXT svc");
 _Static_assert(__builtin_offsetof(struct mrc_aext, cum_psn) == 8,
 	       "AEXT cum_psn");
 _Static_assert(__builtin_offsetof(struct mrc_aext, sack) == 20, "AEXT sack");

@@ -30,6 +30,7 @@
 #include <bpf/libbpf.h>
 
 #include "fixture.h"
+#include "../../bpf/lib/nscc.h"
 #include "mrc/abi.h"
 #include "mrc/drop.h"
 #include "mrc/wire.h"
@@ -66,8 +67,18 @@ struct side {
 	int ncqe;
 };
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static struct side snd, rcv;
 static struct mrc_xdp_tx *tx;
+/* The next reset() gives the sender this congestion control (slot 1). */
+static const struct mrc_nscc_params *cc;
 static struct mrc_sq *sq; /* the sender's send queue, mmapped */
 
 static int on_cqe(void *ctx, void *d, size_t len)
@@ -213,6 +224,15 @@ static int reset(uint32_t first_psn)
 		qt.peer_addr[p][3] = 2;
 	}
 	qt.next_psn = qt.una_psn = first_psn;
+	if (cc) {
+		uint32_t slot = 1;
+
+		qt.cc_slot = slot;
+		nscc_init(&qt.cc, cc, mono_ns());
+		if (bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_cc), &slot,
+					cc, BPF_ANY))
+			return -1;
+	}
 	memset(&qr, 0, sizeof(qr));
 	qr.state = MRC_QPS_RTR;
 	qr.peer_qpn = S_QPN;
@@ -286,6 +306,15 @@ struct channel {
 	int dup; /* deliver every data packet twice */
 	unsigned int reorder; /* deliver in reversed groups of this size */
 	unsigned int drop_acks_every;
+	/* As a full switch queue would: cut data packets 1, 1 + every...
+	 * to their headers (with a trimming switch's DSCP 46), or set CE
+	 * on every data packet. */
+	unsigned int trim_every;
+	int ce;
+	/* After each burst: the least congestion window seen, and whether
+	 * new data ever left with the window already full. */
+	uint32_t cwnd_min;
+	int over_window;
 };
 
 static uint64_t percpu(struct bpf_map *m, uint32_t key)
@@ -301,14 +330,6 @@ static struct mrc_qp_tx *get_qp_tx(void)
 	if (bpf_map_lookup_elem(bpf_map__fd(snd.rx->maps.mrc_qp_tx), &qpn, &qt))
 		return NULL;
 	return &qt;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -345,7 +366,77 @@ static void expire_una(struct mrc_qp_tx *qt)
  * pass it through the channel to the receiver, return its ACKs. Stops when
  * the sender has nothing more to send. Returns data packets sent.
  */
-static int pump(const struct channel *ch)
+/* The ones' complement sum of len bytes at b, added to sum. */
+static uint32_t sum16(uint32_t sum, const uint8_t *b, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (len & 1)
+		sum += (uint32_t)b[len - 1] << 8;
+	return sum;
+}
+
+static uint16_t fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* IPv4 header checksum over 20 bytes at h. */
+static void ip4_csum(uint8_t *h)
+{
+	uint16_t c;
+
+	h[10] = h[11] = 0;
+	c = fold(sum16(0, h, 20));
+	h[10] = (uint8_t)(c >> 8);
+	h[11] = (uint8_t)c;
+}
+
+/*
+ * Trim a data frame (Ethernet, IPv4, UDP, MRC headers, payload) to 64
+ * bytes of UDP payload, as a switch does: IP and UDP lengths fixed, DSCP 46, both
+ * checksums new.
+ */
+static void trim_frame(struct frame *f)
+{
+	uint8_t *ip = f->b + 14, *udp = ip + 20;
+	uint32_t hdr = 14 + 20 + 8 + 64; /* keep 64: every MRC header */
+
+	if (f->len <= hdr)
+		return;
+	f->len = hdr;
+	ip[1] = (uint8_t)(46 << 2 | (ip[1] & 3));
+	ip[2] = (uint8_t)((hdr - 14) >> 8);
+	ip[3] = (uint8_t)(hdr - 14);
+	ip4_csum(ip);
+	udp[4] = (uint8_t)((hdr - 34) >> 8);
+	udp[5] = (uint8_t)(hdr - 34);
+	udp[6] = udp[7] = 0;
+	{
+		uint32_t sum = sum16(0, ip + 12, 8) + 17 + (hdr - 34);
+		uint16_t c = fold(sum16(sum, udp, hdr - 34));
+
+		c = c ? c : 0xffff;
+		udp[6] = (uint8_t)(c >> 8);
+		udp[7] = (uint8_t)c;
+	}
+}
+
+static void mark_ce(struct frame *f)
+{
+	uint8_t *ip = f->b + 14;
+
+	if (ip[1] & 3) { /* ECT */
+		ip[1] |= 3;
+		ip4_csum(ip);
+	}
+}
+
+static int pump(struct channel *ch)
 {
 	static struct frame batch[64], ackf, empty;
 	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
@@ -362,6 +453,18 @@ static int pump(const struct channel *ch)
 			if (v == XDP_DROP)
 				break; /* idle: window full or queue empty */
 			assert_int_equal(v, XDP_REDIRECT);
+		}
+		if (cc) {
+			struct mrc_qp_tx *qt = get_qp_tx();
+
+			assert_non_null(qt);
+			if (!ch->cwnd_min || qt->cc.cwnd_bytes < ch->cwnd_min)
+				ch->cwnd_min = qt->cc.cwnd_bytes;
+			/* What left new is at most the window, or one packet
+			 * into an empty one. */
+			if (qt->cc.inflight_bytes >
+			    (qt->cc.cwnd_bytes > MTU ? qt->cc.cwnd_bytes : MTU))
+				ch->over_window = 1;
 		}
 		if (!n) {
 			/*
@@ -388,6 +491,10 @@ static int pump(const struct channel *ch)
 			sent++;
 			if (ch->drop_every && (sent - 1) % ch->drop_every == 0)
 				continue;
+			if (ch->trim_every && (sent - 1) % ch->trim_every == 0)
+				trim_frame(&batch[i]);
+			if (ch->ce)
+				mark_ce(&batch[i]);
 			for (int copy = 0; copy < 1 + ch->dup; copy++) {
 				int v = run(rx_r, &batch[i], &ackf);
 
@@ -408,7 +515,7 @@ static int pump(const struct channel *ch)
 static int last_pumped; /* packets the last transfer put on the channel */
 
 /* Post a mixed workload; check bytes and completions after pumping. */
-static void transfer(const struct channel *ch, uint32_t first_psn)
+static void transfer(struct channel *ch, uint32_t first_psn)
 {
 	/* len, remote offset, with immediate */
 	static const struct {
@@ -703,6 +810,184 @@ static void wimm_limit(void **state)
 	assert_int_equal(rcv.ncqe, 10);
 }
 
+/* --- congestion control (NSCC) in the data path ------------------------ */
+
+/*
+ * NSCC parameters in the data path's fixed point (include/mrc/nscc.h):
+ * window max_cwnd, target queueing delay target_ns over a configured base
+ * RTT of base_ns; no quick adapt unless qa.
+ */
+static struct mrc_nscc_params cc_params(uint32_t max_cwnd, uint32_t target_ns,
+					uint32_t base_ns, int qa)
+{
+	return (struct mrc_nscc_params){
+		.mtu_bytes = MTU,
+		.max_cwnd_bytes = max_cwnd,
+		.base_rtt_ns = base_ns,
+		.target_delay_ns = target_ns,
+		.adjust_period_ns = 1000000,
+		.adjust_bytes = 8 * MTU,
+		.fi_q8_bytes = MTU * MRC_NSCC_Q8,
+		.alpha_target_q8_bytes = MTU * MRC_NSCC_Q8,
+		.fi_scale_q16 = MRC_NSCC_Q16 / 4,
+		.gamma_q16 = 52429, /* 0.8 */
+		.max_md_jump_q16 = MRC_NSCC_Q16 / 2,
+		.near_zero_ns = MRC_NSCC_NEAR_ZERO_NS,
+		.qa_threshold_ns = MRC_NSCC_QA_NEVER,
+		.disable_qa = !qa,
+		.qa_gate = 3,
+	};
+}
+
+static uint64_t tx_stat(enum mrc_tx_counter c)
+{
+	return percpu(tx->maps.mrc_tx_stats, c);
+}
+
+/* Nothing left in flight, by the window's count either. */
+static void cc_settled(void)
+{
+	struct mrc_qp_tx *qt = get_qp_tx();
+
+	assert_non_null(qt);
+	assert_int_equal(qt->una_psn, qt->next_psn);
+	assert_int_equal(qt->cc.inflight_bytes, 0);
+}
+
+/*
+ * A window of four packets: the first burst carries four, new data then
+ * waits for ACKs (counted tx_cwnd_full), never more in flight than the
+ * window; the transfer is byte-exact. (A target delay of 1 s: every RTT
+ * is below it, so the window only grows, up to max_cwnd.)
+ */
+static void cwnd_gates_new_data(void **state)
+{
+	const struct mrc_nscc_params p =
+		cc_params(4 * MTU, 1000000000, 1000, 0);
+	static struct frame out, empty;
+	uint64_t full = tx_stat(MRC_TX_CWND_FULL);
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx), sent = 0, i;
+	struct channel ch = { 0 };
+
+	(void)state;
+	cc = &p;
+	assert_int_equal(reset(1), 0);
+	post(1, 0, 0, 20 * MTU, 0);
+	empty.len = FRAME_MAX + 1;
+	for (i = 0; i < 10; i++)
+		sent += run(txp, &empty, &out) == XDP_REDIRECT;
+	assert_int_equal(sent, 4);
+	assert_true(tx_stat(MRC_TX_CWND_FULL) > full);
+	assert_int_equal(get_qp_tx()->cc.inflight_bytes, 4 * MTU);
+	ring_buffer__consume(snd.cq);
+	transfer(&ch, 1000);
+	assert_false(ch.over_window);
+	cc_settled();
+	cc = NULL;
+}
+
+/*
+ * A switch that trims one data packet in seven: each trim comes back as a
+ * TRIMMED NACK, is resent, and shrinks the window; no EV is blamed for
+ * it; byte-exact.
+ */
+static void trimming_channel(void **state)
+{
+	const struct mrc_nscc_params p =
+		cc_params(64 * MTU, 1000000000, 1000, 1);
+	uint64_t trims = tx_stat(MRC_TX_CC_TRIMS), bad = tx_stat(MRC_TX_EV_BAD);
+	uint64_t retx = tx_stat(MRC_TX_RETX);
+	uint64_t cut = percpu(rcv.rx->maps.mrc_drop, MRC_DROP_TRIMMED);
+	struct channel ch = { .trim_every = 7 };
+
+	(void)state;
+	cc = &p;
+	transfer(&ch, 4000);
+	trims = tx_stat(MRC_TX_CC_TRIMS) - trims;
+	cut = percpu(rcv.rx->maps.mrc_drop, MRC_DROP_TRIMMED) - cut;
+	/* Every trim NACKed and taken by the window, about one in seven. */
+	assert_int_equal(trims, cut);
+	assert_true(trims >= (uint64_t)last_pumped / 8);
+	assert_true(tx_stat(MRC_TX_RETX) - retx >= trims);
+	assert_int_equal(tx_stat(MRC_TX_EV_BAD), bad);
+	assert_true(ch.cwnd_min < 64 * MTU);
+	cc_settled();
+	cc = NULL;
+}
+
+/*
+ * Every packet CE-marked, the queueing delay above target (1 ns): the
+ * window decreases multiplicatively (counted cc_decreases), never below
+ * one MTU; no EV is blamed; byte-exact.
+ */
+static void ce_marks_decrease(void **state)
+{
+	const struct mrc_nscc_params p = cc_params(64 * MTU, 1, 1, 0);
+	uint64_t md = tx_stat(MRC_TX_CC_MD), bad = tx_stat(MRC_TX_EV_BAD);
+	struct channel ch = { .ce = 1 };
+
+	(void)state;
+	cc = &p;
+	transfer(&ch, 70000);
+	assert_true(tx_stat(MRC_TX_CC_MD) > md);
+	assert_int_equal(tx_stat(MRC_TX_EV_BAD), bad);
+	assert_true(ch.cwnd_min < 32 * MTU);
+	assert_true(ch.cwnd_min >= MTU);
+	cc_settled();
+	cc = NULL;
+}
+
+/*
+ * The receiver says how long it held a packet (AEXT svc, 64 ns units),
+ * and the sender's RTT for the window is its round trip less that: with
+ * a configured base RTT of 1 s, the first sample is the learned base.
+ */
+static void service_time_taken_out(void **state)
+{
+	const struct mrc_nscc_params p =
+		cc_params(64 * MTU, 1000000000, 1000000000, 0);
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
+	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
+	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
+	static struct frame data, ackf, empty;
+	const struct mrc_aext *ax;
+	struct mrc_ev_stats ev;
+	struct mrc_qp_tx *qt;
+	uint32_t svc_ns, key;
+
+	(void)state;
+	cc = &p;
+	assert_int_equal(reset(1), 0);
+	memset(&ev, 0, sizeof(ev));
+	for (key = S_QPN * MRC_QP_EVS; key < S_QPN * MRC_QP_EVS + NEV; key++)
+		assert_int_equal(bpf_map_update_elem(
+					 bpf_map__fd(snd.rx->maps.mrc_ev_stats),
+					 &key, &ev, BPF_ANY),
+				 0);
+	post(1, 0, 0, MTU, 0);
+	empty.len = FRAME_MAX + 1;
+	assert_int_equal(run(txp, &empty, &data), XDP_REDIRECT);
+	assert_int_equal(run(rx_r, &data, &ackf), XDP_TX);
+	ax = (const void *)(ackf.b + 14 + 20 + 8 + sizeof(struct mrc_bth) +
+			    sizeof(struct mrc_aeth));
+	svc_ns = ntohs(ax->svc) * MRC_SVC_UNIT_NS;
+	/* A checksum and a copy of 1 KiB: more than 64 ns, far below 4 ms. */
+	assert_true(svc_ns > 0);
+	assert_true(ntohs(ax->svc) < MRC_SVC_MAX);
+	assert_int_equal(run(rx_s, &ackf, &ackf), XDP_DROP);
+	qt = get_qp_tx();
+	key = S_QPN * MRC_QP_EVS + qt->rec[1].ev_idx;
+	assert_int_equal(
+		bpf_map_lookup_elem(bpf_map__fd(snd.rx->maps.mrc_ev_stats),
+				    &key, &ev),
+		0);
+	/* The EV's RTT is the whole round trip; the window's, without svc. */
+	assert_true(ev.rtt_max_ns > svc_ns);
+	assert_int_equal(qt->cc.base_rtt_ns + svc_ns, ev.rtt_max_ns);
+	cc_settled();
+	cc = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -715,6 +1000,10 @@ int main(void)
 		cmocka_unit_test(peer_gone),
 		cmocka_unit_test(remote_access_error),
 		cmocka_unit_test(wimm_limit),
+		cmocka_unit_test(cwnd_gates_new_data),
+		cmocka_unit_test(trimming_channel),
+		cmocka_unit_test(ce_marks_decrease),
+		cmocka_unit_test(service_time_taken_out),
 	};
 
 	if (geteuid() != 0) {

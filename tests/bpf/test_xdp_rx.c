@@ -862,6 +862,8 @@ static int load_frags(void)
 	if (!frags)
 		return -1;
 	frags->rodata->trim_dscp = TRIM_DSCP;
+	/* ACKs compared byte for byte: no clock reading in them. */
+	frags->rodata->report_svc = 0;
 	bpf_program__set_flags(frags->progs.mrc_xdp_rx,
 			       bpf_program__flags(frags->progs.mrc_xdp_rx) |
 				       BPF_F_XDP_HAS_FRAGS);
@@ -895,6 +897,8 @@ static int setup(void)
 	if (!skel)
 		return -1;
 	skel->rodata->trim_dscp = TRIM_DSCP;
+	/* ACKs compared byte for byte: no clock reading in them. */
+	skel->rodata->report_svc = 0;
 	if (mrc_xdp_rx__load(skel)) {
 		fprintf(stderr, "loading mrc_xdp_rx: %s\n", strerror(errno));
 		return -1;

@@ -981,6 +981,7 @@ static int setup(void)
 	if (!skel)
 		return -1;
 	skel->rodata->trim_dscp = TRIM_DSCP;
+	skel->rodata->report_svc = 0; /* the model's ACKs carry none */
 	if (mrc_xdp_rx__load(skel)) {
 		fprintf(stderr, "fuzz_rx: loading mrc_xdp_rx: %s\n",
 			strerror(errno));

@@ -324,12 +324,26 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 	fake_qp_rts(a->qpn, a->nev);
 	v->peer_qpn = a->peer_qpn;
 	v->timeout_ns = a->timeout_ns;
+	v->cc_slot = a->cc_slot;
+	v->cwnd_bytes = a->cc_slot ? a->cc.max_cwnd_bytes : 0;
 	for (i = 0; a->evs_given && i < a->nev && i < MRC_QP_EVS; i++) {
 		v->ev[i] = a->ev[i];
 		v->ev_fl[i] = a->ev_fl[i];
 		v->ev_port[i] = a->ev_port[i];
 	}
 	memcpy(v->peer_addr, a->peer_addr, sizeof(v->peer_addr));
+	return 0;
+}
+
+int dev_cc_set(struct dev *d, uint32_t slot, const struct mrc_nscc_params *p)
+{
+	(void)d;
+	if (!slot || slot >= MRC_CC_SLOTS)
+		return -EINVAL;
+	memset(&fake.cc[slot], 0, sizeof(fake.cc[slot]));
+	if (p)
+		fake.cc[slot] = *p;
+	fake.cc_set[slot] = p ? 1 : 2;
 	return 0;
 }
 

@@ -52,6 +52,10 @@ struct fake_device {
 	int probe_err; /* probe_frame's result when not 0 */
 	uint32_t next_nonce;
 	int map_fd[8]; /* the mmapable maps, memfds; -1 until asked for */
+	/* mrc_cc: what dev_cc_set wrote; cc_set[slot] 0: never, 1: params,
+	 * 2: cleared. */
+	struct mrc_nscc_params cc[MRC_CC_SLOTS];
+	int cc_set[MRC_CC_SLOTS];
 };
 
 extern struct fake_device fake;

@@ -250,13 +250,18 @@ static uint32_t ev_cur_state(uint64_t id)
 }
 
 static const struct mrc_ctl_cc_nscc_cfg nscc_ok = {
+	.adjust_bytes_threshold = 32768,
+	.adjust_period_threshold = 10000,
 	.base_rtt = 10000,
 	.target_delay = 20000,
 	.max_cwnd = 1 << 20,
-	.eta = 0.5f,
-	.fi = 1.0f,
+	.eta = 600.0f,
+	.fi = 20000.0f,
+	.fi_scale = 0.25f,
 	.gamma = 0.8f,
 	.max_md_jump = 0.5f,
+	.qa_gate = 3,
+	.qa_threshold = 80000,
 };
 
 static int cc_mod(uint64_t id, int mask, uint32_t to, const char *algo,
@@ -1281,9 +1286,24 @@ static void cc_transitions(void **state)
 		bad = nscc_ok;
 		bad.max_md_jump = -1.0f;
 		assert_int_equal(cc_mod(1, cf, 0, NULL, &bad), -EINVAL);
+		/* What the data path's fixed point cannot hold, too. */
+		bad = nscc_ok;
+		bad.gamma = 1.5f;
+		assert_int_equal(cc_mod(1, cf, 0, NULL, &bad), -EINVAL);
+		bad = nscc_ok;
+		bad.qa_gate = 40;
+		assert_int_equal(cc_mod(1, cf, 0, NULL, &bad), -EINVAL);
+		bad = nscc_ok;
+		bad.adjust_period_threshold = 0;
+		assert_int_equal(cc_mod(1, cf, 0, NULL, &bad), -EINVAL);
 	}
 	assert_int_equal(
 		cc_mod(1, st | cf, MRC_CTL_PROFILE_ONLINE, NULL, &nscc_ok), 0);
+	/* Converted once, for the data path. */
+	assert_int_equal(P.cc[1].params.mtu_bytes, PROF_CC_MTU_BYTES);
+	assert_int_equal(P.cc[1].params.max_cwnd_bytes, 1 << 20);
+	assert_int_equal(P.cc[1].params.target_delay_ns, 20000);
+	assert_int_equal(P.cc[1].params.gamma_q16, 52429); /* 0.8, rounded */
 	/* The query: the library's string and the stored config. */
 	assert_int_equal(prof_cc_query(&P, 1, &a,
 				       st | al | cf |

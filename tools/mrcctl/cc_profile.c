@@ -14,20 +14,27 @@
 
 #define NSCC_NAME "uet-1.0-nscc"
 
+/*
+ * For a software device on veth (docs/congestion.md): a base RTT below
+ * the smallest it sees (10 us), a target queueing delay above its
+ * scheduling noise (100 us), quick adapt only past 4 targets; UET's
+ * increases (eta 0.15 MTU x a, fi 5 MTU x a, fi_scale 0.25 a) for a BDP
+ * of 50 KB (a = 1/3) and 4096-byte packets. eta and fi are bytes.
+ */
 static const struct mrc_ctl_cc_nscc_cfg nscc_defaults = {
 	.disable_qa = 0,
-	.adjust_bytes_threshold = 16384,
+	.adjust_bytes_threshold = 32768,
 	.adjust_period_threshold = 10000,
 	.base_rtt = 10000,
-	.eta = 0.15f,
-	.fi = 1.0f,
-	.fi_scale = 1.0f,
+	.eta = 200.0f,
+	.fi = 6800.0f,
+	.fi_scale = 0.08f,
 	.gamma = 0.8f,
 	.max_md_jump = 0.5f,
 	.max_cwnd = 1048576,
 	.qa_gate = 3,
-	.qa_threshold = 40000,
-	.target_delay = 20000,
+	.qa_threshold = 400000,
+	.target_delay = 100000,
 };
 
 struct cc_info {
@@ -280,17 +287,17 @@ static const char *const usage[] = {
 };
 
 static const char *const defs[] = {
-	"NSCC := { base-rtt NS | target-delay NS | max-cwnd BYTES | eta F |"
-	" fi F | fi-scale F |",
+	"NSCC := { base-rtt NS | target-delay NS | max-cwnd BYTES | eta BYTES |"
+	" fi BYTES | fi-scale F |",
 	"          gamma F | max-md-jump F | qa-gate N | qa-threshold NS |"
 	" adjust-bytes BYTES |",
 	"          adjust-period NS | disable-qa }",
 	"  Any NSCC key sends all of them: those not given take their"
 	" defaults,",
-	"  base-rtt 10000 target-delay 20000 max-cwnd 1048576 eta 0.15 fi 1.0"
-	" fi-scale 1.0",
-	"  gamma 0.8 max-md-jump 0.5 qa-gate 3 qa-threshold 40000"
-	" adjust-bytes 16384",
+	"  base-rtt 10000 target-delay 100000 max-cwnd 1048576 eta 200 fi 6800"
+	" fi-scale 0.08",
+	"  gamma 0.8 max-md-jump 0.5 qa-gate 3 qa-threshold 400000"
+	" adjust-bytes 32768",
 	"  adjust-period 10000 (NS in nanoseconds, F a decimal fraction).",
 	HELP_PROFILE_STATE,
 	HELP_NUMBER,

@@ -50,6 +50,10 @@ static void qp_row(struct tbl *t, const struct mrcx_qp_info *q)
 	tbl_u64(t, "sent_pkts", "SENT(pkts)", q->sent_pkts);
 	tbl_u64(t, "retx_pkts", "RETX(pkts)", q->retx_pkts);
 	tbl_u64(t, "lost_pkts", "LOST(pkts)", q->lost_pkts);
+	tbl_u64(t, "cwnd_bytes", "CWND(B)", q->cwnd_bytes);
+	tbl_u64(t, "cc_inflight_bytes", "CC_INFLIGHT(B)", q->cc_inflight_bytes);
+	tbl_u64(t, "cc_base_rtt_ns", "BASE_RTT(ns)", q->cc_base_rtt_ns);
+	tbl_u64(t, "cc_avg_delay_ns", "QDELAY(ns)", q->cc_avg_delay_ns);
 }
 
 static int do_show(struct args *a)
