@@ -1125,7 +1125,8 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 	}
 	if (rc)
 		return reject(ctx, &r, NULL, rc);
-	r.t0_ns = bpf_ktime_get_ns(); /* its ACK says how long we took */
+	/* Its ACK says how long we took (not read when it will not say). */
+	r.t0_ns = report_svc ? bpf_ktime_get_ns() : 0;
 	mrc_count_rx(MRC_RX_PACKETS, 1);
 
 	qp = r.qpn < MRC_MAX_QP ? bpf_map_lookup_elem(&mrc_qp, &r.qpn) : NULL;

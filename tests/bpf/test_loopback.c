@@ -29,6 +29,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "csum.h"
 #include "fixture.h"
 #include "../../bpf/lib/nscc.h"
 #include "mrc/abi.h"
@@ -361,37 +362,13 @@ static void expire_una(struct mrc_qp_tx *qt)
 		0);
 }
 
-/*
- * Pump: transmit whatever the sender has (new packets and retransmits),
- * pass it through the channel to the receiver, return its ACKs. Stops when
- * the sender has nothing more to send. Returns data packets sent.
- */
-/* The ones' complement sum of len bytes at b, added to sum. */
-static uint32_t sum16(uint32_t sum, const uint8_t *b, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)b[i] << 8 | b[i + 1];
-	if (len & 1)
-		sum += (uint32_t)b[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* IPv4 header checksum over 20 bytes at h. */
 static void ip4_csum(uint8_t *h)
 {
 	uint16_t c;
 
 	h[10] = h[11] = 0;
-	c = fold(sum16(0, h, 20));
+	c = mrc_csum(h, 20);
 	h[10] = (uint8_t)(c >> 8);
 	h[11] = (uint8_t)c;
 }
@@ -417,8 +394,8 @@ static void trim_frame(struct frame *f)
 	udp[5] = (uint8_t)(hdr - 34);
 	udp[6] = udp[7] = 0;
 	{
-		uint32_t sum = sum16(0, ip + 12, 8) + 17 + (hdr - 34);
-		uint16_t c = fold(sum16(sum, udp, hdr - 34));
+		uint64_t sum = mrc_csum_add(0, ip + 12, 8) + 17 + (hdr - 34);
+		uint16_t c = mrc_csum_fold(mrc_csum_add(sum, udp, hdr - 34));
 
 		c = c ? c : 0xffff;
 		udp[6] = (uint8_t)(c >> 8);
@@ -436,6 +413,11 @@ static void mark_ce(struct frame *f)
 	}
 }
 
+/*
+ * Pump: transmit whatever the sender has (new packets and retransmits),
+ * pass it through the channel to the receiver, return its ACKs. Stops when
+ * the sender has nothing more to send. Returns data packets sent.
+ */
 static int pump(struct channel *ch)
 {
 	static struct frame batch[64], ackf, empty;

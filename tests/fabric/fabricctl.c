@@ -305,6 +305,18 @@ static int bad_arg(const char *action, const char *val, const char *want)
 	return -EINVAL;
 }
 
+/* A whole number of at most max for action's value, into *v. */
+static int arg_max(const char *action, const char *val, unsigned long max,
+		   const char *want, unsigned long *v)
+{
+	char *end;
+
+	*v = val ? strtoul(val, &end, 0) : 0;
+	if (!val || *end || *v > max)
+		return bad_arg(action, val, want);
+	return 0;
+}
+
 static int on_off(const char *action, const char *v, int *on)
 {
 	if (v && !strcmp(v, "on"))
@@ -322,7 +334,6 @@ static int cmd_fault(const struct node *n, int argc, char **argv)
 	struct fab_fault f = {};
 	int ffd = -1, sfd = -1, i, idx, err, on;
 	unsigned long v;
-	char *end;
 	__u32 key;
 
 	if (argc < 2)
@@ -373,22 +384,17 @@ static int cmd_fault(const struct node *n, int argc, char **argv)
 			if (fault_parse_prob(val, &f.corrupt_prob))
 				err = bad_arg(a, val, "a probability");
 		} else if (!strcmp(a, "offset")) {
-			v = val ? strtoul(val, &end, 0) : 0;
-			if (!val || *end || v > 0xffff)
-				err = bad_arg(a, val, "0..65535");
+			err = arg_max(a, val, 0xffff, "0..65535", &v);
 			f.corrupt_offset_bytes = v;
 		} else if (!strcmp(a, "trim")) {
 			if (fault_parse_prob(val, &f.trim_prob))
 				err = bad_arg(a, val, "a probability");
 		} else if (!strcmp(a, "keep")) {
-			v = val ? strtoul(val, &end, 0) : 0;
-			if (!val || *end || v > FAB_TRIM_KEEP_MAX)
-				err = bad_arg(a, val, "0..512 bytes");
+			err = arg_max(a, val, FAB_TRIM_KEEP_MAX, "0..512 bytes",
+				      &v);
 			f.trim_keep_bytes = v;
 		} else if (!strcmp(a, "dscp")) {
-			v = val ? strtoul(val, &end, 0) : 0;
-			if (!val || *end || v > 63)
-				err = bad_arg(a, val, "0..63");
+			err = arg_max(a, val, 63, "0..63", &v);
 			f.trim_dscp = v;
 		} else if (!strcmp(a, "dir")) {
 			if (val && !strcmp(val, "in"))
@@ -487,14 +493,12 @@ static int queue_arg(const char *a, char *val, struct fab_queue_cfg *c,
 		else
 			return bad_arg(a, val, "drop or trim");
 	} else if (!strcmp(a, "keep")) {
-		v = val ? strtoul(val, &end, 0) : 0;
-		if (!val || *end || v > FAB_TRIM_KEEP_MAX)
-			return bad_arg(a, val, "0..512 bytes");
+		if (arg_max(a, val, FAB_TRIM_KEEP_MAX, "0..512 bytes", &v))
+			return -EINVAL;
 		c->trim_keep_bytes = v;
 	} else if (!strcmp(a, "dscp")) {
-		v = val ? strtoul(val, &end, 0) : 0;
-		if (!val || *end || v > 63)
-			return bad_arg(a, val, "0..63");
+		if (arg_max(a, val, 63, "0..63", &v))
+			return -EINVAL;
 		c->trim_dscp = v;
 	} else if (!strcmp(a, "backlog-from")) {
 		if (val && !strcmp(val, "qdisc"))
