@@ -37,10 +37,12 @@ static uint64_t dropped_ever(struct events *e)
 		       n;
 }
 
-static void ready(struct loop_fd *h)
+void events_poll(struct events *e)
 {
-	struct events *e = container_of(h, struct events, lfd);
 	uint64_t dropped;
+
+	if (!e->ring)
+		return; /* not started, or closed */
 
 	/*
 	 * The ring first: what it holds was queued before any drop (a drop
@@ -57,6 +59,11 @@ static void ready(struct loop_fd *h)
 			e->sink.dropped(e->sink.ctx, dropped - e->dropped_seen);
 		e->dropped_seen = dropped;
 	}
+}
+
+static void ready(struct loop_fd *h)
+{
+	events_poll(container_of(h, struct events, lfd));
 }
 
 int events_init(struct events *e, struct dev *d, struct loop *l,

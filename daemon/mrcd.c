@@ -139,6 +139,10 @@ static void scan(struct loop_fd *h)
 
 	if (read(h->fd, &ticks, sizeof(ticks)) < 0)
 		return;
+	/* Probe answers that came in before their deadline, first: on a busy
+	 * machine this timer and the ring are often ready together, and the
+	 * answer must not be judged lost for being read after the tick. */
+	events_poll(&m->events);
 	health_tick(&m->health);
 	ctl_tick(&m->ctl);
 	m->gray_ticks += ticks;
