@@ -40,6 +40,7 @@ static __always_inline int ctl_apply(struct mrc_qp_tx *qp, __u32 op, __u32 i,
 			qp->ev_state[i & 63] = MRC_EV_GOOD;
 			qp->ev_use |= bit;
 			qp->ev_silent_ns[i & 63] = 0; /* a fresh start */
+			qp->ev_silent_n[i & 63] = 0;
 			changed = 1;
 		}
 		break;

@@ -570,8 +570,10 @@ static __always_inline void ev_delivered(struct mrc_qp_tx *qp,
 		if (rec->tx_ns > qp->acked_tx_ns)
 			qp->acked_tx_ns = rec->tx_ns;
 	}
-	if (rec->tx_ns >= qp->ev_silent_ns[e])
+	if (rec->tx_ns >= qp->ev_silent_ns[e]) {
 		qp->ev_silent_ns[e] = 0;
+		qp->ev_silent_n[e] = 0;
+	}
 }
 
 /* Under the send lock: a PSN in flight is delivered (cumulative ACK or
@@ -657,6 +659,23 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		/* Its EV delivered it (a NACK too: the path works). */
 		ev_delivered(qp, rec);
 	}
+	/* An answer that says the queue it met is full: that queue took
+	 * whatever was sent about as it was. */
+	if ((rec->flags & MRC_REC_INFLIGHT) &&
+	    ((a->flags & MRC_AF_ECN_CE) ||
+	     ((a->flags & MRC_AF_NACK) && a->reason == MRC_NACK_TRIMMED)) &&
+	    rec->tx_ns) {
+		health_full_queue(qp, rec->tx_ns);
+		/* ...and its EV gets less traffic for a while (steering). */
+		health_cool_marked(qp, rec->ev_idx, s->now_ns);
+	}
+	s->cong_lo_ns = s->cong_hi_ns = 0;
+	if (qp->congested_tx_ns) {
+		__u64 w = health_queue_span(qp), f = qp->congested_from_ns;
+
+		s->cong_lo_ns = f > w ? f - w : 1;
+		s->cong_hi_ns = qp->congested_tx_ns + w;
+	}
 	for (k = 0; k < MRC_RX_WINDOW_MAX + 1; k++) {
 		if (mrc_psn_diff(a->cum_psn, qp->una_psn) <= 0)
 			break;
@@ -686,10 +705,13 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	 * another EV, when a packet sent later on the same EV was delivered:
 	 * that proves the EV's path lost it, and the EV goes ASSUMED_BAD
 	 * (health.h). Resent too, blaming nothing, when a PSN more than
-	 * MRC_REORDER_PKTS beyond it was delivered: spraying reorders across
-	 * EVs. (A dead
-	 * EV proves nothing this way; the transmit side finds it silent.)
+	 * MRC_REORDER_PKTS beyond it was delivered and a packet sent more
+	 * than the reordering span after it (health_reorder_before):
+	 * spraying reorders across EVs, by as much as their queues differ.
+	 * (A dead EV proves nothing this way; the transmit side finds it
+	 * silent.)
 	 */
+	s->reo_before_ns = health_reorder_before(qp);
 	for (k = 0; k < MRC_SACK_BITS; k++) {
 		int same_ev, kept;
 		__u32 e;
@@ -709,7 +731,8 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		 * through the kernel stack, which later XDP frames overtake. */
 		same_ev = !(rec->flags & (MRC_REC_SKB | MRC_REC_UNSENT)) &&
 			  rec->tx_ns + qp->reorder_ns / 8 < qp->ev_acked_ns[e];
-		if (!same_ev && k + MRC_REORDER_PKTS >= s->sack_high)
+		if (!same_ev && (k + MRC_REORDER_PKTS >= s->sack_high ||
+				 rec->tx_ns >= s->reo_before_ns))
 			continue;
 		/*
 		 * A full queue delays the resend (the hole is judged again on
@@ -730,12 +753,19 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			s->lost++;
 		}
 		if (same_ev && s->nbad < 8 &&
+		    (rec->tx_ns < s->cong_lo_ns ||
+		     rec->tx_ns > s->cong_hi_ns) &&
 		    health_mark_bad(qp, rec->ev_idx, &kept)) {
 			s->bad_ev[s->nbad & 7] = rec->ev_idx;
 			s->bad_kept[s->nbad & 7] = (__u8)kept;
 			s->nbad++;
 		}
 	}
+	/* After the holes: they were judged by the round trips before. A
+	 * round trip far above the QP's steers traffic off its EV. */
+	if (s->ack_ev < MRC_QP_EVS)
+		health_cool_slow(qp, s->ack_ev, s->ack_rtt_ns, s->now_ns);
+	health_rtt(qp, s->ack_rtt_ns);
 	if (a->flags & MRC_AF_NACK) {
 		rec = &qp->rec[r->psn % MRC_TX_RING];
 		switch (a->reason) {

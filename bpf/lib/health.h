@@ -46,18 +46,33 @@ static __always_inline __u64 health_all(__u32 nev)
 	return nev >= 64 ? ~0ull : (1ull << nev) - 1;
 }
 
+/* The first EV of use at or after the cursor c, wrapping (use != 0). */
+static __always_inline __u32 health_in_turn(__u64 use, __u32 c)
+{
+	__u64 m = use & (~0ull << (c & 63));
+
+	return health_ctz(m ? m : use);
+}
+
 /*
- * Under the QP lock: the next EV in turn among those in use, other than
- * avoid when there is another (a retransmission leaves the EV that lost
- * it). With none in use it sprays over every EV not DENIED: path health
- * never stalls a QP. Returns MRC_QP_EVS when every EV is DENIED: then
- * nothing may be sent until the controller allows one.
+ * Under the QP lock: the next EV in turn among those
+ * in use, other than avoid when there is another (a retransmission
+ * leaves the EV that lost it). With none in use it sprays over every EV
+ * not DENIED: path health never stalls a QP. Returns MRC_QP_EVS when
+ * every EV is DENIED: then nothing may be sent until the controller
+ * allows one.
+ *
+ * Steering: cooled EVs (ev_cool) are passed by while enough others are
+ * left (MRC_COOL_KEEP_DIV, ev_min_active). The EV in turn is warm again
+ * once a packet sent after its time was delivered (acked_tx_ns): it comes
+ * back a round trip after its time, with news newer than what cooled it,
+ * and at its first turn after that.
  */
 static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
 					    __u32 avoid)
 {
-	__u64 use = qp->ev_use & ~qp->ev_denied & health_all(nev), m;
-	__u32 c = qp->ev_next & 63, i;
+	__u64 use = qp->ev_use & ~qp->ev_denied & health_all(nev), warm;
+	__u32 c = qp->ev_next & 63, i, keep;
 
 	if (!use)
 		use = health_all(nev) & ~qp->ev_denied;
@@ -65,12 +80,136 @@ static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
 		return MRC_QP_EVS;
 	if (avoid < 64 && (use & ~(1ull << avoid)))
 		use &= ~(1ull << avoid);
-	m = use & (~0ull << c);
-	if (!m)
-		m = use;
-	i = health_ctz(m);
+	if (qp->ev_cool) {
+		i = health_in_turn(use, c);
+		if ((qp->ev_cool >> i & 1) &&
+		    qp->acked_tx_ns >= qp->ev_cool_ns[i & 63])
+			qp->ev_cool &= ~(1ull << i);
+		warm = use & ~qp->ev_cool;
+		keep = health_popcount(use) / MRC_COOL_KEEP_DIV;
+		if (keep < qp->ev_min_active)
+			keep = qp->ev_min_active;
+		if (warm && health_popcount(warm) >= keep)
+			use = warm;
+	}
+	i = health_in_turn(use, c);
 	qp->ev_next = i + 1 >= nev ? 0 : i + 1;
 	return i & (MRC_QP_EVS - 1);
+}
+
+/*
+ * Under the QP lock: a round trip of rtt_ns (0: none) into rtt_hi_ns,
+ * the QP's high round trip lately (include/mrc/abi.h).
+ */
+static __always_inline void health_rtt(struct mrc_qp_tx *qp, __u32 rtt_ns)
+{
+	__u32 hi = qp->rtt_hi_ns, srtt = qp->srtt_ns;
+
+	if (!rtt_ns)
+		return;
+	if (rtt_ns > MRC_RTT_HI_MAX_NS)
+		rtt_ns = MRC_RTT_HI_MAX_NS;
+	if (rtt_ns > hi)
+		hi = rtt_ns;
+	else
+		hi -= (hi - rtt_ns) >> MRC_RTT_HI_DECAY_SHIFT;
+	qp->rtt_hi_ns = hi;
+	/* srtt += (rtt - srtt) / 8, unsigned (BPF has no signed division) */
+	qp->srtt_ns = srtt ? srtt - srtt / 8 + rtt_ns / 8 : rtt_ns;
+}
+
+/*
+ * Steering, under the QP lock: the sprayer passes EV i by until a packet
+ * sent at until or later is delivered (a later time already set stands).
+ */
+static __always_inline void health_cool(struct mrc_qp_tx *qp, __u32 i,
+					__u64 until)
+{
+	if (i >= MRC_QP_EVS)
+		return;
+	qp->ev_cool |= 1ull << i;
+	if (until > qp->ev_cool_ns[i & 63])
+		qp->ev_cool_ns[i & 63] = until;
+}
+
+/*
+ * Under the QP lock: the answer to a packet sent on EV i says its queue
+ * is full or filling (a CE mark, a trim): out of turn for two round
+ * trips, time for that queue to drain what it holds.
+ */
+static __always_inline void health_cool_marked(struct mrc_qp_tx *qp, __u32 i,
+					       __u64 now)
+{
+	__u64 span = 2ull * qp->srtt_ns;
+
+	if (span < MRC_COOL_MIN_NS)
+		span = MRC_COOL_MIN_NS;
+	if (span > MRC_COOL_MAX_NS)
+		span = MRC_COOL_MAX_NS;
+	health_cool(qp, i, now + span);
+}
+
+/*
+ * Under the QP lock, before rtt_ns joins srtt_ns: a round trip of a
+ * packet sent on EV i far above the QP's (twice srtt_ns and
+ * MRC_SLOW_MIN_NS more) says its path's queue is that much deeper than
+ * its siblings': out of turn for as long as that round trip, time for
+ * what it holds to drain. Returns 1 if cooled.
+ */
+static __always_inline int health_cool_slow(struct mrc_qp_tx *qp, __u32 i,
+					    __u32 rtt_ns, __u64 now)
+{
+	__u32 srtt = qp->srtt_ns;
+
+	if (!rtt_ns || !srtt || (__u64)rtt_ns <= 2ull * srtt + MRC_SLOW_MIN_NS)
+		return 0;
+	health_cool(qp, i,
+		    now + (rtt_ns < MRC_COOL_MAX_NS ? rtt_ns :
+						      MRC_COOL_MAX_NS));
+	return 1;
+}
+
+/*
+ * Under the QP lock: a hole sent before this may be called lost because a
+ * later PSN arrived (reordering, not a verdict on its EV): packets of
+ * different EVs overtake each other by up to the spread of their
+ * queues, which the high round trip bounds.
+ */
+static __always_inline __u64 health_reorder_before(const struct mrc_qp_tx *qp)
+{
+	__u64 w = qp->reorder_ns / 8 + qp->rtt_hi_ns;
+
+	return qp->acked_tx_ns > w ? qp->acked_tx_ns - w : 0;
+}
+
+/* How far apart two packets can be sent and still meet one queue. */
+static __always_inline __u64 health_queue_span(const struct mrc_qp_tx *qp)
+{
+	return 2ull * qp->reorder_ns + 2ull * qp->rtt_hi_ns;
+}
+
+/*
+ * Under the QP lock: did a packet sent at tx_ns meet the full queue an
+ * answer told of (congested_tx_ns)? Then its loss or timeout is no
+ * verdict on its EV.
+ */
+static __always_inline int health_congested(const struct mrc_qp_tx *qp,
+					    __u64 tx_ns)
+{
+	__u64 c = qp->congested_tx_ns, w = health_queue_span(qp);
+
+	return c && tx_ns + w >= qp->congested_from_ns && tx_ns <= c + w;
+}
+
+/* Under the QP lock: the answer to a packet sent at tx_ns says a queue
+ * was full. */
+static __always_inline void health_full_queue(struct mrc_qp_tx *qp, __u64 tx_ns)
+{
+	if (!qp->congested_tx_ns ||
+	    tx_ns > qp->congested_tx_ns + health_queue_span(qp))
+		qp->congested_from_ns = tx_ns;
+	if (tx_ns > qp->congested_tx_ns)
+		qp->congested_tx_ns = tx_ns;
 }
 
 /*

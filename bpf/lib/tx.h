@@ -186,11 +186,15 @@ timeout:
 	/* A retry either way; but one that never left, or whose answer we
 	 * refused (a full send CQ), is no evidence against its EV. */
 	if (!(rec->flags & MRC_REC_UNSENT) && !qp->cq_stalled) {
-		int kept;
+		int kept = 0;
 
 		p->timed_out = 1;
 		p->lost_ev_idx = rec->ev_idx;
-		p->ev_bad = (__u8)health_mark_bad(qp, rec->ev_idx, &kept);
+		/* A full queue may hold it that long: no verdict on the EV
+		 * then (the silence rule still finds a dead one). */
+		if (!health_congested(qp, rec->tx_ns))
+			p->ev_bad =
+				(__u8)health_mark_bad(qp, rec->ev_idx, &kept);
 		p->ev_kept = (__u8)kept;
 		/* A timeout is a loss to the window too (UET's inferred
 		 * loss). */
@@ -223,7 +227,10 @@ spray:
 		goto idle; /* cannot be: checked under this lock above */
 	/* Its turn, but silent while later packets got through: dead. */
 	if (qp->ev_silent_ns[i] &&
-	    qp->ev_silent_ns[i] + 2ull * qp->reorder_ns < qp->acked_tx_ns) {
+	    qp->ev_silent_ns[i] + 2ull * qp->reorder_ns + qp->rtt_hi_ns <
+		    qp->acked_tx_ns &&
+	    (qp->ev_silent_n[i] >= MRC_SILENT_STRIKES ||
+	     !health_congested(qp, qp->ev_silent_ns[i]))) {
 		int kept;
 
 		p->silent_bad = (__u8)health_mark_bad(qp, i, &kept);
@@ -237,6 +244,8 @@ spray:
 	}
 	if (!qp->ev_silent_ns[i])
 		qp->ev_silent_ns[i] = p->tx_ns;
+	if (qp->ev_silent_n[i] < 255)
+		qp->ev_silent_n[i]++;
 	rec->ev = qp->ev[i];
 	rec->ev_idx = i;
 	rec->port = qp->ev_port[i];
@@ -484,6 +493,8 @@ static __always_inline void tx_unsend(struct mrc_qp_tx *qp,
 		rec->flags |= MRC_REC_UNSENT;
 		if (qp->ev_silent_ns[e] == p->tx_ns)
 			qp->ev_silent_ns[e] = 0;
+		if (qp->ev_silent_n[e])
+			qp->ev_silent_n[e]--;
 		if (rec->tries == 1 && !(rec->flags & MRC_REC_RETX_Q) &&
 		    qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
 			rec->flags |= MRC_REC_RETX_Q;

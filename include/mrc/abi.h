@@ -19,7 +19,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 4
+#define MRC_ABI_VERSION 5
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -155,6 +155,28 @@ _Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
 #define MRC_MAX_PORTS 8
 #define MRC_RETX_Q 64 /* PSNs waiting for retransmission, per QP */
 #define MRC_REORDER_NS_DEFAULT 500000 /* mrc_qp_tx.reorder_ns */
+/* rtt_hi_ns stops here: an outlier cannot put off the silence rule
+ * for long. */
+#define MRC_RTT_HI_MAX_NS 50000000u
+/* ...and each sample below it takes 1/2^this of the difference off: a
+ * time constant of about a thousand ACKs. */
+#define MRC_RTT_HI_DECAY_SHIFT 10
+/* While a queue is full (health_congested), an EV is found silent only
+ * with this many packets unanswered on it: a full drop-tail queue drops
+ * one, a dead path all. */
+#define MRC_SILENT_STRIKES 2
+/* Steering: an answer this much slower than twice the QP's srtt_ns says
+ * its EV's queue is far deeper than its siblings'. */
+#define MRC_SLOW_MIN_NS 1000000u
+/* ...and a CE mark or a trim keeps its EV out of turn for two srtt_ns,
+ * at least this long, */
+#define MRC_COOL_MIN_NS 100000u
+/* ...for no longer than this, however slow. */
+#define MRC_COOL_MAX_NS 50000000u
+/* The sprayer passes cooled EVs by only while at least 1/this of the EVs
+ * in use (and ev_min_active) are left: incast marks every path, and
+ * a few EVs cannot carry what all of them did. */
+#define MRC_COOL_KEEP_DIV 4
 #define MRC_REORDER_PKTS \
 	3 /* a hole is resent once a PSN more than this beyond it is SACKed */
 #define MRC_RETRY_INFINITE 25 /* retry_exp: retry forever (OCP MRC) */
@@ -319,6 +341,9 @@ struct mrc_qp_tx {
 	__u64 ev_use;
 	__u64 ev_denied; /* bit i: ev[i] is DENIED, never used */
 	__u8 ev_state[MRC_QP_EVS];
+	/* Packets sent on ev[i] since its newest delivered one (at most
+	 * 255): the silence rule's strikes while a queue is full. */
+	__u8 ev_silent_n[MRC_QP_EVS];
 	/*
 	 * When the first packet sent on ev[i] after its newest delivered
 	 * one left (0: none since). An EV silent for 2 x reorder_ns while
@@ -327,6 +352,39 @@ struct mrc_qp_tx {
 	 */
 	__u64 ev_silent_ns[MRC_QP_EVS];
 	__u64 ev_acked_ns[MRC_QP_EVS];
+	/*
+	 * Congestion as path health sees it (docs/health.md), with or
+	 * without a CC profile. rtt_hi_ns: the highest round trip lately (a
+	 * sample above it raises it; each one below takes 1/1024 of the
+	 * difference off), added to the silence rule's margin, so that a
+	 * deeper queue on one plane is not read as a dead path.
+	 * congested_tx_ns: when the newest packet left whose answer said a
+	 * queue was full (an ECN echo, a TRIMMED NACK); a packet sent within
+	 * 2 x reorder_ns + 2 x rtt_hi_ns of it that is lost or times out
+	 * met that queue: resent, taken by the window, no EV blamed (the
+	 * silence rule still finds a dead path). 0: none yet.
+	 */
+	__u32 rtt_hi_ns;
+	/* The QP's smoothed round trip over all its EVs (gain 1/8; 0: no
+	 * sample yet): what "slow" is measured against when steering. */
+	__u32 srtt_ns;
+	__u64 congested_tx_ns;
+	/*
+	 * ...and when the first of them left, in this episode of full
+	 * queues (a signal from a packet sent more than a span after the
+	 * newest starts a new one): the packets sent in between met the
+	 * queue too, however long it lasted.
+	 */
+	__u64 congested_from_ns;
+	/*
+	 * Steering (docs/health.md): bit i of ev_cool, the sprayer passes
+	 * ev[i] by until a packet sent at ev_cool_ns[i] or later
+	 * (bpf_ktime_get_ns()) is delivered (acked_tx_ns), because an answer
+	 * to a packet sent on it was CE-marked, trimmed, or far slower than
+	 * the QP's srtt_ns. Not a verdict: its state stays as it was.
+	 */
+	__u64 ev_cool;
+	__u64 ev_cool_ns[MRC_QP_EVS];
 	/*
 	 * The congestion window (bpf/lib/nscc.h), with cc_slot; mrcd
 	 * starts it (nscc_init) when it makes the QP ready to send.

@@ -37,6 +37,7 @@
 #include "mrc/abi.h"
 #include "mrc/drop.h"
 #include "mrc/wire.h"
+#include "../../bpf/lib/nscc.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
 
@@ -172,8 +173,8 @@ static int send_some(uint32_t send_cq)
  * An ACK (reason 0) or NACK from the peer for psn, cumulative cum, SACK
  * words as given (NULL: none), returning echo.
  */
-static void ack(struct pkt *p, uint32_t psn, uint32_t cum, uint8_t reason,
-		const uint32_t *sack, uint32_t echo)
+static void ack_flags(struct pkt *p, uint32_t psn, uint32_t cum, uint8_t reason,
+		      const uint32_t *sack, uint32_t echo, uint8_t flags)
 {
 	pkt_init(p);
 	pkt_eth(p, PKT_MAC_A, PKT_MAC_B);
@@ -181,10 +182,16 @@ static void ack(struct pkt *p, uint32_t psn, uint32_t cum, uint8_t reason,
 	pkt_udp(p, EV0, MRC_UDP_PORT);
 	pkt_bth(p, MRC_OP_ACK, S_QPN, psn, 0);
 	pkt_aeth(p, reason ? MRC_AETH_NAK | reason : MRC_AETH_ACK, 0);
-	pkt_aext(p, reason ? MRC_AF_NACK : 0, EV0, reason, cum, psn, echo,
-		 sack);
+	pkt_aext(p, (uint8_t)((reason ? MRC_AF_NACK : 0) | flags), EV0, reason,
+		 cum, psn, echo, sack);
 	p->udp_csum = 1;
 	pkt_finish(p);
+}
+
+static void ack(struct pkt *p, uint32_t psn, uint32_t cum, uint8_t reason,
+		const uint32_t *sack, uint32_t echo)
+{
+	ack_flags(p, psn, cum, reason, sack, echo, 0);
 }
 
 static int take_echo(uint32_t psn, uint32_t cum, uint8_t reason,
@@ -264,12 +271,14 @@ static void sack_below_una_frees_nothing(void **state)
 	assert_int_equal(ev_sum(0), 0);
 	assert_int_equal(drain(), 0);
 	assert_int_equal(ncqe[0], 0);
-	/* The peer's real ACK: FIRST missing, the next four in. FIRST is
-	 * resent (not freed: resendable), then all of it is acknowledged. */
+	/* The peer's real ACK: FIRST missing, the next four in. All were
+	 * sent within the reordering span (health.h): FIRST is still in
+	 * flight, not freed and not yet called lost; then all of it is
+	 * acknowledged. */
 	assert_int_equal(take(FIRST + 4, FIRST, 0, four), XDP_DROP);
 	qt = get_qp_tx();
-	assert_int_equal(qt->retx_tail - qt->retx_head, 1);
-	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], FIRST);
+	assert_int_equal(qt->retx_tail - qt->retx_head, 0);
+	assert_true(qt->rec[FIRST % MRC_TX_RING].flags & MRC_REC_INFLIGHT);
 	assert_int_equal(take(FIRST, FIRST + SENT, 0, NULL), XDP_DROP);
 	qt = get_qp_tx();
 	assert_int_equal(qt->una_psn, FIRST + SENT);
@@ -324,6 +333,85 @@ static void forged_echo_changes_nothing(void **state)
 	assert_int_equal(get_qp_tx()->una_psn, FIRST + SENT);
 	assert_int_equal(drain(), 0);
 	assert_int_equal(ncqe[0], SENT);
+}
+
+/* take_echo, CE-marked. */
+static int take_ce(uint32_t psn, uint32_t cum, uint8_t reason, uint32_t echo)
+{
+	static struct pkt a;
+
+	ack_flags(&a, psn, cum, reason, NULL, echo, MRC_AF_ECN_CE);
+	return xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
+		       (uint32_t)a.len);
+}
+
+/*
+ * Congestion news that is not the peer's changes nothing, on a QP whose
+ * window NSCC runs: a CE-marked ACK and a TRIMMED NACK with another PSN's
+ * echo, and a CE-marked ACK and a TRIMMED NACK for a PSN already
+ * delivered. The QP (window, congestion episode, steering, round trips)
+ * stays byte for byte as it was; the peer's own CE-marked ACK then does
+ * move them.
+ */
+static void forged_congestion_news_changes_nothing(void **state)
+{
+	static struct mrc_qp_tx before;
+	static struct mrc_nscc_params cc = {
+		.mtu_bytes = 1024,
+		.max_cwnd_bytes = 64 * 1024,
+		.base_rtt_ns = 10000,
+		.target_delay_ns = 10000,
+		.adjust_period_ns = 1000000,
+		.adjust_bytes = 8 * 1024,
+		.fi_q8_bytes = 1024 * MRC_NSCC_Q8,
+		.alpha_target_q8_bytes = 1024 * MRC_NSCC_Q8,
+		.fi_scale_q16 = MRC_NSCC_Q16 / 4,
+		.gamma_q16 = 52429,
+		.max_md_jump_q16 = MRC_NSCC_Q16 / 2,
+		.near_zero_ns = MRC_NSCC_NEAR_ZERO_NS,
+		.qa_threshold_ns = MRC_NSCC_QA_NEVER,
+		.disable_qa = 1,
+		.qa_gate = 3,
+	};
+	uint32_t key = S_QPN, slot = 1;
+	struct mrc_qp_tx *qt;
+
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	qt = get_qp_tx();
+	qt->cc_slot = slot;
+	nscc_init(&qt->cc, &cc, 1);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_cc),
+					     &slot, &cc, BPF_ANY),
+			 0);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, qt, BPF_ANY),
+			 0);
+	/* The peer delivers the first two, unmarked. */
+	assert_int_equal(take(FIRST + 1, FIRST + 2, 0, NULL), XDP_DROP);
+	before = *get_qp_tx();
+	assert_int_equal(before.ev_cool, 0);
+	assert_int_equal(take_ce(FIRST + 3, FIRST + 2, 0, FORGED), XDP_DROP);
+	assert_int_equal(take_ce(FIRST + 4, FIRST + 2, MRC_NACK_TRIMMED,
+				 ECHO(FIRST + 5)),
+			 XDP_DROP);
+	assert_int_equal(take_ce(FIRST, FIRST + 2, 0, ECHO(FIRST)), XDP_DROP);
+	assert_int_equal(take_ce(FIRST + 1, FIRST + 2, MRC_NACK_TRIMMED,
+				 ECHO(FIRST + 1)),
+			 XDP_DROP);
+	assert_int_equal(drops(MRC_DROP_ACK_ECHO), 2);
+	assert_int_equal(drops(MRC_DROP_ACK_STALE), 2);
+	qt = get_qp_tx();
+	assert_memory_equal(qt, &before, sizeof(before));
+	assert_int_equal(drain(), 0);
+	/* The peer's own: a CE-marked ACK for PSN FIRST + 3. */
+	assert_int_equal(take_ce(FIRST + 3, FIRST + 4, 0, ECHO(FIRST + 3)),
+			 XDP_DROP);
+	qt = get_qp_tx();
+	assert_int_equal(qt->ev_cool,
+			 1ull << qt->rec[(FIRST + 3) % MRC_TX_RING].ev_idx);
+	assert_true(qt->congested_tx_ns > 0);
+	assert_int_equal(qt->una_psn, FIRST + 4);
 }
 
 /*
@@ -759,6 +847,7 @@ int main(void)
 		cmocka_unit_test(sack_below_una_frees_nothing),
 		cmocka_unit_test(stale_ack_takes_no_sample),
 		cmocka_unit_test(forged_echo_changes_nothing),
+		cmocka_unit_test(forged_congestion_news_changes_nothing),
 		cmocka_unit_test(resent_psn_proves_nothing),
 		cmocka_unit_test(stack_sent_psn_not_proven_lost),
 		cmocka_unit_test(build_failure_blames_no_ev),

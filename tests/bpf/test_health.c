@@ -614,9 +614,13 @@ static void spray_skips_unused(void **state)
 	assert_int_equal(tx_once(), 0);
 }
 
-/* The ACK the peer sends for psn, with cum and SACK bits for sacked[]. */
-static void ack(struct pkt *p, uint16_t evport, uint32_t psn, uint32_t cum,
-		const uint32_t *sacked, int n)
+/*
+ * The ACK the peer sends for psn, with cum and SACK bits for sacked[];
+ * flags MRC_AF_ECN_CE when the packet arrived CE-marked.
+ */
+static void ack_flags(struct pkt *p, uint16_t evport, uint32_t psn,
+		      uint32_t cum, const uint32_t *sacked, int n,
+		      uint8_t flags)
 {
 	uint32_t sack[8] = {};
 	int i;
@@ -632,9 +636,36 @@ static void ack(struct pkt *p, uint16_t evport, uint32_t psn, uint32_t cum,
 	pkt_udp(p, evport, MRC_UDP_PORT);
 	pkt_bth(p, MRC_OP_ACK, S_QPN, psn, 0);
 	pkt_aeth(p, MRC_AETH_ACK, 0);
-	pkt_aext(p, 0, evport, 0, cum, psn, mrc_echo(0, psn), sack);
+	pkt_aext(p, flags, evport, 0, cum, psn, mrc_echo(0, psn), sack);
 	p->udp_csum = 1;
 	pkt_finish(p);
+}
+
+static void ack(struct pkt *p, uint16_t evport, uint32_t psn, uint32_t cum,
+		const uint32_t *sacked, int n)
+{
+	ack_flags(p, evport, psn, cum, sacked, n, 0);
+}
+
+/*
+ * QP S_QPN afresh, 4 EVs, PSNs 0..7 sent 200 us apart, EV i % 4 each (the
+ * ports in port[]): within 1 ms is reordering across EVs, and 125 us
+ * (reorder_ns / 8) within one EV.
+ */
+static void eight_spaced(unsigned int *port)
+{
+	unsigned int i;
+
+	assert_int_equal(reset(), 0);
+	reorder_ns = 1000000;
+	assert_int_equal(set_qps(4, 1), 0); /* EVs 0..3, PSNs 0.. */
+	reorder_ns = 1000000000;
+	post_empty(8);
+	for (i = 0; i < 8; i++) {
+		port[i] = tx_once();
+		assert_int_equal(port[i], EV0 + i % 4);
+		usleep(200);
+	}
 }
 
 static void loss_on_one_ev(void **state)
@@ -645,18 +676,7 @@ static void loss_on_one_ev(void **state)
 	struct pkt a;
 
 	(void)state;
-	assert_int_equal(reset(), 0);
-	/* Sent 200 us apart: within 1 ms is reordering across EVs, and
-	 * 125 us (reorder_ns / 8) within one EV. */
-	reorder_ns = 1000000;
-	assert_int_equal(set_qps(4, 1), 0); /* EVs 0..3, PSNs 0.. */
-	reorder_ns = 1000000000;
-	post_empty(8);
-	for (i = 0; i < 8; i++) {
-		port[i] = tx_once();
-		assert_int_equal(port[i], EV0 + i % 4);
-		usleep(200);
-	}
+	eight_spaced(port);
 	/* PSN 1 (EV 1) arrives, 0 missing: reordering, nothing lost. */
 	sacked[0] = 1;
 	ack(&a, (uint16_t)port[1], 1, 0, sacked, 1);
@@ -685,6 +705,38 @@ static void loss_on_one_ev(void **state)
 	/* The resend leaves on another EV, and EV 0 stays out of use. */
 	for (i = 0; i < 3; i++)
 		assert_int_not_equal(tx_once(), EV0);
+}
+
+/*
+ * The same loss, while the QP's ACKs echo ECN CE: a full queue drops
+ * packets too, so the loss is resent (on another EV) and blames nobody.
+ */
+static void loss_under_ecn_blames_nothing(void **state)
+{
+	unsigned int port[8];
+	uint32_t sacked[4];
+	struct mrc_qp_tx *qt;
+	struct pkt a;
+
+	(void)state;
+	eight_spaced(port);
+	sacked[0] = 1;
+	ack_flags(&a, (uint16_t)port[1], 1, 0, sacked, 1, MRC_AF_ECN_CE);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
+				 (uint32_t)a.len, NULL),
+			 XDP_DROP);
+	sacked[1] = 4;
+	ack(&a, (uint16_t)port[4], 4, 0, sacked, 2);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
+				 (uint32_t)a.len, NULL),
+			 XDP_DROP);
+	assert_int_equal(drain_events(), 0);
+	qt = get_qp_tx();
+	assert_int_equal(qt->ev_use, 0xf);
+	assert_int_equal(qt->retx_tail - qt->retx_head, 1);
+	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], 0);
+	assert_true(qt->congested_tx_ns > 0);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
 }
 
 /*
@@ -753,6 +805,23 @@ static void wake_on_window(void **state)
 	assert_int_equal(drain_events(), 0);
 }
 
+/*
+ * Take the round trip out of the silence margin (rtt_hi_ns 0), so that how
+ * long this process took between a send and its ACK cannot decide the
+ * case; silence_margin_follows_rtt tests that part.
+ */
+static void no_rtt_margin(void)
+{
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+
+	qt = *get_qp_tx();
+	qt.rtt_hi_ns = 0;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, &qt, BPF_ANY),
+			 0);
+}
+
 static void silent_ev(void **state)
 {
 	static const uint32_t sacked[] = { 1, 2, 3, 5, 6, 7 };
@@ -776,6 +845,9 @@ static void silent_ev(void **state)
 			 XDP_DROP);
 	drain_events();
 	assert_int_equal(get_qp_tx()->ev_use, 0xf); /* nothing proven yet */
+	/* The RTT of the one packet timed (PSN 7): the QP's high round trip. */
+	assert_true(get_qp_tx()->rtt_hi_ns > 0);
+	no_rtt_margin();
 	/* The resends of 0 and 4 (on other EVs), then EV 0's turn comes:
 	 * silent, so ASSUMED_BAD, and the packet goes on another. */
 	for (i = 0; i < 4; i++) {
@@ -789,6 +861,303 @@ static void silent_ev(void **state)
 	/* Probes answered: GOOD, and its silence forgotten. */
 	assert_int_equal(cmd(MRC_DP_EV_GOOD, S_QPN, 0, MRC_EV_R_PROBES), 0);
 	assert_int_equal(get_qp_tx()->ev_silent_ns[0], 0);
+}
+
+/*
+ * The same silence, on a QP whose round trips have been long (a deep
+ * queue, rtt_hi_ns 10 ms): EV 0's 700 us behind the others is within the
+ * margin (2 x reorder_ns + rtt_hi_ns), not a dead path.
+ */
+static void silence_margin_follows_rtt(void **state)
+{
+	static const uint32_t sacked[] = { 1, 2, 3, 5, 6, 7 };
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+	unsigned int i, port;
+	struct pkt a;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	reorder_ns = 100000;
+	assert_int_equal(set_qps(4, 1), 0);
+	reorder_ns = 1000000000;
+	qt = *get_qp_tx();
+	qt.rtt_hi_ns = 10000000;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, &qt, BPF_ANY),
+			 0);
+	post_empty(12);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(tx_once(), EV0 + i % 4);
+		usleep(100);
+	}
+	ack(&a, (uint16_t)(EV0 + 3), 7, 0, sacked, 6);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
+				 (uint32_t)a.len, NULL),
+			 XDP_DROP);
+	drain_events();
+	/* The resends and EV 0's turn: it is used, nobody is blamed. */
+	for (i = 0; i < 4; i++) {
+		port = tx_once();
+		assert_true(port >= EV0 && port < EV0 + 4);
+	}
+	assert_int_equal(drain_events(), 0);
+	assert_int_equal(get_qp_tx()->ev_use, 0xf);
+}
+
+/*
+ * Under a full queue (a congestion episode covering every send time) the
+ * silence rule wants two strikes: EV 0 with one packet unanswered while
+ * later ones got through is not blamed; once a second packet on it is
+ * unanswered too, it is.
+ */
+static void silence_under_congestion_two_strikes(void **state)
+{
+	static const uint32_t sacked[] = { 1, 2, 3 };
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+	unsigned int i, port;
+	struct pkt a;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	reorder_ns = 100000; /* silent after 200 us */
+	assert_int_equal(set_qps(4, 1), 0);
+	reorder_ns = 1000000000;
+	qt = *get_qp_tx();
+	qt.congested_from_ns = 1;
+	qt.congested_tx_ns = ~0ull >> 2; /* an episode for all time */
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, &qt, BPF_ANY),
+			 0);
+	post_empty(12);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(tx_once(), EV0 + i);
+		usleep(100);
+	}
+	/* Everything but EV 0's one packet: 3, sent 300 us after 0. */
+	ack(&a, (uint16_t)(EV0 + 3), 3, 0, sacked, 3);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
+				 (uint32_t)a.len, NULL),
+			 XDP_DROP);
+	drain_events();
+	no_rtt_margin();
+	/* EV 0's turn: silent by the clock, one strike: used, not blamed. */
+	for (i = 0; i < 4; i++)
+		assert_int_equal(tx_once(), EV0 + i);
+	assert_int_equal(drain_events(), 0);
+	assert_int_equal(get_qp_tx()->ev_silent_n[0], 2);
+	/* Its next turn: two unanswered, silent still: ASSUMED_BAD. */
+	for (i = 0; i < 4; i++) {
+		port = tx_once();
+		assert_true(port >= EV0 && port < EV0 + 4);
+	}
+	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev[0].ev_idx, 0);
+	assert_int_equal(ev[0].reason, MRC_EV_R_SILENT);
+}
+
+/* --- steering (health.md): congestion moves traffic, never blames ------- */
+
+/*
+ * The peer's answer for psn (cumulative cum, no SACK), with flags
+ * (MRC_AF_ECN_CE) or as a NACK for reason; runs the receive program.
+ */
+static void answer(uint16_t evport, uint32_t psn, uint32_t cum, uint8_t flags,
+		   uint8_t reason)
+{
+	static const uint32_t none[8];
+	struct pkt p;
+
+	pkt_init(&p);
+	pkt_eth(&p, MAC_A, MAC_B);
+	pkt_ipv4(&p, "198.18.2.2", "198.18.1.2", 0x02);
+	pkt_udp(&p, evport, MRC_UDP_PORT);
+	pkt_bth(&p, MRC_OP_ACK, S_QPN, psn, 0);
+	pkt_aeth(&p, reason ? MRC_AETH_NAK | reason : MRC_AETH_ACK, 0);
+	pkt_aext(&p, (uint8_t)(flags | (reason ? MRC_AF_NACK : 0)), evport,
+		 reason, cum, psn, mrc_echo(0, psn), none);
+	p.udp_csum = 1;
+	pkt_finish(&p);
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), p.data,
+				 (uint32_t)p.len, NULL),
+			 XDP_DROP);
+}
+
+/* The QP's smoothed round trip set to srtt_ns: 1 s takes the slow rule
+ * (twice it and 1 ms more) out of cases about marks, whatever the load. */
+static void set_srtt(uint32_t srtt_ns)
+{
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+
+	qt = *get_qp_tx();
+	qt.srtt_ns = srtt_ns;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, &qt, BPF_ANY),
+			 0);
+}
+
+/* The transmit program's next n EVs, which must be want[]. */
+static void sends_on(const unsigned int *want, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		assert_int_equal(tx_once(), EV0 + want[i]);
+}
+
+/*
+ * A CE-marked ACK for a packet sent on EV 1: EV 1 is passed by (still
+ * GOOD, in use, nothing told to mrcd); the time passing does not bring it
+ * back, news does: once a packet sent after its time is delivered, it is
+ * back at its next turn.
+ */
+static void ce_mark_steers_away_then_back(void **state)
+{
+	static const unsigned int first[] = { 0, 1, 2, 3 },
+				  away[] = { 0, 2, 3, 0, 2, 3 },
+				  still[] = { 0, 2, 3 },
+				  back[] = { 0, 1, 2, 3 };
+	struct mrc_qp_tx *qt;
+	uint64_t until, t0;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(set_qps(4, 1), 0);
+	post_empty(40);
+	sends_on(first, 4); /* PSNs 0..3 */
+	set_srtt(1000000000);
+	answer(EV0 + 1, 1, 2, MRC_AF_ECN_CE, 0);
+	qt = get_qp_tx();
+	assert_int_equal(qt->ev_cool, 1ull << 1);
+	assert_int_equal(qt->ev_state[1], MRC_EV_GOOD);
+	assert_int_equal(qt->ev_use, 0xf);
+	until = qt->ev_cool_ns[1];
+	assert_true(until > qt->rec[1].tx_ns);
+	assert_int_equal(drain_events(), 0);
+	sends_on(away, 6); /* PSNs 4..9 */
+	/* Past its time, with nothing newer delivered: still passed by. */
+	t0 = mono_ns();
+	while (mono_ns() <= until && mono_ns() - t0 < 1000000000ull)
+		usleep(100);
+	assert_true(mono_ns() > until);
+	sends_on(still, 3); /* PSNs 10..12 */
+	assert_int_equal(get_qp_tx()->ev_cool, 1ull << 1);
+	/* PSN 10 (sent after its time) delivered: back in turn. */
+	answer(EV0 + 0, 10, 11, 0, 0);
+	sends_on(back, 4);
+	assert_int_equal(get_qp_tx()->ev_cool, 0);
+	assert_int_equal(drain_events(), 0);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
+}
+
+/*
+ * A TRIMMED NACK for a packet sent on EV 2: resent at once on another EV,
+ * EV 2 passed by for a while, nobody blamed.
+ */
+static void trim_steers_and_resends(void **state)
+{
+	static const unsigned int first[] = { 0, 1, 2, 3 },
+				  after[] = { 1, 3, 0, 1, 3 };
+	struct mrc_qp_tx *qt;
+	unsigned int port;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(set_qps(4, 1), 0);
+	post_empty(20);
+	sends_on(first, 4);
+	set_srtt(1000000000);
+	answer(EV0 + 2, 2, 0, 0, MRC_NACK_TRIMMED);
+	qt = get_qp_tx();
+	assert_int_equal(qt->ev_cool, 1ull << 2);
+	assert_int_equal(qt->ev_use, 0xf);
+	assert_int_equal(qt->retx_tail - qt->retx_head, 1);
+	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], 2);
+	port = tx_once(); /* the resend */
+	assert_int_equal(port, EV0 + 0);
+	qt = get_qp_tx();
+	assert_int_equal(qt->retx_tail, qt->retx_head);
+	assert_int_equal(qt->rec[2].ev_idx, 0);
+	assert_int_equal(qt->rec[2].tries, 2);
+	sends_on(after, 5);
+	assert_int_equal(drain_events(), 0);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
+}
+
+/*
+ * An answer far slower than the QP's round trip (more than twice srtt_ns
+ * and 1 ms: here 2 ms against 10 us) steers traffic off its EV for as long
+ * as that round trip; one within it does not.
+ */
+static void slow_answer_steers(void **state)
+{
+	static const unsigned int first[] = { 0, 1, 2, 3 },
+				  away[] = { 0, 1, 2, 0 };
+	struct mrc_qp_tx *qt;
+	uint64_t t0;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(set_qps(4, 1), 0);
+	post_empty(20);
+	sends_on(first, 4);
+	set_srtt(10000);
+	t0 = mono_ns();
+	usleep(2000);
+	answer(EV0 + 3, 3, 4, 0, 0);
+	qt = get_qp_tx();
+	assert_int_equal(qt->ev_cool, 1ull << 3);
+	/* until: the clock at the answer, plus its round trip (>= 2 ms) */
+	assert_true(qt->ev_cool_ns[3] >= t0 + 2 * 2000000ull);
+	assert_int_equal(qt->ev_state[3], MRC_EV_GOOD);
+	sends_on(away, 4); /* PSNs 4..7 */
+	/* A round trip within twice srtt_ns and 1 ms: nothing more. */
+	set_srtt(1000000000);
+	answer(EV0 + 0, 4, 5, 0, 0);
+	assert_int_equal(get_qp_tx()->ev_cool, 1ull << 3);
+	assert_int_equal(drain_events(), 0);
+}
+
+/*
+ * Incast marks every path: the sprayer passes cooled EVs by only while a
+ * quarter of those in use (and ev_min_active) are left; with fewer, it
+ * sprays over all of them as before.
+ */
+static void steering_keeps_enough(void **state)
+{
+	static const unsigned int first[] = { 0, 1, 2, 3 },
+				  one[] = { 0, 0, 0, 0 },
+				  all[] = { 1, 2, 3, 0, 1, 2, 3, 0 };
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(set_qps(4, 1), 0);
+	post_empty(40);
+	sends_on(first, 4);
+	set_srtt(1000000000);
+	/* EVs 1, 2 and 3 marked: a quarter (1) left, EV 0 carries all. */
+	for (i = 1; i < 4; i++)
+		answer((uint16_t)(EV0 + i), i, 0, MRC_AF_ECN_CE, 0);
+	assert_int_equal(get_qp_tx()->ev_cool, 0xe);
+	sends_on(one, 4); /* PSNs 4..7 */
+	/* EV 0 marked too: none left, so none passed by. */
+	answer(EV0 + 0, 4, 0, MRC_AF_ECN_CE, 0);
+	assert_int_equal(get_qp_tx()->ev_cool, 0xf);
+	sends_on(all, 8);
+	/* ev_min_active 2: EV 0 alone is too few; all four carry. */
+	assert_int_equal(reset(), 0);
+	assert_int_equal(set_qps(4, 2), 0);
+	post_empty(20);
+	sends_on(first, 4);
+	set_srtt(1000000000);
+	for (i = 1; i < 4; i++)
+		answer((uint16_t)(EV0 + i), i, 0, MRC_AF_ECN_CE, 0);
+	assert_int_equal(get_qp_tx()->ev_cool, 0xe);
+	sends_on(first, 4);
+	assert_int_equal(drain_events(), 0);
 }
 
 static int count_event(void *ctx, void *d, size_t len)
@@ -895,6 +1264,13 @@ int main(void)
 		cmocka_unit_test(loss_on_one_ev),
 		cmocka_unit_test(wake_on_window),
 		cmocka_unit_test(silent_ev),
+		cmocka_unit_test(loss_under_ecn_blames_nothing),
+		cmocka_unit_test(silence_margin_follows_rtt),
+		cmocka_unit_test(silence_under_congestion_two_strikes),
+		cmocka_unit_test(ce_mark_steers_away_then_back),
+		cmocka_unit_test(trim_steers_and_resends),
+		cmocka_unit_test(slow_answer_steers),
+		cmocka_unit_test(steering_keeps_enough),
 		cmocka_unit_test(event_ring_overflow),
 	};
 

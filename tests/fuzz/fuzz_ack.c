@@ -185,6 +185,14 @@ struct mq {
 	struct mrec rec[MRC_TX_RING];
 	struct mwqe wqe[MRC_SQ_DEPTH];
 	uint64_t ev_acked_ns[MRC_QP_EVS], acked_tx_ns;
+	/* When the newest packet left whose answer said its queue was full
+	 * (an ECN echo, a TRIMMED NACK): health.md's congestion rule. */
+	uint64_t congested_tx, congested_from;
+	/* Steering in the last step (health.md): EVs whose ev_cool_ns the
+	 * device set, by a mark (cool_new, also set in cur.ev_cool) or
+	 * maybe by the slow rule, whose round trip is the device's clock
+	 * (cool_may). */
+	uint64_t cool_new, cool_may;
 	/* Per EV, since the QP was made (its mrc_ev_stats are zeroed). */
 	uint64_t ev_sent[MRC_QP_EVS], ev_retx[MRC_QP_EVS];
 	uint64_t ev_acked[MRC_QP_EVS], ev_samples[MRC_QP_EVS];
@@ -733,8 +741,10 @@ static void ev_proven(struct mq *q, const struct mrec *r)
 		if (r->tx_ns > q->acked_tx_ns)
 			q->acked_tx_ns = r->tx_ns;
 	}
-	if (q->cur.ev_silent_ns[e] && r->tx_ns >= q->cur.ev_silent_ns[e])
+	if (q->cur.ev_silent_ns[e] && r->tx_ns >= q->cur.ev_silent_ns[e]) {
 		q->cur.ev_silent_ns[e] = 0;
+		q->cur.ev_silent_n[e] = 0;
+	}
 }
 
 static void deliver(struct mq *q, uint32_t psn)
@@ -788,11 +798,25 @@ static int blame(struct mq *q, uint32_t e)
  * delivered complete, in order. The device's mrc_qp_tx fields outside
  * the model (health) are updated in q->cur, from the copy before.
  */
+/*
+ * health.md: a packet sent at tx_ns met the full queue an answer told of,
+ * so its loss or timeout blames no EV. By send times and the device's
+ * rtt_hi_ns before this step (q->cur): all the model knows exactly.
+ */
+static int congested(const struct mq *q, uint64_t tx_ns)
+{
+	uint64_t c = q->congested_tx,
+		 w = 2ull * q->reorder_ns + 2ull * q->cur.rtt_hi_ns;
+
+	return c && tx_ns + w >= q->congested_from && tx_ns <= c + w;
+}
+
 static void take(struct mq *q, uint32_t psn, uint32_t cum, uint8_t flags,
 		 uint8_t reason, const uint32_t *sack, struct verdict *v)
 {
 	struct mrec *named = &q->rec[psn % MRC_TX_RING], *r;
 	uint32_t k, p, high = 0, nbad = 0;
+	uint64_t w, reo_before;
 	int bad = 0;
 
 	v->taken = 1;
@@ -806,6 +830,24 @@ static void take(struct mq *q, uint32_t psn, uint32_t cum, uint8_t flags,
 		if ((flags & MRC_AF_NACK) && reason == MRC_NACK_TRIMMED)
 			q->ev_trimmed[e]++;
 		ev_proven(q, named);
+		if (((flags & MRC_AF_ECN_CE) ||
+		     ((flags & MRC_AF_NACK) && reason == MRC_NACK_TRIMMED)) &&
+		    named->tx_ns) {
+			uint64_t w =
+				2ull * q->reorder_ns + 2ull * q->cur.rtt_hi_ns;
+
+			if (!q->congested_tx ||
+			    named->tx_ns > q->congested_tx + w)
+				q->congested_from = named->tx_ns;
+			if (named->tx_ns > q->congested_tx)
+				q->congested_tx = named->tx_ns;
+			/* Steering: its EV is passed by for a while. */
+			q->cur.ev_cool |= 1ull << e;
+			q->cool_new |= 1ull << e;
+		}
+		/* ...and maybe for a round trip far above srtt_ns. */
+		if (named->tries == 1 && q->cur.srtt_ns)
+			q->cool_may |= 1ull << e;
 	}
 	while (psn_diff(cum, q->una) > 0) {
 		deliver(q, q->una);
@@ -819,6 +861,9 @@ static void take(struct mq *q, uint32_t psn, uint32_t cum, uint8_t flags,
 		deliver(q, p);
 		high = k + 1;
 	}
+	/* health.h's reordering span, from the high round trip before. */
+	w = q->reorder_ns / 8 + q->cur.rtt_hi_ns;
+	reo_before = q->acked_tx_ns > w ? q->acked_tx_ns - w : 0;
 	for (k = 0; k < high; k++) {
 		int same_ev;
 
@@ -835,7 +880,8 @@ static void take(struct mq *q, uint32_t psn, uint32_t cum, uint8_t flags,
 		same_ev = !(r->flags & (MRC_REC_SKB | MRC_REC_UNSENT)) &&
 			  r->tx_ns + q->reorder_ns / 8 <
 				  q->ev_acked_ns[r->ev_idx];
-		if (!same_ev && high - k <= MRC_REORDER_PKTS)
+		if (!same_ev &&
+		    (high - k <= MRC_REORDER_PKTS || r->tx_ns >= reo_before))
 			continue;
 		if (q->retx_tail - q->retx_head < MRC_RETX_Q) {
 			r->flags |= MRC_REC_RETX_Q;
@@ -843,7 +889,8 @@ static void take(struct mq *q, uint32_t psn, uint32_t cum, uint8_t flags,
 				r->flags |= MRC_REC_LOST;
 			push_retx(q, p);
 		}
-		if (same_ev && nbad < 8 && blame(q, r->ev_idx)) {
+		if (same_ev && nbad < 8 && !congested(q, r->tx_ns) &&
+		    blame(q, r->ev_idx)) {
 			v->blamed |= 1u << r->ev_idx;
 			m_tx[MRC_TX_EV_BAD]++;
 			nbad++;
@@ -1091,6 +1138,7 @@ static void qp_diff(const struct mrc_qp_tx *got, const struct mrc_qp_tx *want,
 		F(ev_next),   F(wimm_inflight), F(retx_head),	F(retx_tail),
 		F(retx),      F(wqe_last_psn),	F(acked_tx_ns), F(ev_use),
 		F(ev_denied), F(ev_silent_ns),	F(ev_acked_ns), F(rec),
+		F(ev_cool),   F(ev_cool_ns),	F(srtt_ns),
 #undef F
 	};
 	const uint8_t *a = (const void *)got, *b = (const void *)want;
@@ -1169,6 +1217,8 @@ static void expect_qp(const struct mq *q, struct mrc_qp_tx *w)
 	memcpy(w->ev_acked_ns, q->ev_acked_ns, sizeof(w->ev_acked_ns));
 	w->acked_tx_ns = q->acked_tx_ns;
 	w->cq_stalled = q->cq_stalled;
+	w->congested_tx_ns = q->congested_tx;
+	w->congested_from_ns = q->congested_from;
 }
 
 /* Compare the device's QP (got, just read) with the model's; 0 when the
@@ -1181,6 +1231,33 @@ static int check_read(struct mq *q, const struct mrc_qp_tx *now,
 
 	got = *now;
 	expect_qp(q, &want);
+	/*
+	 * rtt_hi_ns follows round trips on the device's clock, which the
+	 * model does not read: taken as it is, within its bound (the rules
+	 * that use it read it from q->cur, exactly).
+	 */
+	if (got.rtt_hi_ns > MRC_RTT_HI_MAX_NS)
+		violation(f, "rtt_hi_ns past MRC_RTT_HI_MAX_NS");
+	want.rtt_hi_ns = got.rtt_hi_ns;
+	if (got.srtt_ns > MRC_RTT_HI_MAX_NS)
+		violation(f, "srtt_ns past MRC_RTT_HI_MAX_NS");
+	want.srtt_ns = got.srtt_ns;
+	/*
+	 * Steering: the cooled EVs are the model's, and any the slow rule
+	 * may have cooled; their times the device's clock, never earlier
+	 * than they were (the others' unchanged).
+	 */
+	if (!(got.ev_cool & ~want.ev_cool & ~q->cool_may)) {
+		uint64_t set = q->cool_new | (q->cool_may & got.ev_cool);
+		uint32_t e;
+
+		want.ev_cool |= got.ev_cool & ~want.ev_cool;
+		for (e = 0; e < MRC_QP_EVS; e++)
+			if ((set >> e & 1) &&
+			    got.ev_cool_ns[e] >= want.ev_cool_ns[e])
+				want.ev_cool_ns[e] = got.ev_cool_ns[e];
+	}
+	q->cool_new = q->cool_may = 0;
 	if (memcmp(&got, &want, sizeof(got))) {
 		qp_diff(&got, &want, q, why, sizeof(why));
 		snprintf(full, sizeof(full), "%s: %s", when, why);
@@ -1336,10 +1413,22 @@ static uint64_t ev_all(uint32_t nev)
  * or among all not DENIED when none is; for a resend, another than the EV
  * it last took when there is another.
  */
+static uint32_t in_turn(uint64_t use, uint32_t c)
+{
+	uint64_t m = use & (~0ull << c);
+
+	return (uint32_t)__builtin_ctzll(m ? m : use);
+}
+
+/*
+ * health.md's steering: EVs a mark or a slow answer cooled are passed by
+ * while a quarter of those in use (and ev_min_active) are left; the EV in
+ * turn is warm again once a packet sent at its time or later is delivered.
+ */
 static uint32_t next_ev(struct mq *q, uint32_t avoid)
 {
-	uint64_t all = ev_all(q->nev), use, m;
-	uint32_t c = q->cur.ev_next & 63, i;
+	uint64_t all = ev_all(q->nev), use, warm;
+	uint32_t c = q->cur.ev_next & 63, i, keep;
 
 	use = q->cur.ev_use & ~q->cur.ev_denied & all;
 	if (!use)
@@ -1348,10 +1437,19 @@ static uint32_t next_ev(struct mq *q, uint32_t avoid)
 		return MRC_QP_EVS;
 	if (avoid < MRC_QP_EVS && (use & ~(1ull << avoid)))
 		use &= ~(1ull << avoid);
-	m = use & (~0ull << c);
-	if (!m)
-		m = use;
-	i = (uint32_t)__builtin_ctzll(m);
+	if (q->cur.ev_cool) {
+		i = in_turn(use, c);
+		if ((q->cur.ev_cool >> i & 1) &&
+		    q->acked_tx_ns >= q->cur.ev_cool_ns[i])
+			q->cur.ev_cool &= ~(1ull << i);
+		warm = use & ~q->cur.ev_cool;
+		keep = (uint32_t)__builtin_popcountll(use) / MRC_COOL_KEEP_DIV;
+		if (keep < q->cur.ev_min_active)
+			keep = q->cur.ev_min_active;
+		if (warm && (uint32_t)__builtin_popcountll(warm) >= keep)
+			use = warm;
+	}
+	i = in_turn(use, c);
 	q->cur.ev_next = i + 1 >= q->nev ? 0 : i + 1;
 	return i;
 }
@@ -1478,7 +1576,8 @@ static void pick(struct mq *q, int skb, struct mpick *p)
 		if (!(r->flags & MRC_REC_UNSENT) && !q->cq_stalled) {
 			p->timed_out = 1;
 			p->lost_e = r->ev_idx;
-			p->nbad += (uint32_t)blame(q, r->ev_idx);
+			if (!congested(q, r->tx_ns))
+				p->nbad += (uint32_t)blame(q, r->ev_idx);
 		}
 		if (r->timeouts >= q->retry_linear + q->retry_exp &&
 		    q->retry_exp != MRC_RETRY_INFINITE) {
@@ -1496,13 +1595,18 @@ static void pick(struct mq *q, int skb, struct mpick *p)
 	if (i >= MRC_QP_EVS)
 		return; /* cannot be: not every EV is DENIED */
 	if (q->cur.ev_silent_ns[i] &&
-	    q->cur.ev_silent_ns[i] + 2ull * q->reorder_ns < q->acked_tx_ns &&
+	    q->cur.ev_silent_ns[i] + 2ull * q->reorder_ns + q->cur.rtt_hi_ns <
+		    q->acked_tx_ns &&
+	    (q->cur.ev_silent_n[i] >= MRC_SILENT_STRIKES ||
+	     !congested(q, q->cur.ev_silent_ns[i])) &&
 	    blame_kept(q, i, &kept)) {
 		p->nbad++;
 		if (!kept)
 			i = next_ev(q, avoid);
 	}
 	p->silent_set = !q->cur.ev_silent_ns[i];
+	if (q->cur.ev_silent_n[i] < 255)
+		q->cur.ev_silent_n[i]++;
 	p->prev_tx_ns = r->tx_ns;
 	r->ev_idx = (uint8_t)i;
 	r->ev = (uint16_t)(EV0 + i);
@@ -1557,6 +1661,8 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 		r->flags |= MRC_REC_UNSENT;
 		if (q->cur.ev_silent_ns[p->e] == r->tx_ns)
 			q->cur.ev_silent_ns[p->e] = 0;
+		if (q->cur.ev_silent_n[p->e])
+			q->cur.ev_silent_n[p->e]--;
 		if (r->tries == 1 && !(r->flags & MRC_REC_RETX_Q) &&
 		    q->retx_tail - q->retx_head < MRC_RETX_Q) {
 			r->flags |= MRC_REC_RETX_Q;
