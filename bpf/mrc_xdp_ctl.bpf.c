@@ -72,6 +72,8 @@ static __always_inline int ctl_apply(struct mrc_qp_tx *qp, __u32 op, __u32 i,
  * (it is larger than the stack). */
 static __always_inline void qp_read(struct mrc_qp_tx *qp, struct mrc_qp_view *v)
 {
+	__u32 i;
+
 	bpf_spin_lock(&qp->lock);
 	v->state = qp->state;
 	v->peer_qpn = qp->peer_qpn;
@@ -96,7 +98,15 @@ static __always_inline void qp_read(struct mrc_qp_tx *qp, struct mrc_qp_view *v)
 	v->inflight_bytes = qp->cc_slot ? qp->cc.inflight_bytes : 0;
 	v->cc_base_rtt_ns = qp->cc_slot ? qp->cc.base_rtt_ns : 0;
 	v->cc_avg_delay_ns = qp->cc_slot ? qp->cc.avg_delay_ns : 0;
+	v->srtt_ns = qp->srtt_ns;
+	v->rtt_hi_ns = qp->rtt_hi_ns;
 	v->pad1 = 0;
+	/* A cooled EV whose time has passed is warm, cleared or not yet. */
+	v->ev_cool = 0;
+	for (i = 0; i < MRC_QP_EVS; i++)
+		if ((qp->ev_cool >> i & 1) &&
+		    qp->ev_cool_ns[i] > qp->acked_tx_ns)
+			v->ev_cool |= 1ull << i;
 	bpf_spin_unlock(&qp->lock);
 }
 

@@ -414,21 +414,25 @@ static void do_port_list(struct ctl *ctl, struct mrcd_ctl_ports *o)
 
 /* ---- lists ------------------------------------------------------------- */
 
-static void stats_sum(struct ctl *ctl, uint32_t qpn, uint32_t nev,
-		      uint64_t out[3])
+/* A QP's counters, summed over its EVs; its smallest round trip. */
+static void stats_sum(struct ctl *ctl, uint32_t qpn, struct mrcx_qp_info *qi)
 {
 	uint32_t i;
 
-	out[0] = out[1] = out[2] = 0;
-	for (i = 0; i < nev && i < MRC_QP_EVS; i++) {
+	for (i = 0; i < qi->nev && i < MRC_QP_EVS; i++) {
 		const struct mrc_ev_stats *s =
 			health_ev_stats(ctl->below.health, qpn, i);
 
 		if (!s)
 			break;
-		out[0] += s->sent;
-		out[1] += s->retx;
-		out[2] += s->lost;
+		qi->sent_pkts += s->sent;
+		qi->retx_pkts += s->retx;
+		qi->lost_pkts += s->lost;
+		qi->trimmed_pkts += s->trimmed;
+		qi->ecn_pkts += s->ecn_ce;
+		if (s->rtt_min_ns &&
+		    (!qi->rtt_min_ns || s->rtt_min_ns < qi->rtt_min_ns))
+			qi->rtt_min_ns = s->rtt_min_ns;
 	}
 }
 
@@ -441,7 +445,6 @@ static void do_qp_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
 		const struct qp_ent *q = &ctl->below.obj->qp[qpn];
 		struct mrcx_qp_info *qi;
-		uint64_t sum[3];
 
 		if (!q->owner)
 			continue;
@@ -467,14 +470,15 @@ static void do_qp_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 				    MRC_BTH_PSN_MASK;
 		qi->nev = qv.nev;
 		qi->nev_in_use = (uint32_t)__builtin_popcountll(qv.ev_use);
-		stats_sum(ctl, qpn, qv.nev, sum);
-		qi->sent_pkts = sum[0];
-		qi->retx_pkts = sum[1];
-		qi->lost_pkts = sum[2];
+		stats_sum(ctl, qpn, qi);
 		qi->cwnd_bytes = qv.cwnd_bytes;
 		qi->cc_inflight_bytes = qv.inflight_bytes;
 		qi->cc_base_rtt_ns = qv.cc_base_rtt_ns;
 		qi->cc_avg_delay_ns = qv.cc_avg_delay_ns;
+		qi->srtt_ns = qv.srtt_ns;
+		qi->rtt_hi_ns = qv.rtt_hi_ns;
+		qi->nev_cooled = (uint32_t)__builtin_popcountll(
+			qv.ev_cool & qv.ev_use & ~qv.ev_denied);
 	}
 }
 
@@ -496,6 +500,8 @@ static void ev_info(struct ctl *ctl, uint32_t qpn, uint32_t i,
 	e->ev.port = (uint8_t)(qv.ev_port[i] + 1);
 	e->state = qv.ev_state[i];
 	e->in_use = (uint32_t)(qv.ev_use >> i & 1);
+	e->cooled = (uint32_t)(qv.ev_cool >> i & 1);
+	e->share_pm = health_ev_share_pm(ctl->below.health, qpn, i);
 	s = health_ev_stats(ctl->below.health, qpn, i);
 	if (s) {
 		e->sent_pkts = s->sent;

@@ -276,6 +276,7 @@ void health_gray(struct health *h)
 
 		if (!q->open || !q->rts || !q->nev || !ev_of(h, qpn, 0))
 			continue;
+		q->look_sent = 0;
 		for (i = 0; i < q->nev && i < MRC_QP_EVS; i++) {
 			const struct mrc_ev_stats *st =
 				&h->ev_stats[qpn * MRC_QP_EVS + i];
@@ -290,6 +291,8 @@ void health_gray(struct health *h)
 			e->prev_samples = n;
 			e->prev_sent = st->sent;
 			e->prev_lost = st->lost;
+			e->look_sent = g[i].sent;
+			q->look_sent += g[i].sent;
 		}
 		gray = gray_find(g, q->nev, h->cfg->gray_factor, &med);
 		if (med)
@@ -435,6 +438,18 @@ const struct mrc_ev_stats *health_ev_stats(const struct health *h, uint32_t qpn,
 	if (!h->ev_stats || qpn >= MRC_MAX_QP || idx >= MRC_QP_EVS)
 		return NULL;
 	return &h->ev_stats[qpn * MRC_QP_EVS + idx];
+}
+
+uint32_t health_ev_share_pm(const struct health *h, uint32_t qpn, uint32_t idx)
+{
+	const struct health_qp *q;
+
+	if (qpn >= MRC_MAX_QP || idx >= MRC_QP_EVS)
+		return 0;
+	q = &h->qp[qpn];
+	if (!q->ev || !q->look_sent)
+		return 0;
+	return (uint32_t)(q->ev[idx].look_sent * 1000 / q->look_sent);
 }
 
 int health_query(struct health *h, uint32_t qpn, uint32_t after,

@@ -49,6 +49,7 @@ struct ev_health {
 	uint64_t prev_samples; /* ev_stats.rtt_samples at the last gray look */
 	uint64_t prev_sent; /* ev_stats.sent at the last look */
 	uint64_t prev_lost; /* ev_stats.lost at the last look */
+	uint64_t look_sent; /* packets it sent between the last two looks */
 };
 
 /* The newest events of one QP, for MRCD_QP_HEALTH. */
@@ -66,6 +67,7 @@ struct health_qp {
 	uint32_t state; /* as its application last set it */
 	uint32_t nev; /* its EVs, once RTS */
 	uint32_t rtt_median_ns; /* of its EVs in use, at the last gray look */
+	uint64_t look_sent; /* packets its EVs sent between the last two looks */
 	struct ev_health *ev; /* MRC_QP_EVS of them, once an event came */
 	struct qp_evlog *evlog; /* with ev */
 };
@@ -102,6 +104,9 @@ uint8_t health_ev_state(const struct health *h, uint32_t qpn, uint32_t idx);
 /* The data path's counters of EV idx of QP qpn; NULL: none mapped. */
 const struct mrc_ev_stats *health_ev_stats(const struct health *h, uint32_t qpn,
 					   uint32_t idx);
+/* EV idx's share of QP qpn's packets between the last two gray looks, per
+ * mille; 0 before a look saw any. */
+uint32_t health_ev_share_pm(const struct health *h, uint32_t qpn, uint32_t idx);
 /* MRCD_QP_HEALTH for QP qpn: events numbered after 'after'. */
 int health_query(struct health *h, uint32_t qpn, uint32_t after,
 		 struct mrcd_qp_health *o);

@@ -114,6 +114,12 @@ struct mrcx_qp_info {
 	uint32_t cc_inflight_bytes; /* payload sent, not acknowledged */
 	uint32_t cc_base_rtt_ns; /* the smallest RTT seen, less service */
 	uint32_t cc_avg_delay_ns; /* queueing delay, over about a base RTT */
+	/* Over its EVs: what the answers said of the queues. */
+	uint64_t trimmed_pkts, ecn_pkts;
+	uint32_t rtt_min_ns; /* the smallest round trip; 0: none yet */
+	uint32_t srtt_ns; /* smoothed round trip, gain 1/8; 0: none yet */
+	uint32_t rtt_hi_ns; /* the high round trip lately (docs/health.md) */
+	uint32_t nev_cooled; /* EVs steered around now (congestion) */
 };
 
 /* Fills up to max entries; *n is the number of QPs there are. */
@@ -135,6 +141,10 @@ struct mrcx_ev_info {
 	uint32_t rtt_min_ns, rtt_avg_ns, rtt_max_ns; /* 0: no sample yet */
 	uint32_t wire_val; /* on the wire: UDP source port | flow label << 16 */
 	uint64_t last_ack_age_ns; /* since the latest ACK; 0: none yet */
+	uint32_t cooled; /* 1: steered around now (congestion, no verdict) */
+	/* Its share of the QP's packets over mrcd's last health look
+	 * (gray-interval-ms), per mille; 0 before the first look. */
+	uint32_t share_pm;
 };
 
 /*

@@ -539,9 +539,13 @@ struct mrc_qp_view {
 	__u32 inflight_bytes;
 	__u32 cc_base_rtt_ns; /* the smallest RTT seen */
 	__u32 cc_avg_delay_ns; /* queueing delay, averaged over a base RTT */
+	/* Path health and steering (docs/health.md). */
+	__u32 srtt_ns; /* smoothed round trip over every EV; 0: none yet */
+	__u32 rtt_hi_ns; /* the high round trip lately */
 	__u32 pad1;
+	__u64 ev_cool; /* EVs cooled now (steering), their time not yet past */
 };
-_Static_assert(sizeof(struct mrc_qp_view) == 600, "QP view layout");
+_Static_assert(sizeof(struct mrc_qp_view) == 616, "QP view layout");
 
 /*
  * What the sender knows of one EV of one QP: value of mrc_ev_stats, an

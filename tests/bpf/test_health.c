@@ -1020,6 +1020,7 @@ static void ce_mark_steers_away_then_back(void **state)
 				  still[] = { 0, 2, 3 },
 				  back[] = { 0, 1, 2, 3 };
 	struct mrc_qp_tx *qt;
+	struct mrc_qp_view v;
 	uint64_t until, t0;
 
 	(void)state;
@@ -1036,6 +1037,12 @@ static void ce_mark_steers_away_then_back(void **state)
 	until = qt->ev_cool_ns[1];
 	assert_true(until > qt->rec[1].tx_ns);
 	assert_int_equal(drain_events(), 0);
+	/* mrcd sees it cooled, with the QP's round trips. */
+	assert_int_equal(
+		read_view(S_QPN, sizeof(struct mrc_dp_cmd) + sizeof(v), &v), 0);
+	assert_int_equal(v.ev_cool, 1ull << 1);
+	assert_int_equal(v.srtt_ns, qt->srtt_ns);
+	assert_int_equal(v.rtt_hi_ns, qt->rtt_hi_ns);
 	sends_on(away, 6); /* PSNs 4..9 */
 	/* Past its time, with nothing newer delivered: still passed by. */
 	t0 = mono_ns();
@@ -1046,6 +1053,11 @@ static void ce_mark_steers_away_then_back(void **state)
 	assert_int_equal(get_qp_tx()->ev_cool, 1ull << 1);
 	/* PSN 10 (sent after its time) delivered: back in turn. */
 	answer(EV0 + 0, 10, 11, 0, 0);
+	/* Its bit is cleared at its next turn, but it is warm already. */
+	assert_int_equal(get_qp_tx()->ev_cool, 1ull << 1);
+	assert_int_equal(
+		read_view(S_QPN, sizeof(struct mrc_dp_cmd) + sizeof(v), &v), 0);
+	assert_int_equal(v.ev_cool, 0);
 	sends_on(back, 4);
 	assert_int_equal(get_qp_tx()->ev_cool, 0);
 	assert_int_equal(drain_events(), 0);

@@ -77,8 +77,11 @@ mon=$!
 sleep 1.5
 j qps 'any(.[]; .ev_profile_id == 1 and .cc_profile_id == 1 and .state == "RTS")' qp show
 qpn=$(jq '[.[] | select(.ev_profile_id == 1)][0].qpn' "$TMP/qps.json")
-j qp1 "(if type == \"array\" then .[0] else . end) | .qpn == $qpn" qp show "$qpn"
-j evs "length == 4 and all(.[]; .qpn == $qpn and .profile_id == 1 and .sent_pkts > 0)" ev show qp "$qpn"
+# Mid-transfer on an NSCC profile: a window and round trips.
+j qp1 "(if type == \"array\" then .[0] else . end) | .qpn == $qpn and .cwnd_bytes > 0 and .srtt_us > 0 and .rtt_min_us > 0" qp show "$qpn"
+# Shares are of the last health look: none yet, or all of it.
+j evs "length == 4 and all(.[]; .qpn == $qpn and .profile_id == 1 and .sent_pkts > 0) and
+	([.[].share_pct] | add) as \$s | \$s == 0 or (\$s >= 99 and \$s <= 100.05)" ev show qp "$qpn"
 j evs_p2 'length == 1 and .[0].port == 2' ev show profile 1 port 2
 j port_down 'true' port set 4 admin disable
 sleep 0.3

@@ -379,6 +379,34 @@ static void lossy_ev_blamed_at_once(void **state)
 	       (size_t)MRC_MAX_QP * MRC_QP_EVS * sizeof(struct mrc_ev_stats));
 }
 
+/* An EV's share is of the packets between the last two looks only. */
+static void share_of_the_last_look(void **state)
+{
+	struct mrc_ev_stats *s = stats();
+	uint32_t i, sum = 0;
+
+	(void)state;
+	assert_int_equal(health_ev_share_pm(&h, QPN, 0), 0);
+	traffic(s, -1, 0, -1, 0);
+	s[3].sent += 1000000; /* long ago: the first look only takes it */
+	health_gray(&h);
+	traffic(s, -1, 0, -1, 0); /* 100 each, 1600 in all */
+	s[3].sent += 1600 - 100; /* EV 3: 1600 of 3100 */
+	health_gray(&h);
+	assert_int_equal(health_ev_share_pm(&h, QPN, 3), 1600 * 1000 / 3100);
+	assert_int_equal(health_ev_share_pm(&h, QPN, 0), 100 * 1000 / 3100);
+	for (i = 0; i < NEV; i++)
+		sum += health_ev_share_pm(&h, QPN, i);
+	assert_in_range(sum, 1000 - NEV, 1000);
+	/* A look with nothing sent: no share, not the old one. */
+	health_gray(&h);
+	assert_int_equal(health_ev_share_pm(&h, QPN, 3), 0);
+	assert_int_equal(health_ev_share_pm(&h, QPN, MRC_QP_EVS), 0);
+	assert_int_equal(health_ev_share_pm(&h, MRC_MAX_QP, 0), 0);
+	munmap(s - QPN * MRC_QP_EVS,
+	       (size_t)MRC_MAX_QP * MRC_QP_EVS * sizeof(struct mrc_ev_stats));
+}
+
 static void query_reports_events(void **state)
 {
 	struct mrcd_qp_health q;
@@ -446,6 +474,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(gray_ev_blamed_after_two_looks,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(lossy_ev_blamed_at_once, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(share_of_the_last_look, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(query_reports_events, setup,
 						teardown),

@@ -40,16 +40,6 @@ static int ev_list(struct mrc_context *ctx, uint32_t qpn,
 	return err_runtime("mrcx_ctl_ev_list: the EV count keeps changing");
 }
 
-/* An RTT in ns as µs, or "-"/null before the first sample. */
-static void put_us(struct tbl *t, const char *key, const char *head,
-		   uint32_t ns)
-{
-	if (ns)
-		tbl_fixed(t, key, head, ns / 1e3, 3);
-	else
-		tbl_none(t, key, head);
-}
-
 static void ev_row(struct tbl *t, const struct mrcx_ev_info *e)
 {
 	tbl_row(t);
@@ -61,6 +51,8 @@ static void ev_row(struct tbl *t, const struct mrcx_ev_info *e)
 	tbl_u64(t, "port", "PORT", e->ev.port);
 	tbl_str(t, "state", "STATE", ev_state_str(e->state));
 	tbl_bool(t, "in_use", "IN_USE", e->in_use);
+	tbl_bool(t, "cooled", "COOLED", e->cooled);
+	tbl_fixed(t, "share_pct", "SHARE(%)", e->share_pm / 10.0, 1);
 	tbl_u64(t, "sent_pkts", "SENT(pkts)", e->sent_pkts);
 	tbl_u64(t, "acked_pkts", "ACKED(pkts)", e->acked_pkts);
 	tbl_u64(t, "lost_pkts", "LOST(pkts)", e->lost_pkts);

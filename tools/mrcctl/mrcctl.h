@@ -163,6 +163,8 @@ uint32_t ev_val(const struct mrc_ctl_ev *ev);
 void ev_set(struct mrc_ctl_ev *ev, uint32_t val, uint8_t port);
 /* The w low bits of v in binary. */
 char *bin_str(uint32_t v, unsigned int w);
+/* A round trip in ns as a µs cell, or "-"/null before the first sample. */
+void put_us(struct tbl *t, const char *key, const char *head, uint32_t ns);
 
 /* ---- profiles, shared by several objects ---------------------------------- */
 

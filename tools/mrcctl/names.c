@@ -3,7 +3,7 @@
  * The words mrcctl reads and prints for the controller API's states,
  * modes and capabilities (EV states and event reasons come from
  * include/mrc/ev_names.h, shared with mrcd), and the text forms of
- * addresses and EV values.
+ * addresses, EV values and round trips.
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -164,4 +164,12 @@ char *bin_str(uint32_t v, unsigned int w)
 		s[i] = (v >> (w - 1 - i)) & 1 ? '1' : '0';
 	s[w] = '\0';
 	return s;
+}
+
+void put_us(struct tbl *t, const char *key, const char *head, uint32_t ns)
+{
+	if (ns)
+		tbl_fixed(t, key, head, ns / 1e3, 3);
+	else
+		tbl_none(t, key, head);
 }

@@ -50,6 +50,12 @@ static void qp_row(struct tbl *t, const struct mrcx_qp_info *q)
 	tbl_u64(t, "sent_pkts", "SENT(pkts)", q->sent_pkts);
 	tbl_u64(t, "retx_pkts", "RETX(pkts)", q->retx_pkts);
 	tbl_u64(t, "lost_pkts", "LOST(pkts)", q->lost_pkts);
+	tbl_u64(t, "trimmed_pkts", "TRIMMED(pkts)", q->trimmed_pkts);
+	tbl_u64(t, "ecn_pkts", "ECN(pkts)", q->ecn_pkts);
+	put_us(t, "rtt_min_us", "RTT_MIN(us)", q->rtt_min_ns);
+	put_us(t, "srtt_us", "SRTT(us)", q->srtt_ns);
+	put_us(t, "rtt_hi_us", "RTT_HI(us)", q->rtt_hi_ns);
+	tbl_u64(t, "evs_cooled", "EVS_COOLED", q->nev_cooled);
 	tbl_u64(t, "cwnd_bytes", "CWND(B)", q->cwnd_bytes);
 	tbl_u64(t, "cc_inflight_bytes", "CC_INFLIGHT(B)", q->cc_inflight_bytes);
 	tbl_u64(t, "cc_base_rtt_ns", "BASE_RTT(ns)", q->cc_base_rtt_ns);
