@@ -190,9 +190,13 @@ timeout:
 
 		p->timed_out = 1;
 		p->lost_ev_idx = rec->ev_idx;
-		/* A full queue may hold it that long: no verdict on the EV
-		 * then (the silence rule still finds a dead one). */
-		if (!health_congested(qp, rec->tx_ns))
+		/* No verdict on the EV if a full queue may have held it
+		 * that long, or if the EV has delivered a packet sent after
+		 * it since: a path that delivers is not dead, and a drop on
+		 * it is a queue's (or a lossy path's, judged by counts in
+		 * mrcd). The silence rule still finds a dead one. */
+		if (!health_congested(qp, rec->tx_ns) &&
+		    qp->ev_acked_ns[rec->ev_idx & 63] <= rec->tx_ns)
 			p->ev_bad =
 				(__u8)health_mark_bad(qp, rec->ev_idx, &kept);
 		p->ev_kept = (__u8)kept;

@@ -1007,6 +1007,60 @@ static void sends_on(const unsigned int *want, unsigned int n)
 		assert_int_equal(tx_once(), EV0 + want[i]);
 }
 
+/* PSN psn (in flight, una) dated back past its ACK timeout. */
+static void expire(uint32_t psn)
+{
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+
+	qt = *get_qp_tx();
+	assert_true(mono_ns() > qt.timeout_ns + 1);
+	qt.rec[psn % MRC_TX_RING].tx_ns = mono_ns() - qt.timeout_ns - 1;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, &qt, BPF_ANY),
+			 0);
+}
+
+/*
+ * An ACK timeout blames its EV only if the EV has delivered nothing sent
+ * after it: PSN 0 times out while PSN 4, sent later on the same EV, was
+ * delivered (a drop, not a dead path: resent, no verdict); PSN 1 times out
+ * with nothing of EV 1 delivered since: EV 1 is blamed.
+ */
+static void timeout_blames_only_a_silent_ev(void **state)
+{
+	static const unsigned int first[] = { 0, 1, 2, 3, 0, 1, 2, 3 };
+	struct mrc_qp_tx *qt;
+	unsigned int e;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(set_qps(4, 1), 0);
+	post_empty(8);
+	sends_on(first, 8); /* PSN i on EV i % 4 */
+	answer(EV0 + 0, 4, 0, 0, 0); /* PSN 4 delivered, 0 not yet */
+	assert_int_equal(drain_events(), 0);
+	expire(0);
+	e = tx_once(); /* the timeout's resend */
+	assert_true(e > EV0 && e < EV0 + 4);
+	qt = get_qp_tx();
+	assert_int_equal(qt->rec[0].tries, 2);
+	assert_int_equal(qt->ev_state[0], MRC_EV_GOOD);
+	assert_int_equal(qt->ev_use, 0xf);
+	assert_int_equal(drain_events(), 0);
+	answer((uint16_t)e, 0, 1, 0, 0); /* the resend is through: una 1 */
+	assert_int_equal(get_qp_tx()->una_psn, 1);
+	expire(1);
+	assert_int_not_equal(tx_once(), 0);
+	qt = get_qp_tx();
+	assert_int_equal(qt->ev_state[1], MRC_EV_ASSUMED_BAD);
+	assert_int_equal(qt->ev_use, 0xd);
+	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev[0].ev_idx, 1);
+	assert_int_equal(ev[0].reason, MRC_EV_R_TIMEOUT);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 1);
+}
+
 /*
  * A CE-marked ACK for a packet sent on EV 1: EV 1 is passed by (still
  * GOOD, in use, nothing told to mrcd); the time passing does not bring it
@@ -1279,6 +1333,7 @@ int main(void)
 		cmocka_unit_test(loss_under_ecn_blames_nothing),
 		cmocka_unit_test(silence_margin_follows_rtt),
 		cmocka_unit_test(silence_under_congestion_two_strikes),
+		cmocka_unit_test(timeout_blames_only_a_silent_ev),
 		cmocka_unit_test(ce_mark_steers_away_then_back),
 		cmocka_unit_test(trim_steers_and_resends),
 		cmocka_unit_test(slow_answer_steers),

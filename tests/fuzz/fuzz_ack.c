@@ -1576,7 +1576,8 @@ static void pick(struct mq *q, int skb, struct mpick *p)
 		if (!(r->flags & MRC_REC_UNSENT) && !q->cq_stalled) {
 			p->timed_out = 1;
 			p->lost_e = r->ev_idx;
-			if (!congested(q, r->tx_ns))
+			if (!congested(q, r->tx_ns) &&
+			    q->ev_acked_ns[r->ev_idx & 63] <= r->tx_ns)
 				p->nbad += (uint32_t)blame(q, r->ev_idx);
 		}
 		if (r->timeouts >= q->retry_linear + q->retry_exp &&
