@@ -371,12 +371,16 @@ BPF_TEST_SKEL_test_ack := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx
 BPF_TEST_SKEL_test_loopback := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
 BPF_TEST_SKEL_test_tc_tx := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_tc_tx.skel.h
 BPF_TEST_SKEL_test_health := $(DEV_SKELS)
+BPF_TEST_SKEL_test_dev_sq := $(DEV_SKELS)
+# Beyond the fixture library: the daemon's device layer, for test_dev_sq.
+BPF_TEST_SRC_test_dev_sq := daemon/dev.c daemon/pin.c daemon/log.c \
+	daemon/clock.c daemon/nscc_params.c
 
 define bpf_test_rule
-$(BUILD)/bpftest/$(1): tests/bpf/$(1).c tests/lib/pkt.c tests/lib/fixture.c $(BUILD)/libmrc-common.a $$(BPF_TEST_SKEL_$(1)) $$(wildcard tests/lib/*.h include/mrc/*.h tests/fabric/*.h)
+$(BUILD)/bpftest/$(1): tests/bpf/$(1).c tests/lib/pkt.c tests/lib/fixture.c $$(BPF_TEST_SRC_$(1)) $(BUILD)/libmrc-common.a $$(BPF_TEST_SKEL_$(1)) $$(wildcard tests/lib/*.h include/mrc/*.h tests/fabric/*.h daemon/*.h)
 	$$(call msg,CC,$$@)
 	@mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(CFLAGS) -Itests/lib -Ilib -Itests/fabric -o $$@ $$(filter %.c %.a,$$^) $$(LIBS_BPF) $$(LIBS_CMOCKA) -lm
+	$$(Q)$$(CC) $$(CFLAGS) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c %.a,$$^) $$(LIBS_BPF) $$(LIBS_CMOCKA) -lm
 endef
 $(foreach t,$(BPF_TESTS),$(eval $(call bpf_test_rule,$(t))))
 BPF_TEST_BINS := $(addprefix $(BUILD)/bpftest/,$(BPF_TESTS))

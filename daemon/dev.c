@@ -310,6 +310,11 @@ void dev_close(struct dev *d)
 
 void dev_release(struct dev *d)
 {
+	uint32_t i;
+
+	for (i = 0; i < MRC_MAX_QP; i++)
+		if (d->sq_slot[i] == DEV_SQ_FRESH)
+			close(d->sq_fresh_fd[i]);
 	mrc_xdp_ctl__destroy(d->ctl);
 	mrc_xdp_tx__destroy(d->tx);
 	mrc_xdp_rx__destroy(d->rx);
@@ -594,34 +599,87 @@ void dev_cq_destroy(struct dev_cq *cq)
 	cq->nstash = cq->stash_cap = 0;
 }
 
-int dev_sq_create(struct dev *d, uint32_t qpn, struct mrc_sq **sq, int *fdp)
+/* Fresh send queue maps put in at once, one grace period for them all. */
+#define SQ_REFRESH_BATCH 64u
+
+/*
+ * Fresh maps in up to SQ_REFRESH_BATCH stale slots from qpn on (QP
+ * numbers are taken lowest first), in one batch update of mrc_sq. A slot
+ * in use is never touched. 0 or -errno; the slots it filled are FRESH.
+ */
+static int sq_refresh(struct dev *d, uint32_t qpn)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
-	int fd, err;
+	LIBBPF_OPTS(bpf_map_batch_opts, bo);
+	uint32_t keys[SQ_REFRESH_BATCH], n = 0, done, k;
+	int fds[SQ_REFRESH_BATCH], err = 0;
+
+	for (k = qpn; k < MRC_MAX_QP && n < SQ_REFRESH_BATCH; k++) {
+		if (d->sq_slot[k] != DEV_SQ_STALE)
+			continue;
+		fds[n] = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_sq", 4,
+					sizeof(struct mrc_sq), 1, &mm);
+		if (fds[n] < 0) {
+			err = -errno;
+			break;
+		}
+		keys[n++] = k;
+	}
+	done = n;
+	if (n && bpf_map_update_batch(bpf_map__fd(d->rx->maps.mrc_sq), keys,
+				      fds, &done, &bo)) {
+		err = -errno;
+		/* Without batches (an older kernel): the one asked for. */
+		done = keys[0] == qpn &&
+		       !add_inner(d->rx->maps.mrc_sq, qpn, fds[0]);
+	}
+	for (k = 0; k < n; k++) {
+		if (k < done) {
+			d->sq_slot[keys[k]] = DEV_SQ_FRESH;
+			d->sq_fresh_fd[keys[k]] = fds[k];
+		} else {
+			close(fds[k]);
+		}
+	}
+	return done ? 0 : err;
+}
+
+int dev_sq_create(struct dev *d, uint32_t qpn, struct mrc_sq **sq, int *fdp)
+{
+	int fd, err = 0;
 
 	*sq = NULL;
 	if (qpn >= MRC_MAX_QP)
 		return -EINVAL;
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_sq", 4,
-			    sizeof(struct mrc_sq), 1, &mm);
-	if (fd < 0)
-		return err_msg(-errno, "creating a send queue", NULL);
+	if (d->sq_slot[qpn] == DEV_SQ_STALE)
+		err = sq_refresh(d, qpn);
+	if (!err && d->sq_slot[qpn] != DEV_SQ_FRESH)
+		err = d->sq_slot[qpn] == DEV_SQ_USED ? -EBUSY : -ENOMEM;
+	if (err)
+		return err_msg(err, "setting up a send queue", NULL);
+	fd = d->sq_fresh_fd[qpn];
 	*sq = mmap(NULL, sizeof(struct mrc_sq), PROT_READ | PROT_WRITE,
 		   MAP_SHARED, fd, 0);
-	err = *sq == MAP_FAILED ? -errno :
-				  add_inner(d->rx->maps.mrc_sq, qpn, fd);
-	if (err) {
-		if (*sq != MAP_FAILED)
-			munmap(*sq, sizeof(struct mrc_sq));
+	if (*sq == MAP_FAILED) {
+		/* Still fresh: nobody has it mapped. */
 		*sq = NULL;
-		close(fd);
-		return err_msg(err, "setting up a send queue", NULL);
+		return err_msg(-errno, "mapping a send queue", NULL);
 	}
+	d->sq_slot[qpn] = DEV_SQ_USED;
 	if (fdp)
 		*fdp = fd;
 	else
 		close(fd);
 	return 0;
+}
+
+void dev_sq_adopt(struct dev *d, uint32_t qpn)
+{
+	if (qpn < MRC_MAX_QP && d->sq_slot[qpn] != DEV_SQ_USED) {
+		if (d->sq_slot[qpn] == DEV_SQ_FRESH)
+			close(d->sq_fresh_fd[qpn]);
+		d->sq_slot[qpn] = DEV_SQ_USED;
+	}
 }
 
 int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
@@ -754,10 +812,20 @@ void dev_qp_clear(struct dev *d, uint32_t qpn)
 			    BPF_ANY);
 }
 
+/*
+ * The send queue map stays in mrc_sq, STALE: the application may still
+ * have it mapped, but with both halves in RESET the data path reads
+ * nothing of it, and dev_sq_create replaces it before the number is used
+ * again (deleting it here would wait out a grace period of its own).
+ */
 void dev_qp_destroy(struct dev *d, uint32_t qpn, struct mrc_sq *sq)
 {
 	dev_qp_clear(d, qpn);
-	bpf_map_delete_elem(bpf_map__fd(d->rx->maps.mrc_sq), &qpn);
+	if (qpn < MRC_MAX_QP) {
+		if (d->sq_slot[qpn] == DEV_SQ_FRESH)
+			close(d->sq_fresh_fd[qpn]);
+		d->sq_slot[qpn] = DEV_SQ_STALE;
+	}
 	if (sq)
 		munmap(sq, sizeof(*sq));
 }

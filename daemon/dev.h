@@ -39,7 +39,16 @@ struct dev {
 	int nports;
 	int anchor_ifindex; /* idle interface the transmit program sits on */
 	uint32_t next_rkey_rand;
+	/*
+	 * Send queue slots of mrc_sq (dev_sq_create): DEV_SQ_FRESH, a map
+	 * no application has seen (its fd in sq_fresh_fd); DEV_SQ_USED, a
+	 * QP's; DEV_SQ_STALE (0), anything else, which may be a map a past
+	 * application still has mapped, replaced before the number is used.
+	 */
+	uint8_t sq_slot[MRC_MAX_QP];
+	int sq_fresh_fd[MRC_MAX_QP];
 };
+enum { DEV_SQ_STALE, DEV_SQ_FRESH, DEV_SQ_USED };
 
 /* A memory region: the mmapable chunk map and the application's view. */
 struct dev_mr {
@@ -173,8 +182,16 @@ struct dev_qp_attr {
 	struct mrc_nscc_params cc;
 };
 
-/* QP qpn's send queue, mapped at *sq; its map fd in *fd if fd is not NULL. */
+/*
+ * QP qpn's send queue, mapped at *sq; its map fd in *fd if fd is not NULL.
+ * A map never mapped before: it comes from a batch of fresh ones put in
+ * the map of maps together (the kernel waits out an RCU grace period on
+ * every update of one from userspace: some 16 ms each on a busy 2-core
+ * machine, two per QP's life before).
+ */
 int dev_sq_create(struct dev *d, uint32_t qpn, struct mrc_sq **sq, int *fd);
+/* QP qpn's send queue is a predecessor's, adopted (serve_adopt_qp). */
+void dev_sq_adopt(struct dev *d, uint32_t qpn);
 /*
  * The halves (DEV_QP_RX, DEV_QP_TX) of a QP from a, in state: the receive
  * half at RTR, the send half at RTS (writing a half resets its state).

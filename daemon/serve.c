@@ -629,6 +629,7 @@ int serve_adopt_qp(struct serve *s, uint32_t qpn)
 	int fd, err = 0;
 	void *p;
 
+	dev_sq_adopt(s->dev, qpn); /* a QP's, kept or dropped below */
 	fd = dev_pin_sq_get(s->pin_dir, qpn);
 	if (fd < 0) {
 		err = -fd;
