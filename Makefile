@@ -313,7 +313,7 @@ UNIT_SRCS_test_gray        := daemon/gray.c
 UNIT_SRCS_test_nscc        := daemon/nscc_params.c bpf/lib/nscc.h
 UNIT_SRCS_test_ev_fields   := lib/common/ev_fields.c
 UNIT_SRCS_test_profiles    := daemon/profiles.c daemon/nscc_params.c \
-			      lib/common/ev_fields.c
+			      lib/common/ev_fields.c lib/common/cc_default.c
 UNIT_SRCS_test_config      := daemon/config.c daemon/plane.c
 UNIT_SRCS_test_perf_report := tools/perf/report.c tools/perf/fields.c \
 			      tools/perf/names.c tools/perf/timeline.c
@@ -326,7 +326,7 @@ UNIT_SRCS_test_health      := daemon/health.c daemon/gray.c daemon/links.c \
 UNIT_LIBS_test_health      := -lmnl
 UNIT_SRCS_test_pump        := daemon/pump.c daemon/loop.c $(UNIT_FAKE_DEV)
 UNIT_SRCS_test_ctl         := daemon/ctl.c daemon/objects.c daemon/profiles.c \
-			      daemon/nscc_params.c \
+			      daemon/nscc_params.c lib/common/cc_default.c \
 			      lib/common/ev_fields.c lib/common/msg.c \
 			      $(UNIT_SRCS_test_health)
 UNIT_LIBS_test_ctl         := -lmnl

@@ -69,6 +69,11 @@ int ctl_init(struct ctl *ctl, const struct ctl_deps *deps)
 	memset(ctl, 0, sizeof(*ctl));
 	ctl->below = *deps;
 	prof_init(&ctl->prof, port_mask(ctl));
+	/* Cannot fail on mrc's own parameters; if it did, no default. */
+	if (prof_cc_offer_default(&ctl->prof))
+		log_warn(
+			"CC profile %d: the default NSCC profile not offered\n",
+			PROF_CC_DEFAULT);
 	ctl->prof.ev_runtime_state = runtime_state;
 	ctl->prof.ctx = ctl;
 	for (i = 0; i < CTL_MAX_SUBS; i++)
@@ -285,6 +290,17 @@ static int cc_publish(struct ctl *ctl, uint64_t id)
 					  pc->algo == PROF_CC_NSCC ?
 				  &pc->params :
 				  NULL);
+}
+
+int ctl_cc_publish_all(struct ctl *ctl)
+{
+	uint64_t id;
+	int err = 0;
+
+	for (id = 1; id < PROF_MAX_CC && id < MRC_CC_SLOTS; id++)
+		if (!err)
+			err = cc_publish(ctl, id);
+	return err;
 }
 
 static int do_cc(struct ctl *ctl, const struct mrcd_ctl_cc *r,

@@ -69,6 +69,9 @@ struct ctl {
 
 int ctl_init(struct ctl *ctl, const struct ctl_deps *deps);
 void ctl_close(struct ctl *ctl);
+/* Every CC profile's parameters into the data path (mrc_cc), as the
+ * profiles say now: after setup, or after books restored them. */
+int ctl_cc_publish_all(struct ctl *ctl);
 
 /* A request of a controller op (MRCD_CTL_*): fills rep; the errno, or
  * -1 when the reply goes out later (probes) and nothing is to be sent. */

@@ -451,6 +451,10 @@ static int setup(struct mrcd *m, const char *anchor)
 	err = wire(m);
 	if (!err && m->pin_dir)
 		err = running ? adopt(m) : books_create(&m->books);
+	/* The CC profiles as they stand now: the device's own default, or
+	 * what the books kept of a predecessor's. */
+	if (!err)
+		err = ctl_cc_publish_all(&m->ctl);
 	if (err)
 		return err;
 	if (m->books.b)

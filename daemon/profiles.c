@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "mrc/cc_default.h"
 #include "nscc_params.h"
 #include "profiles.h"
 
@@ -873,6 +874,25 @@ int prof_cc_modify(struct profiles *p, uint64_t id,
 	c.state = to;
 	*cur = c;
 	return 0;
+}
+
+int prof_cc_offer_default(struct profiles *p)
+{
+	struct mrc_ctl_cc_profile_attr a = {
+		.profile_state = MRC_CTL_PROFILE_OFFLINE,
+		.algorithm = prof_cc_algorithms[0],
+		.cc_config = &mrc_cc_soft_nscc,
+	};
+	int err;
+
+	err = prof_cc_modify(p, PROF_CC_DEFAULT, &a,
+			     MRC_CTL_CC_PROFILE_STATE |
+				     MRC_CTL_CC_PROFILE_ALGORITHM |
+				     MRC_CTL_CC_PROFILE_CONFIG);
+	a.profile_state = MRC_CTL_PROFILE_ONLINE;
+	return err ? err :
+		     prof_cc_modify(p, PROF_CC_DEFAULT, &a,
+				    MRC_CTL_CC_PROFILE_STATE);
 }
 
 int prof_cc_query(struct profiles *p, uint64_t id,

@@ -19,6 +19,8 @@
 #define PROF_MAX_FMT 16 /* EV format profiles: ids 0..15 */
 #define PROF_MAX_EV 64 /* EV profiles: ids 0..63; 0 is the AUTO one */
 #define PROF_MAX_CC 16 /* CC profiles: ids 0..15; 0 is "none", ONLINE */
+/* The NSCC profile the device offers (prof_cc_offer_default). */
+#define PROF_CC_DEFAULT (PROF_MAX_CC - 1)
 #define PROF_EV_MAX_COUNT MRC_QP_EVS /* EVs in one profile */
 #define PROF_EV_TOTAL (PROF_MAX_EV * PROF_EV_MAX_COUNT)
 #define PROF_OP_MAX_ENTRIES PROF_EV_MAX_COUNT /* entries per EV_OP call */
@@ -101,6 +103,14 @@ struct profiles {
 /* Every profile INIT, except EV profile 0 (AUTO, ONLINE, nports x 16
  * EVs chosen per QP by mrcd) and CC profile 0 (no CC, ONLINE). */
 void prof_init(struct profiles *p, uint32_t port_mask);
+
+/*
+ * CC profile PROF_CC_DEFAULT: uet-1.0-nscc with mrc's parameters for a
+ * software device (include/mrc/cc_default.h), ONLINE, as if a controller
+ * had set it; a controller may take it offline and change it. 0 or
+ * -errno.
+ */
+int prof_cc_offer_default(struct profiles *p);
 
 /* The names the CC algorithms go by, NULL-terminated. */
 extern const char *const prof_cc_algorithms[];

@@ -61,6 +61,8 @@ j cc_set 'true' cc-profile set 1 algorithm uet-1.0-nscc base-rtt 12000 state off
 j cc_online 'true' cc-profile set 1 state online
 j ccs 'any(.[]; .id == 1)' cc-profile show
 j cc1 '(if type == "array" then .[0] else . end) | .id == 1' cc-profile show 1
+# The device's own NSCC profile, ready for use.
+j cc15 '(if type == "array" then .[0] else . end) | .id == 15 and .state == "online" and .algorithm == "uet-1.0-nscc"' cc-profile show 15
 
 j probe 'length == 4 and all(.[]; .rtt_us > 0)' probe dgid "$(tb addr h2 0)" \
 	ev 50001 port 1 ev 50002 port 2 ev 50003 port 3 ev 50044 port 4

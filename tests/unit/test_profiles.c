@@ -20,6 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "mrc/cc_default.h"
 #include "profiles.h"
 
 #define FMT_UDP16 1
@@ -1236,6 +1237,47 @@ static void ev_query(void **state)
 
 /* ---- CC profiles -------------------------------------------------------- */
 
+/*
+ * The default the device offers: ONLINE uet-1.0-nscc with mrc's
+ * parameters, usable by a QP at once, and a controller's like any other
+ * (offline, changed, back online) once no QP holds it.
+ */
+static void cc_default_offered(void **state)
+{
+	struct mrc_ctl_cc_profile_attr a = { 0 };
+	const struct mrc_ctl_cc_nscc_cfg *c;
+
+	(void)state;
+	assert_int_equal(prof_cc_offer_default(&P), 0);
+	assert_int_equal(prof_cc_query(&P, PROF_CC_DEFAULT, &a,
+				       MRC_CTL_CC_PROFILE_STATE |
+					       MRC_CTL_CC_PROFILE_ALGORITHM |
+					       MRC_CTL_CC_PROFILE_CONFIG),
+			 0);
+	assert_int_equal(a.profile_state, MRC_CTL_PROFILE_ONLINE);
+	assert_string_equal(a.algorithm, "uet-1.0-nscc");
+	c = a.cc_config;
+	assert_non_null(c);
+	assert_memory_equal(c, &mrc_cc_soft_nscc, sizeof(*c));
+	assert_int_equal(P.cc[PROF_CC_DEFAULT].params.target_delay_ns,
+			 mrc_cc_soft_nscc.target_delay);
+	assert_int_equal(prof_qp_use(&P, 0, PROF_CC_DEFAULT), 0);
+	assert_int_equal(cc_mod(PROF_CC_DEFAULT, MRC_CTL_CC_PROFILE_STATE,
+				MRC_CTL_PROFILE_OFFLINE, NULL, NULL),
+			 -EBUSY);
+	prof_qp_release(&P, 0, PROF_CC_DEFAULT);
+	assert_int_equal(cc_mod(PROF_CC_DEFAULT, MRC_CTL_CC_PROFILE_STATE,
+				MRC_CTL_PROFILE_OFFLINE, NULL, NULL),
+			 0);
+	assert_int_equal(cc_mod(PROF_CC_DEFAULT,
+				MRC_CTL_CC_PROFILE_STATE |
+					MRC_CTL_CC_PROFILE_CONFIG,
+				MRC_CTL_PROFILE_ONLINE, NULL, &nscc_ok),
+			 0);
+	/* The others are untouched. */
+	assert_int_equal(P.cc[1].state, MRC_CTL_PROFILE_INIT);
+}
+
 static void cc_transitions(void **state)
 {
 	struct mrc_ctl_cc_profile_attr a = { 0 };
@@ -1486,6 +1528,7 @@ int main(void)
 		cmocka_unit_test_setup(replace_one_vs_all, setup),
 		cmocka_unit_test_setup(deny_then_good, setup),
 		cmocka_unit_test_setup(ev_query, setup),
+		cmocka_unit_test_setup(cc_default_offered, setup),
 		cmocka_unit_test_setup(cc_transitions, setup),
 		cmocka_unit_test_setup(qp_use, setup),
 		cmocka_unit_test_setup(failed_modify_changes_nothing, setup),

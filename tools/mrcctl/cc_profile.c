@@ -3,7 +3,8 @@
  * mrcctl cc-profile: congestion control profiles, their algorithm and UET
  * 1.0 NSCC parameters (mrc_ctl_query_cc_profile, mrc_ctl_modify_cc_profile).
  * 'set' with any NSCC key sends the whole parameter set: the keys given,
- * the defaults below for the rest (mrcctl(8) lists them).
+ * mrc's for a software device for the rest (include/mrc/cc_default.h,
+ * the profile mrcd offers as number 15; mrcctl(8) lists them).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,31 +12,9 @@
 #include <string.h>
 
 #include "mrcctl.h"
+#include "mrc/cc_default.h"
 
 #define NSCC_NAME "uet-1.0-nscc"
-
-/*
- * For a software device on veth (docs/congestion.md): a base RTT below
- * the smallest it sees (10 us), a target queueing delay above its
- * scheduling noise (100 us), quick adapt only past 4 targets; UET's
- * increases (eta 0.15 MTU x a, fi 5 MTU x a, fi_scale 0.25 a) for a BDP
- * of 50 KB (a = 1/3) and 4096-byte packets. eta and fi are bytes.
- */
-static const struct mrc_ctl_cc_nscc_cfg nscc_defaults = {
-	.disable_qa = 0,
-	.adjust_bytes_threshold = 32768,
-	.adjust_period_threshold = 10000,
-	.base_rtt = 10000,
-	.eta = 200.0f,
-	.fi = 6800.0f,
-	.fi_scale = 0.08f,
-	.gamma = 0.8f,
-	.max_md_jump = 0.5f,
-	.max_cwnd = 1048576,
-	.qa_gate = 3,
-	.qa_threshold = 400000,
-	.target_delay = 100000,
-};
 
 struct cc_info {
 	uint32_t state;
@@ -227,7 +206,7 @@ static int nscc_arg(struct args *a, int kw, struct mrc_ctl_cc_nscc_cfg *c)
 static int do_set(struct args *a)
 {
 	static const char *const algos[] = { NSCC_NAME, "none" };
-	struct mrc_ctl_cc_nscc_cfg cfg = nscc_defaults;
+	struct mrc_ctl_cc_nscc_cfg cfg = mrc_cc_soft_nscc;
 	struct mrc_ctl_cc_profile_attr attr = { 0 };
 	struct mrc_context *ctx = NULL;
 	unsigned int seen = 0;

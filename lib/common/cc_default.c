@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NSCC for a software device on veth: a base RTT below the smallest it
+ * sees (10 us), a target queueing delay above its scheduling noise
+ * (100 us), quick adapt only past 4 targets; UET's increases (eta 0.15
+ * MTU x a, fi 5 MTU x a, fi_scale 0.25 a) for a BDP of 50 KB (a = 1/3)
+ * and 4096-byte packets. eta and fi are bytes.
+ */
+#include "mrc/cc_default.h"
+
+const struct mrc_ctl_cc_nscc_cfg mrc_cc_soft_nscc = {
+	.disable_qa = 0,
+	.adjust_bytes_threshold = 32768,
+	.adjust_period_threshold = 10000,
+	.base_rtt = 10000,
+	.eta = 200.0f,
+	.fi = 6800.0f,
+	.fi_scale = 0.08f,
+	.gamma = 0.8f,
+	.max_md_jump = 0.5f,
+	.max_cwnd = 1048576,
+	.qa_gate = 3,
+	.qa_threshold = 400000,
+	.target_delay = 100000,
+};
