@@ -5,17 +5,37 @@
 # switch egress queues (testbed shape: RATE each, a buffer, an ECN ramp,
 # trim or drop when full). Every sender runs one verified mrc-perf bulk
 # transfer (1 MiB WRITEs, one QP over 4 planes) at once, with NSCC (CC
-# profile 1, mrcctl's defaults) or without (cc none).
+# profile 1, mrcctl's defaults) or without (cc none); or, the baselines on
+# the same queues, TCP (cubic or bbr, ECN on, one flow per plane per
+# sender) or MPTCP (one connection per sender, a subflow per plane).
 #
-#   tests/bench/incast.sh [N] [trim|drop] [RATE] [SECONDS] [nscc|none]
+#   tests/bench/incast.sh [N] [trim|drop] [RATE] [SECONDS] [nscc|none|cubic|bbr|mptcp]
 #
 # Prints, and writes as JSON to $BENCH_OUT/incast-N-MODE-CC.json: each
-# flow's goodput, their sum as a fraction of the bottleneck (4 x RATE),
-# Jain's fairness index, the EVs the senders' path health blamed, what
-# the queues trimmed, marked and dropped and their high-water mark, the
-# senders' trims taken, window decreases and retransmits, and the CPU
-# the run took. Defaults: 2 senders, trim, 200mbit, 6 s, nscc; with no
-# arguments at all, the matrix make bench runs (below).
+# sender's goodput, their sum as a fraction of the bottleneck (4 x RATE),
+# Jain's fairness index over the senders, the queueing delay p50 / p99
+# (an echo from the first sender to each of the receiver's planes every
+# 20 ms, through the same queues, less the idle round trip), the EVs the
+# senders' path health blamed (MRC), what the queues trimmed, marked and
+# dropped and their high-water mark, the senders' trims taken, window
+# decreases (MRC) and retransmits, and the CPU the run took. TCP gets the
+# queues' packets at wire size: segmentation and receive offloads are off
+# in every namespace (a 64 KB GSO packet is larger than the buffer).
+# Defaults: 2 senders, trim, 200mbit, 6 s, nscc; with no arguments at
+# all, the matrix make bench runs (below).
+#
+# For tests/system/095-incast.sh, MRC runs only: INCAST_FAULT="MS:TARGET"
+# fails a testbed TARGET (e.g. "1500:spine 1 0") MS into the transfer and
+# heals it after; INCAST_MAP_PLANE=P first finds which spine each
+# sender's EVs of plane P take ("hN EV SPINE" lines in
+# $BENCH_OUT/incast-spines.txt). incast-blamed.txt has every EV blamed.
+#
+# NSCC's reaction time (make bench: 2 senders, trim): INCAST_JOIN_S=J
+# starts sender k (k = 0, 1, ...) k x J seconds after the first, running
+# until the others end, with 64 KiB WRITEs and a goodput timeline each;
+# join_reaction_ms is the time from the last one's start until every
+# flow is within 20 % of an equal share of what they carry together, in
+# 50 ms windows, three windows in a row (null: never).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # With no arguments (make bench): N = 2 and 4, trim and drop, NSCC and
@@ -23,11 +43,12 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 if [ $# = 0 ]; then
 	for n in 2 4; do
 		for mode in trim drop; do
-			for cc in nscc none; do
+			for cc in nscc none cubic bbr mptcp; do
 				"$0" "$n" "$mode" 200mbit 6 "$cc"
 			done
 		done
 	done
+	INCAST_JOIN_S=3 "$0" 2 trim 200mbit 8 nscc
 	exit 0
 fi
 N=${1:-2}
@@ -36,11 +57,12 @@ RATE=${3:-200mbit}
 SECS=${4:-6}
 CC=${5:-nscc}
 OUT=${BENCH_OUT:-$TOP/build/bench}
+NAME=incast-$N-$MODE-$CC${INCAST_JOIN_S:+-join}
 export TB_PREFIX=mrci$$
 . "$TOP/tests/system/lib.sh"
 mkdir -p "$OUT"
 case $MODE in trim | drop) ;; *) echo "incast: MODE is trim or drop" >&2; exit 2 ;; esac
-case $CC in nscc | none) ;; *) echo "incast: CC is nscc or none" >&2; exit 2 ;; esac
+case $CC in nscc | none | cubic | bbr | mptcp) ;; *) echo "incast: CC is nscc, none, cubic, bbr or mptcp" >&2; exit 2 ;; esac
 [[ $N =~ ^[1-9]$ ]] || { echo "incast: N is 1..9 senders" >&2; exit 2; }
 
 # h1 receives; h2..h(N+1) send. Two spines a plane keep the fabric small.
@@ -61,69 +83,285 @@ for p in 0 1 2 3; do
 	tb shape "h1-p$p" "$RATE" "${shape_opts[@]}" from "p${p}l1"
 done
 
-mrcd_start h1
-for ((i = 2; i <= N + 1; i++)); do
-	mrcd_start "h$i" -v
-	if [ "$CC" = nscc ]; then
-		"$TOP/build/tools/mrcctl" -s "$TMP/h$i.sock" cc-profile set 1 \
-			algorithm uet-1.0-nscc base-rtt 10000 state offline >/dev/null
-		"$TOP/build/tools/mrcctl" -s "$TMP/h$i.sock" cc-profile set 1 \
-			state online >/dev/null
-	fi
-done
-ccarg=()
-[ "$CC" = nscc ] && ccarg=(--cc-profile 1)
-
-cpu0=$(awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat)
-spids=()
-for ((i = 2; i <= N + 1; i++)); do
-	PIDNAME=srv$i as_nobody h1 "$PERF" server -p $((18515 + i)) --wait 60 \
-		>"$TMP/srv$i.out" 2>&1 &
-	spids+=($!)
-done
-sleep 0.3
-pids=()
-for ((i = 2; i <= N + 1; i++)); do
-	PIDNAME=cli$i as_nobody "h$i" "$PERF" client "$(tb addr h1 0)" \
-		-p $((18515 + i)) --wait 10 -j --test bw --verify -s 1M \
-		-D "$SECS" "${ccarg[@]}" >"$TMP/flow$i.json" 2>"$TMP/flow$i.err" &
-	pids+=($!)
-done
-# Half way: what the first sender's QP and EVs look like.
-sleep "$((SECS / 2))"
-"$TOP/build/tools/mrcctl" -s "$TMP/h2.sock" -j qp show >"$OUT/incast-qp-mid.json" 2>&1 || true
-"$TOP/build/tools/mrcctl" -s "$TMP/h2.sock" -j ev show >"$OUT/incast-ev-mid.json" 2>&1 || true
-rc=0
-for p in "${pids[@]}"; do wait "$p" || rc=1; done
-for p in "${spids[@]}"; do wait "$p" || true; done
-cpu1=$(awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat)
-[ $rc = 0 ] || fail "a flow failed: $(cat "$TMP"/flow*.err)"
-
-# What the senders' path health did: EV state changes to ASSUMED_BAD
-# (their reasons kept in $OUT/incast-blamed.txt).
-blamed=0
-: >"$OUT/incast-blamed.txt"
-for ((i = 2; i <= N + 1; i++)); do
-	b=$(grep -c -- '-> ASSUMED_BAD' "$TMP/h$i.mrcd.log" || true)
-	blamed=$((blamed + b))
-	grep -- '-> ASSUMED_BAD' "$TMP/h$i.mrcd.log" | sed "s/^/h$i /" >>"$OUT/incast-blamed.txt" || true
-done
-# The senders' data path counters (per-CPU array, summed).
-txstat() {
-	bpftool -j map dump pinned "$(mrcd_abi_dir "$1")/maps/mrc_tx_stats" |
-		jq --argjson k "$2" '[.[].formatted | select(.key == $k) | .values[].value] | add // 0'
+# Which spine each sender's EVs of plane $1 take: each EV's UDP source
+# port sent alone, counted by the spines, before mrcd owns the ports. The
+# first QP mrcd makes is number 2: its EVs are 49152 + 2 * 64 + i, EV i
+# on plane i % 4 (daemon/serve.c).
+map_spines() {
+	local plane=$1 i e s now
+	local -a prev
+	: >"$OUT/incast-spines.txt"
+	for ((i = 2; i <= N + 1; i++)); do
+		for s in 0 1; do prev[s]=$(spine_rx "$plane" $s "$i"); done
+		for ((e = plane; e < 64; e += 4)); do
+			send "h$i" h1 "$plane" --port 4791 --sport-base $((49152 + 2 * 64 + e)) \
+				--flows 1 --packets 20 >/dev/null
+			for s in 0 1; do
+				now=$(spine_rx "$plane" $s "$i")
+				[ $((now - prev[s])) -ge 20 ] && echo "h$i $e $s" >>"$OUT/incast-spines.txt"
+				prev[s]=$now
+			done
+		done
+	done
 }
-key_of() { awk -v n="$1" 'BEGIN { i = 0 } /^\tX\(/ { if ($0 ~ "\"" n "\"") { print i; exit } i++ }' \
-	<(sed -n '/define MRC_TX_COUNTERS/,/^$/p' "$TOP/include/mrc/abi.h"); }
-k_retx=$(key_of retransmits)
-k_trims=$(key_of cc_trims)
-k_md=$(key_of cc_decreases)
-retx=0 trims=0 mds=0
-for ((i = 2; i <= N + 1; i++)); do
-	retx=$((retx + $(txstat "h$i" "$k_retx")))
-	trims=$((trims + $(txstat "h$i" "$k_trims")))
-	mds=$((mds + $(txstat "h$i" "$k_md")))
-done
+[ -z "${INCAST_MAP_PLANE:-}" ] || map_spines "$INCAST_MAP_PLANE"
+
+# The queueing delay, the same way for every transport: the idle round
+# trip to each plane first, then an echo every 20 ms during the run.
+ppids=() reaction=null
+ping_start() {
+	local p
+	for p in 0 1 2 3; do
+		tb exec h2 ping -n -c 5 -i 0.05 "$(tb addr h1 $p)" 2>/dev/null |
+			sed -n 's/.*time=\([0-9.]*\).*/\1/p' | sort -n | head -1 >"$TMP/idle$p"
+	done
+	for p in 0 1 2 3; do
+		tb exec h2 timeout $((SECS + 5)) ping -n -i 0.02 -c $((SECS * 50)) \
+			"$(tb addr h1 $p)" >"$TMP/ping$p.out" 2>&1 &
+		ppids+=($!)
+	done
+}
+ping_wait() {
+	local p
+	for p in "${ppids[@]}"; do wait "$p" || true; done
+}
+# Every sender namespace's TCP retransmissions (/proc/net/snmp).
+tcp_retrans() {
+	local i n=0
+	for ((i = 2; i <= N + 1; i++)); do
+		# shellcheck disable=SC2016 # awk's fields, not the shell's
+		n=$((n + $(tb exec "h$i" awk '/^Tcp:/ { if (!k) { for (f = 1; f <= NF; f++) if ($f == "RetransSegs") k = f } else print $k }' /proc/net/snmp)))
+	done
+	echo "$n"
+}
+
+# The time from the last sender's start until all N flows are within 20 %
+# of an equal share of their sum, three 50 ms windows in a row; "null" if
+# never. From each flow's timeline (t_ms from its own start, goodput since
+# the sample before) and the clock at its start.
+join_reaction() {
+	local i t0s="" files=()
+	for ((i = 2; i <= N + 1; i++)); do
+		if [ ! -s "$TMP/tl/$i.t0" ] || [ ! -s "$TMP/tl/$i.csv" ]; then
+			echo null
+			return
+		fi
+		t0s="$t0s $(cat "$TMP/tl/$i.t0")"
+		files+=("$TMP/tl/$i.csv")
+	done
+	awk -v n="$N" -v w_ms=50 -v t0s="$t0s" '
+	BEGIN { split(t0s, t0, " ") }
+	FNR == 1 { f++; prev = 0 }
+	/^#/ || !/^[0-9]/ { next }
+	{
+		split($0, c, ","); t = c[1] + 0; g = c[2] + 0
+		win = int((t0[f] / 1e6 + t) / w_ms)
+		bytes[f, win] += g * 1e9 / 8 * (t - prev) / 1e3
+		prev = t
+		if (!(win in seen)) { seen[win] = 1; wins[++nw] = win }
+	}
+	END {
+		join = 0
+		for (k = 1; k <= n; k++) if (t0[k] / 1e6 > join) join = t0[k] / 1e6
+		# windows in time order (the files come one after the other)
+		for (j = 1; j <= nw; j++) for (m = j + 1; m <= nw; m++)
+			if (wins[m] < wins[j]) { x = wins[j]; wins[j] = wins[m]; wins[m] = x }
+		run = 0
+		for (j = 1; j <= nw; j++) {
+			win = wins[j]
+			if (win * w_ms < join) continue
+			sum = 0
+			for (k = 1; k <= n; k++) sum += bytes[k, win]
+			ok = sum > 0
+			for (k = 1; k <= n && ok; k++) {
+				d = bytes[k, win] - sum / n
+				if (d < 0) d = -d
+				if (d > 0.2 * sum / n) ok = 0
+			}
+			if (!ok) { run = 0; continue }
+			if (!run++) first = win * w_ms
+			if (run == 3) { printf "%.0f\n", (first > join ? first - join : 0); exit }
+		}
+		print "null"
+	}' "${files[@]}"
+}
+
+# One verified mrc-perf bulk transfer per sender, through mrcd.
+run_mrc() {
+	mrcd_start h1
+	for ((i = 2; i <= N + 1; i++)); do
+		mrcd_start "h$i" -v
+		if [ "$CC" = nscc ]; then
+			"$TOP/build/tools/mrcctl" -s "$TMP/h$i.sock" cc-profile set 1 \
+				algorithm uet-1.0-nscc base-rtt 10000 state offline >/dev/null
+			"$TOP/build/tools/mrcctl" -s "$TMP/h$i.sock" cc-profile set 1 \
+				state online >/dev/null
+		fi
+	done
+	ccarg=()
+	[ "$CC" = nscc ] && ccarg=(--cc-profile 1)
+
+	cpu0=$(awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat)
+	spids=()
+	for ((i = 2; i <= N + 1; i++)); do
+		PIDNAME=srv$i as_nobody h1 "$PERF" server -p $((18515 + i)) --wait 60 \
+			>"$TMP/srv$i.out" 2>&1 &
+		spids+=($!)
+	done
+	sleep 0.3
+	ping_start
+	pids=()
+	join=${INCAST_JOIN_S:-0}
+	mkdir -p "$TMP/tl" && chmod 0777 "$TMP/tl"
+	for ((i = 2; i <= N + 1; i++)); do
+		local size=1M secs=$SECS late=0
+		local -a tl=()
+		if [ "$join" -gt 0 ]; then
+			late=$(((i - 2) * join))
+			secs=$((SECS - late))
+			[ "$secs" -gt 0 ] || fail "INCAST_JOIN_S=$join: sender $i would start after the run"
+			size=64K
+			tl=(--timeline "$TMP/tl/$i.csv" --at "0:date +%s%N >$TMP/tl/$i.t0")
+		fi
+		(sleep "$late" && PIDNAME=cli$i as_nobody "h$i" "$PERF" client "$(tb addr h1 0)" \
+			-p $((18515 + i)) --wait 10 -j --test bw --verify -s "$size" \
+			-D "$secs" "${ccarg[@]}" "${tl[@]}" >"$TMP/flow$i.json" 2>"$TMP/flow$i.err") &
+		pids+=($!)
+	done
+	fpid=""
+	if [ -n "${INCAST_FAULT:-}" ]; then
+		# shellcheck disable=SC2086 # TARGET is words
+		(sleep "$(awk -v m="${INCAST_FAULT%%:*}" 'BEGIN { print m / 1000 }')" &&
+			tb fail ${INCAST_FAULT#*:} >/dev/null) &
+		fpid=$!
+	fi
+	# Half way: what the first sender's QP and EVs look like.
+	sleep "$((SECS / 2))"
+	"$TOP/build/tools/mrcctl" -s "$TMP/h2.sock" -j qp show >"$OUT/incast-qp-mid.json" 2>&1 || true
+	"$TOP/build/tools/mrcctl" -s "$TMP/h2.sock" -j ev show >"$OUT/incast-ev-mid.json" 2>&1 || true
+	rc=0
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	for p in "${spids[@]}"; do wait "$p" || true; done
+	ping_wait
+	cpu1=$(awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat)
+	[ "$join" -gt 0 ] && reaction=$(join_reaction)
+	if [ -n "$fpid" ]; then
+		wait "$fpid" || fail "INCAST_FAULT: tb fail ${INCAST_FAULT#*:} failed"
+		# shellcheck disable=SC2086
+		tb heal ${INCAST_FAULT#*:} >/dev/null
+	fi
+	[ $rc = 0 ] || fail "a flow failed: $(cat "$TMP"/flow*.err)"
+
+	# What the senders' path health did: EV state changes to ASSUMED_BAD
+	# (their reasons kept in $OUT/incast-blamed.txt).
+	blamed=0
+	: >"$OUT/incast-blamed.txt"
+	for ((i = 2; i <= N + 1; i++)); do
+		b=$(grep -c -- '-> ASSUMED_BAD' "$TMP/h$i.mrcd.log" || true)
+		blamed=$((blamed + b))
+		grep -- '-> ASSUMED_BAD' "$TMP/h$i.mrcd.log" | sed "s/^/h$i /" >>"$OUT/incast-blamed.txt" || true
+	done
+	# The senders' data path counters (per-CPU array, summed).
+	txstat() {
+		bpftool -j map dump pinned "$(mrcd_abi_dir "$1")/maps/mrc_tx_stats" |
+			jq --argjson k "$2" '[.[].formatted | select(.key == $k) | .values[].value] | add // 0'
+	}
+	key_of() { awk -v n="$1" 'BEGIN { i = 0 } /^\tX\(/ { if ($0 ~ "\"" n "\"") { print i; exit } i++ }' \
+		<(sed -n '/define MRC_TX_COUNTERS/,/^$/p' "$TOP/include/mrc/abi.h"); }
+	k_retx=$(key_of retransmits)
+	k_trims=$(key_of cc_trims)
+	k_md=$(key_of cc_decreases)
+	retx=0 trims=0 mds=0
+	for ((i = 2; i <= N + 1; i++)); do
+		retx=$((retx + $(txstat "h$i" "$k_retx")))
+		trims=$((trims + $(txstat "h$i" "$k_trims")))
+		mds=$((mds + $(txstat "h$i" "$k_md")))
+	done
+}
+
+# The same senders over TCP or MPTCP.
+run_tcp() {
+	local ns ifc
+
+	# TCP and MPTCP: packets at wire size, ECN on.
+	for ns in $(ip netns list | awk -v p="$TB_PREFIX-" 'index($1, p) == 1 { print $1 }'); do
+		for ifc in $(ip -n "$ns" -o link show | awk -F': ' '{ split($2, a, "@"); if (a[1] != "lo") print a[1] }'); do
+			ip netns exec "$ns" ethtool -K "$ifc" tso off gso off gro off >/dev/null 2>&1 || true
+		done
+		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1
+	done
+	spids=() pids=()
+	if [ "$CC" = mptcp ]; then
+		for ((i = 1; i <= N + 1; i++)); do
+			tb exec "h$i" sysctl -qw net.mptcp.enabled=1
+			tb exec "h$i" ip mptcp limits set subflow 8 add_addr_accepted 8
+		done
+		for p in 1 2 3; do
+			tb exec h1 ip mptcp endpoint add "$(tb addr h1 $p)" signal
+		done
+		for ((i = 2; i <= N + 1; i++)); do
+			nsenter --net="/run/netns/$TB_PREFIX-h1" "$TOP/build/tests/mptcp_bulk" server \
+				--port $((18600 + i)) --seconds "$SECS" >"$TMP/mptcp$i.json" 2>"$TMP/mptcp$i.err" &
+			spids+=($!)
+		done
+	else
+		for ((i = 2; i <= N + 1; i++)); do
+			for p in 0 1 2 3; do
+				tb exec h1 timeout $((SECS + 30)) iperf3 -s -1 -B "$(tb addr h1 $p)" \
+					-p $((5300 + i * 4 + p)) >/dev/null 2>&1 &
+				spids+=($!)
+			done
+		done
+		for _ in $(seq 50); do
+			[ "$(tb exec h1 ss -Hltn | grep -c ':5[34][0-9][0-9] ')" -ge $((N * 4)) ] && break
+			sleep 0.1
+		done
+	fi
+	sleep 0.3
+	cpu0=$(awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat)
+	retx0=$(tcp_retrans)
+	ping_start
+	for ((i = 2; i <= N + 1; i++)); do
+		if [ "$CC" = mptcp ]; then
+			tb exec "h$i" timeout $((SECS + 30)) "$TOP/build/tests/mptcp_bulk" client \
+				--dst "$(tb addr h1 0)" --port $((18600 + i)) --seconds "$SECS.5" \
+				>/dev/null 2>"$TMP/mptcpc$i.err" &
+			pids+=($!)
+			continue
+		fi
+		for p in 0 1 2 3; do
+			tb exec "h$i" timeout $((SECS + 30)) iperf3 -c "$(tb addr h1 $p)" \
+				-B "$(tb addr "h$i" $p)" -p $((5300 + i * 4 + p)) -t "$SECS" \
+				-C "$CC" -J >"$TMP/tcp$i.$p.json" 2>"$TMP/tcp$i.$p.err" &
+			pids+=($!)
+		done
+	done
+	rc=0
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	for p in "${spids[@]}"; do wait "$p" || true; done
+	ping_wait
+	cpu1=$(awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat)
+	[ $rc = 0 ] || fail "a flow failed: $(cat "$TMP"/tcp*.err "$TMP"/mptcp*.err 2>/dev/null)"
+	retx=$(($(tcp_retrans) - retx0))
+	# One result per sender, in mrc-perf's shape.
+	for ((i = 2; i <= N + 1; i++)); do
+		if [ "$CC" = mptcp ]; then
+			jq '{ results: [{ gbit_per_s: .gbit_per_s, bad_bytes: null, seconds: '"$SECS"' }] }' \
+				"$TMP/mptcp$i.json" >"$TMP/flow$i.json"
+		else
+			jq -s '{ results: [{ gbit_per_s: (map(.end.sum_received.bits_per_second) | add / 1e9),
+				bad_bytes: null, seconds: (map(.end.sum_received.seconds) | max) }] }' \
+				"$TMP"/tcp$i.?.json >"$TMP/flow$i.json"
+		fi
+	done
+	blamed=null trims=null mds=null
+	: >"$OUT/incast-blamed.txt"
+}
+
+case $CC in
+nscc | none) run_mrc ;;
+*) run_tcp ;;
+esac
 q_trim=0 q_mark=0 q_drop=0 hwm=0
 for p in 0 1 2 3; do
 	q_trim=$((q_trim + $(fab_counter "p${p}l1" queue_trimmed host)))
@@ -133,7 +371,26 @@ for p in 0 1 2 3; do
 	[ "$h" -gt "$hwm" ] && hwm=$h
 done
 
+# Queueing delay samples, us: each echo's round trip less its plane's idle
+# one; and the echoes lost (a full queue drops them as it drops data).
+: >"$TMP/qdelay"
+sent=0 got=0
+for p in 0 1 2 3; do
+	idle=$(cat "$TMP/idle$p")
+	[ -n "$idle" ] || continue
+	sed -n 's/.*time=\([0-9.]*\).*/\1/p' "$TMP/ping$p.out" |
+		awk -v i="$idle" '{ d = ($1 - i) * 1000; print (d > 0 ? d : 0) }' >>"$TMP/qdelay"
+	sent=$((sent + $(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$TMP/ping$p.out")))
+done
+got=$(wc -l <"$TMP/qdelay")
+read -r qd50 qd99 < <(sort -n "$TMP/qdelay" | awk '{ v[NR] = $1 } END {
+	if (!NR) { print "null null"; exit }
+	i50 = int(NR * 0.50); i99 = int(NR * 0.99); if (i50 < 1) i50 = 1; if (i99 < 1) i99 = 1
+	printf "%.0f %.0f\n", v[i50], v[i99] }')
+
 jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
+	--argjson qd50 "$qd50" --argjson qd99 "$qd99" --argjson reaction "$reaction" \
+	--argjson echo_sent "${sent:-0}" --argjson echo_got "$got" \
 	--argjson bottleneck "$((4 * rate_bps))" --argjson blamed "$blamed" \
 	--argjson retx "$retx" --argjson trims "$trims" --argjson mds "$mds" \
 	--argjson q_trim "$q_trim" --argjson q_mark "$q_mark" \
@@ -145,12 +402,16 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	flow_gbit_per_s: $g, sum_gbit_per_s: $sum,
 	fraction_of_bottleneck: ($sum * 1e9 / $bottleneck),
 	jain_index: (($sum * $sum) / ($n * ($g | map(. * .) | add))),
-	bad_bytes: ($r | map(.bad_bytes) | add),
+	bad_bytes: (if $r[0].bad_bytes == null then null else $r | map(.bad_bytes) | add end),
+	queue_delay_us_p50: $qd50, queue_delay_us_p99: $qd99,
+	echoes_lost: ($echo_sent - $echo_got), join_reaction_ms: $reaction,
 	evs_blamed: $blamed, retransmits: $retx, cc_trims: $trims,
 	cc_decreases: $mds, queue_trimmed: $q_trim, queue_ecn_marked: $q_mark,
 	queue_dropped: $q_drop, queue_hwm_bytes: $hwm, queue_buffer_bytes: $buf,
 	cpu_s: ($cpu_ticks / $hz), seconds: ($r | map(.seconds) | max) }' \
-	"$TMP"/flow*.json >"$OUT/incast-$N-$MODE-$CC.json"
+	"$TMP"/flow*.json >"$OUT/$NAME.json"
 jq -r '"incast \(.senders)->1, \(.mode), cc \(.cc), 4 x \(.link_rate): \(.sum_gbit_per_s * 1000 | floor) Mbit/s = \(.fraction_of_bottleneck * 100 | floor) % of the bottleneck, Jain \(.jain_index * 1000 | floor / 1000), flows \(.flow_gbit_per_s | map(. * 1000 | floor) | join(" ")) Mbit/s",
-	"  EVs blamed \(.evs_blamed), retransmits \(.retransmits), trims taken \(.cc_trims), window decreases \(.cc_decreases); queues: trimmed \(.queue_trimmed), marked \(.queue_ecn_marked), dropped \(.queue_dropped), high water \(.queue_hwm_bytes) of \(.queue_buffer_bytes) B; CPU \(.cpu_s) s over \(.seconds) s"' \
-	"$OUT/incast-$N-$MODE-$CC.json"
+	"  EVs blamed \(.evs_blamed), retransmits \(.retransmits), trims taken \(.cc_trims), window decreases \(.cc_decreases); queues: trimmed \(.queue_trimmed), marked \(.queue_ecn_marked), dropped \(.queue_dropped), high water \(.queue_hwm_bytes) of \(.queue_buffer_bytes) B; CPU \(.cpu_s) s over \(.seconds) s",
+	"  queueing delay p50 / p99: \(.queue_delay_us_p50) / \(.queue_delay_us_p99) us (echoes lost \(.echoes_lost))",
+	(if .join_reaction_ms != null then "  a flow joining: all within 20 % of an equal share after \(.join_reaction_ms) ms" else empty end)' \
+	"$OUT/$NAME.json"

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Incast through switch queues, NSCC on (docs/congestion.md): N senders
+# into one receiver whose 4 links are 200 Mbit/s queues with an ECN ramp
+# (tests/bench/incast.sh builds it; each case is a testbed of its own),
+# every byte verified:
+#   - 2->1 and 4->1 into trimming queues, no fault: every flow finishes,
+#     no EV goes ASSUMED_BAD, and trims come back as NACKs the senders
+#     take and resend (never more than the queues made);
+#   - 4->1 into drop-tail queues: no EV blamed for congestion alone;
+#   - 2->1 into trimming queues with a spine of plane 1 blackholed 1.5 s
+#     in: exactly the EVs the fabric hashes onto that spine go
+#     ASSUMED_BAD, for each sender, and nothing else.
+# What a case must show holds whatever the machine's load: the figures
+# (goodput, fairness) are the benchmark's to report, not this test's.
+. "$(dirname "$0")/lib.sh"
+require_root
+
+BENCH=$TOP/tests/bench/incast.sh
+# incast NAME ARGS...: the benchmark's JSON in $TMP/NAME/; skips as it does.
+incast() {
+	local name=$1 rc=0
+	shift
+	mkdir -p "$TMP/$name"
+	BENCH_OUT=$TMP/$name "$BENCH" "$@" >"$TMP/$name.out" 2>&1 || rc=$?
+	[ $rc = 77 ] && skip "$(grep -m1 '^SKIP' "$TMP/$name.out")"
+	[ $rc = 0 ] || fail "$name: exit $rc: $(tail -n 20 "$TMP/$name.out")"
+	sed "s/^/  $SUITE: $name: /" "$TMP/$name.out" | grep -v '^\s*$' | head -n 3
+}
+# jqe NAME FILTER: FILTER is true of NAME's result, or the test fails.
+jqe() {
+	jq -e "$2" "$TMP/$1"/incast-[0-9]*.json >/dev/null ||
+		fail "$1: $2 is not true of: $(cat "$TMP/$1"/incast-[0-9]*.json) (blamed: $(cat "$TMP/$1/incast-blamed.txt"))"
+}
+
+for n in 2 4; do
+	incast trim$n "$n" trim 200mbit 4 nscc
+	jqe trim$n '.bad_bytes == 0 and .evs_blamed == 0'
+	# A trim the senders took is one the queues made, and was resent.
+	jqe trim$n '.cc_trims <= .queue_trimmed and .retransmits >= .cc_trims and
+		(.queue_trimmed == 0 or .cc_trims > 0)'
+done
+# Four windows at MaxWnd into four 50 KB buffers: trims are certain.
+jqe trim4 '.queue_trimmed > 0'
+log "incast 2->1 and 4->1, trimming: byte-exact, no EV blamed, trims NACKed and resent ($(jq -r '"\(.cc_trims) of \(.queue_trimmed)"' "$TMP"/trim4/incast-[0-9]*.json) in 4->1)"
+
+incast drop4 4 drop 200mbit 4 nscc
+jqe drop4 '.bad_bytes == 0 and .evs_blamed == 0 and .queue_trimmed == 0'
+log "incast 4->1, drop-tail: byte-exact, no EV blamed ($(jq .queue_dropped "$TMP"/drop4/incast-[0-9]*.json) packets dropped)"
+
+INCAST_MAP_PLANE=1 INCAST_FAULT="1500:spine 1 0" incast dead 2 trim 200mbit 4 nscc
+jqe dead '.bad_bytes == 0'
+for h in h2 h3; do
+	want=$(awk -v h=$h '$1 == h && $3 == 0 { print $2 }' "$TMP/dead/incast-spines.txt" | sort -n | paste -sd' ')
+	[ -n "$want" ] || fail "dead: no EV of $h hashes to p1s0: cannot test"
+	got=$(awk -v h=$h '$1 == h && /-> ASSUMED_BAD/ { sub(/^.* EV /, ""); print $1 }' \
+		"$TMP/dead/incast-blamed.txt" | sort -nu | paste -sd' ')
+	[ "$got" = "$want" ] ||
+		fail "dead: $h blamed EVs '$got', the fabric hashes '$want' onto p1s0: $(grep "^$h" "$TMP/dead/incast-blamed.txt")"
+	log "incast with p1s0 blackholed: $h blamed exactly the EVs through it ($want)"
+done
