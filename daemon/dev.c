@@ -603,18 +603,21 @@ void dev_cq_destroy(struct dev_cq *cq)
 #define SQ_REFRESH_BATCH 64u
 
 /*
- * Fresh maps in up to SQ_REFRESH_BATCH stale slots from qpn on (QP
- * numbers are taken lowest first), in one batch update of mrc_sq. A slot
+ * Fresh maps in stale slots from qpn on (QP numbers are taken lowest
+ * first), in one batch update of mrc_sq: as many as keep the FRESH ones
+ * at most SQ_REFRESH_BATCH (each holds an fd), and qpn's at least. A slot
  * in use is never touched. 0 or -errno; the slots it filled are FRESH.
  */
 static int sq_refresh(struct dev *d, uint32_t qpn)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
 	LIBBPF_OPTS(bpf_map_batch_opts, bo);
-	uint32_t keys[SQ_REFRESH_BATCH], n = 0, done, k;
+	uint32_t keys[SQ_REFRESH_BATCH], n = 0, done, k, max = 1;
 	int fds[SQ_REFRESH_BATCH], err = 0;
 
-	for (k = qpn; k < MRC_MAX_QP && n < SQ_REFRESH_BATCH; k++) {
+	if (d->sq_nfresh + 1 < SQ_REFRESH_BATCH)
+		max = SQ_REFRESH_BATCH - d->sq_nfresh;
+	for (k = qpn; k < MRC_MAX_QP && n < max; k++) {
 		if (d->sq_slot[k] != DEV_SQ_STALE)
 			continue;
 		fds[n] = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_sq", 4,
@@ -637,6 +640,7 @@ static int sq_refresh(struct dev *d, uint32_t qpn)
 		if (k < done) {
 			d->sq_slot[keys[k]] = DEV_SQ_FRESH;
 			d->sq_fresh_fd[keys[k]] = fds[k];
+			d->sq_nfresh++;
 		} else {
 			close(fds[k]);
 		}
@@ -666,6 +670,7 @@ int dev_sq_create(struct dev *d, uint32_t qpn, struct mrc_sq **sq, int *fdp)
 		return err_msg(-errno, "mapping a send queue", NULL);
 	}
 	d->sq_slot[qpn] = DEV_SQ_USED;
+	d->sq_nfresh--;
 	if (fdp)
 		*fdp = fd;
 	else
@@ -676,8 +681,10 @@ int dev_sq_create(struct dev *d, uint32_t qpn, struct mrc_sq **sq, int *fdp)
 void dev_sq_adopt(struct dev *d, uint32_t qpn)
 {
 	if (qpn < MRC_MAX_QP && d->sq_slot[qpn] != DEV_SQ_USED) {
-		if (d->sq_slot[qpn] == DEV_SQ_FRESH)
+		if (d->sq_slot[qpn] == DEV_SQ_FRESH) {
 			close(d->sq_fresh_fd[qpn]);
+			d->sq_nfresh--;
+		}
 		d->sq_slot[qpn] = DEV_SQ_USED;
 	}
 }
@@ -822,8 +829,10 @@ void dev_qp_destroy(struct dev *d, uint32_t qpn, struct mrc_sq *sq)
 {
 	dev_qp_clear(d, qpn);
 	if (qpn < MRC_MAX_QP) {
-		if (d->sq_slot[qpn] == DEV_SQ_FRESH)
+		if (d->sq_slot[qpn] == DEV_SQ_FRESH) {
 			close(d->sq_fresh_fd[qpn]);
+			d->sq_nfresh--;
+		}
 		d->sq_slot[qpn] = DEV_SQ_STALE;
 	}
 	if (sq)

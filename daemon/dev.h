@@ -47,6 +47,7 @@ struct dev {
 	 */
 	uint8_t sq_slot[MRC_MAX_QP];
 	int sq_fresh_fd[MRC_MAX_QP];
+	uint32_t sq_nfresh; /* FRESH slots: each holds a map's fd open */
 };
 enum { DEV_SQ_STALE, DEV_SQ_FRESH, DEV_SQ_USED };
 

@@ -66,7 +66,8 @@ static __always_inline __u32 health_in_turn(__u64 use, __u32 c)
  * left (MRC_COOL_KEEP_DIV, ev_min_active). The EV in turn is warm again
  * once a packet sent after its time was delivered (acked_tx_ns): it comes
  * back a round trip after its time, with news newer than what cooled it,
- * and at its first turn after that.
+ * and at its first turn after that, its silence forgiven (the silence rule
+ * starts again from its next packet).
  */
 static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
 					    __u32 avoid)
@@ -83,8 +84,14 @@ static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
 	if (qp->ev_cool) {
 		i = health_in_turn(use, c);
 		if ((qp->ev_cool >> i & 1) &&
-		    qp->acked_tx_ns >= qp->ev_cool_ns[i & 63])
+		    qp->acked_tx_ns >= qp->ev_cool_ns[i & 63]) {
+			/* Warm again. It was cooled for answering, so it was
+			 * alive: what it sent before, while passed by, had no
+			 * later packet of its own to clear its silence. */
 			qp->ev_cool &= ~(1ull << i);
+			qp->ev_silent_ns[i & 63] = 0;
+			qp->ev_silent_n[i & 63] = 0;
+		}
 		warm = use & ~qp->ev_cool;
 		keep = health_popcount(use) / MRC_COOL_KEEP_DIV;
 		if (keep < qp->ev_min_active)

@@ -134,6 +134,13 @@ static void batches_spare_slots_in_use(void **state)
 		assert_int_equal(dev_sq_create(&d, qpn, &sq[qpn], NULL), 0);
 	assert_int_equal(slot_id(10), id10);
 	assert_int_equal(sq[10]->tail, 0);
+	/* One number used over and over keeps no more than a batch of
+	 * fresh maps (each an open fd). */
+	for (qpn = 0; qpn < 300; qpn++) {
+		dev_qp_destroy(&d, 5, sq[5]);
+		assert_int_equal(dev_sq_create(&d, 5, &sq[5], NULL), 0);
+		assert_true(d.sq_nfresh <= 64);
+	}
 	for (qpn = 2; qpn < 2 + n; qpn++)
 		dev_qp_destroy(&d, qpn, sq[qpn]);
 	t2 = now_s();
@@ -160,6 +167,7 @@ static void adopted_slot_kept(void **state)
 		if (d.sq_slot[qpn] == DEV_SQ_FRESH)
 			close(d.sq_fresh_fd[qpn]);
 	memset(d.sq_slot, 0, sizeof(d.sq_slot));
+	d.sq_nfresh = 0;
 	dev_sq_adopt(&d, 40);
 	assert_int_equal(dev_sq_create(&d, 39, &other, NULL), 0);
 	assert_int_equal(d.sq_slot[41], DEV_SQ_FRESH);

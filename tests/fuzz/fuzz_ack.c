@@ -1440,8 +1440,11 @@ static uint32_t next_ev(struct mq *q, uint32_t avoid)
 	if (q->cur.ev_cool) {
 		i = in_turn(use, c);
 		if ((q->cur.ev_cool >> i & 1) &&
-		    q->acked_tx_ns >= q->cur.ev_cool_ns[i])
+		    q->acked_tx_ns >= q->cur.ev_cool_ns[i]) {
 			q->cur.ev_cool &= ~(1ull << i);
+			q->cur.ev_silent_ns[i] = 0;
+			q->cur.ev_silent_n[i] = 0;
+		}
 		warm = use & ~q->cur.ev_cool;
 		keep = (uint32_t)__builtin_popcountll(use) / MRC_COOL_KEEP_DIV;
 		if (keep < q->cur.ev_min_active)
