@@ -14,7 +14,13 @@
 #     ASSUMED_BAD, for each sender, and nothing else.
 # What a case must show holds whatever the machine's load: the figures
 # (goodput, fairness) are the benchmark's to report, not this test's.
-. "$(dirname "$0")/lib.sh"
+#
+# Pending (not in make check): its first run failed the 4->1 trimming
+# case, 166 EVs blamed by ACK timeout with the CPU saturated (21 s of CPU
+# in 10 s); 2->1 trimming passed (no EV blamed). It joins the suite once
+# it passes ten runs in a row beside a CPU hog. Run it alone:
+#   tests/run-system.sh tests/system/pending/095-incast.sh
+. "$(dirname "$0")/../lib.sh"
 require_root
 
 BENCH=$TOP/tests/bench/incast.sh
