@@ -310,11 +310,6 @@ void dev_close(struct dev *d)
 
 void dev_release(struct dev *d)
 {
-	uint32_t i;
-
-	for (i = 0; i < MRC_MAX_QP; i++)
-		if (d->sq_slot[i] == DEV_SQ_FRESH)
-			close(d->sq_fresh_fd[i]);
 	mrc_xdp_ctl__destroy(d->ctl);
 	mrc_xdp_tx__destroy(d->tx);
 	mrc_xdp_rx__destroy(d->rx);
@@ -636,21 +631,21 @@ static int sq_refresh(struct dev *d, uint32_t qpn)
 		done = keys[0] == qpn &&
 		       !add_inner(d->rx->maps.mrc_sq, qpn, fds[0]);
 	}
+	/* mrc_sq holds the maps now: no fd is kept open for them. */
 	for (k = 0; k < n; k++) {
 		if (k < done) {
 			d->sq_slot[keys[k]] = DEV_SQ_FRESH;
-			d->sq_fresh_fd[keys[k]] = fds[k];
 			d->sq_nfresh++;
-		} else {
-			close(fds[k]);
 		}
+		close(fds[k]);
 	}
 	return done ? 0 : err;
 }
 
 int dev_sq_create(struct dev *d, uint32_t qpn, struct mrc_sq **sq, int *fdp)
 {
-	int fd, err = 0;
+	uint32_t id;
+	int fd = -1, err = 0;
 
 	*sq = NULL;
 	if (qpn >= MRC_MAX_QP)
@@ -659,15 +654,23 @@ int dev_sq_create(struct dev *d, uint32_t qpn, struct mrc_sq **sq, int *fdp)
 		err = sq_refresh(d, qpn);
 	if (!err && d->sq_slot[qpn] != DEV_SQ_FRESH)
 		err = d->sq_slot[qpn] == DEV_SQ_USED ? -EBUSY : -ENOMEM;
+	/* The fresh map, by the id mrc_sq holds (mrcd is CAP_SYS_ADMIN). */
+	if (!err) {
+		err = map_get(d->rx->maps.mrc_sq, qpn, &id);
+		fd = err ? -1 : bpf_map_get_fd_by_id(id);
+		if (!err && fd < 0)
+			err = -errno;
+	}
 	if (err)
 		return err_msg(err, "setting up a send queue", NULL);
-	fd = d->sq_fresh_fd[qpn];
 	*sq = mmap(NULL, sizeof(struct mrc_sq), PROT_READ | PROT_WRITE,
 		   MAP_SHARED, fd, 0);
 	if (*sq == MAP_FAILED) {
 		/* Still fresh: nobody has it mapped. */
+		err = -errno;
 		*sq = NULL;
-		return err_msg(-errno, "mapping a send queue", NULL);
+		close(fd);
+		return err_msg(err, "mapping a send queue", NULL);
 	}
 	d->sq_slot[qpn] = DEV_SQ_USED;
 	d->sq_nfresh--;
@@ -681,10 +684,8 @@ int dev_sq_create(struct dev *d, uint32_t qpn, struct mrc_sq **sq, int *fdp)
 void dev_sq_adopt(struct dev *d, uint32_t qpn)
 {
 	if (qpn < MRC_MAX_QP && d->sq_slot[qpn] != DEV_SQ_USED) {
-		if (d->sq_slot[qpn] == DEV_SQ_FRESH) {
-			close(d->sq_fresh_fd[qpn]);
+		if (d->sq_slot[qpn] == DEV_SQ_FRESH)
 			d->sq_nfresh--;
-		}
 		d->sq_slot[qpn] = DEV_SQ_USED;
 	}
 }
@@ -829,10 +830,8 @@ void dev_qp_destroy(struct dev *d, uint32_t qpn, struct mrc_sq *sq)
 {
 	dev_qp_clear(d, qpn);
 	if (qpn < MRC_MAX_QP) {
-		if (d->sq_slot[qpn] == DEV_SQ_FRESH) {
-			close(d->sq_fresh_fd[qpn]);
+		if (d->sq_slot[qpn] == DEV_SQ_FRESH)
 			d->sq_nfresh--;
-		}
 		d->sq_slot[qpn] = DEV_SQ_STALE;
 	}
 	if (sq)

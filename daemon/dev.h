@@ -41,13 +41,12 @@ struct dev {
 	uint32_t next_rkey_rand;
 	/*
 	 * Send queue slots of mrc_sq (dev_sq_create): DEV_SQ_FRESH, a map
-	 * no application has seen (its fd in sq_fresh_fd); DEV_SQ_USED, a
+	 * no application has seen (mrc_sq holds it); DEV_SQ_USED, a
 	 * QP's; DEV_SQ_STALE (0), anything else, which may be a map a past
 	 * application still has mapped, replaced before the number is used.
 	 */
 	uint8_t sq_slot[MRC_MAX_QP];
-	int sq_fresh_fd[MRC_MAX_QP];
-	uint32_t sq_nfresh; /* FRESH slots: each holds a map's fd open */
+	uint32_t sq_nfresh; /* FRESH slots, at most a batch of them */
 };
 enum { DEV_SQ_STALE, DEV_SQ_FRESH, DEV_SQ_USED };
 

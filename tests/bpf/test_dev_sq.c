@@ -135,7 +135,7 @@ static void batches_spare_slots_in_use(void **state)
 	assert_int_equal(slot_id(10), id10);
 	assert_int_equal(sq[10]->tail, 0);
 	/* One number used over and over keeps no more than a batch of
-	 * fresh maps (each an open fd). */
+	 * fresh maps waiting. */
 	for (qpn = 0; qpn < 300; qpn++) {
 		dev_qp_destroy(&d, 5, sq[5]);
 		assert_int_equal(dev_sq_create(&d, 5, &sq[5], NULL), 0);
@@ -157,15 +157,12 @@ static void batches_spare_slots_in_use(void **state)
 static void adopted_slot_kept(void **state)
 {
 	struct mrc_sq *sq, *other;
-	uint32_t id, qpn;
+	uint32_t id;
 
 	(void)state;
 	assert_int_equal(dev_sq_create(&d, 40, &sq, NULL), 0);
 	id = slot_id(40);
 	/* A new mrcd on the same maps knows nothing of the slots. */
-	for (qpn = 0; qpn < MRC_MAX_QP; qpn++)
-		if (d.sq_slot[qpn] == DEV_SQ_FRESH)
-			close(d.sq_fresh_fd[qpn]);
 	memset(d.sq_slot, 0, sizeof(d.sq_slot));
 	d.sq_nfresh = 0;
 	dev_sq_adopt(&d, 40);
