@@ -822,28 +822,53 @@ static void no_rtt_margin(void)
 			 0);
 }
 
-static void silent_ev(void **state)
+/*
+ * The start of a silence: a QP of 4 EVs with reorder_ns 100 us (silent
+ * after 200 us), rtt_hi_ns and a congestion episode for all time if asked,
+ * nsend packets 100 us apart (PSN i on EV i % 4), then one ACK from EV 3
+ * for PSN last SACKing sacked[n].
+ */
+static void silence_start(uint32_t rtt_hi_ns, int congested, unsigned int nsend,
+			  const uint32_t *sacked, unsigned int n, uint32_t last)
 {
-	static const uint32_t sacked[] = { 1, 2, 3, 5, 6, 7 };
-	unsigned int i, port;
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+	unsigned int i;
 	struct pkt a;
 
-	(void)state;
 	assert_int_equal(reset(), 0);
-	reorder_ns = 100000; /* 100 us: silent after 200 us */
+	reorder_ns = 100000;
 	assert_int_equal(set_qps(4, 1), 0);
 	reorder_ns = 1000000000;
+	qt = *get_qp_tx();
+	qt.rtt_hi_ns = rtt_hi_ns;
+	if (congested) {
+		qt.congested_from_ns = 1;
+		qt.congested_tx_ns = ~0ull >> 2; /* an episode for all time */
+	}
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, &qt, BPF_ANY),
+			 0);
 	post_empty(12);
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < nsend; i++) {
 		assert_int_equal(tx_once(), EV0 + i % 4);
 		usleep(100);
 	}
-	/* Everything but EV 0's two packets: 7, sent 700 us after 0. */
-	ack(&a, (uint16_t)(EV0 + 3), 7, 0, sacked, 6);
+	ack(&a, (uint16_t)(EV0 + 3), last, 0, sacked, n);
 	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
 				 (uint32_t)a.len, NULL),
 			 XDP_DROP);
 	drain_events();
+}
+
+static void silent_ev(void **state)
+{
+	static const uint32_t sacked[] = { 1, 2, 3, 5, 6, 7 };
+	unsigned int i, port;
+
+	(void)state;
+	/* Everything but EV 0's two packets: 7, sent 700 us after 0. */
+	silence_start(0, 0, 8, sacked, 6, 7);
 	assert_int_equal(get_qp_tx()->ev_use, 0xf); /* nothing proven yet */
 	/* The RTT of the one packet timed (PSN 7): the QP's high round trip. */
 	assert_true(get_qp_tx()->rtt_hi_ns > 0);
@@ -871,31 +896,10 @@ static void silent_ev(void **state)
 static void silence_margin_follows_rtt(void **state)
 {
 	static const uint32_t sacked[] = { 1, 2, 3, 5, 6, 7 };
-	static struct mrc_qp_tx qt;
-	uint32_t key = S_QPN;
 	unsigned int i, port;
-	struct pkt a;
 
 	(void)state;
-	assert_int_equal(reset(), 0);
-	reorder_ns = 100000;
-	assert_int_equal(set_qps(4, 1), 0);
-	reorder_ns = 1000000000;
-	qt = *get_qp_tx();
-	qt.rtt_hi_ns = 10000000;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, &qt, BPF_ANY),
-			 0);
-	post_empty(12);
-	for (i = 0; i < 8; i++) {
-		assert_int_equal(tx_once(), EV0 + i % 4);
-		usleep(100);
-	}
-	ack(&a, (uint16_t)(EV0 + 3), 7, 0, sacked, 6);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
-				 (uint32_t)a.len, NULL),
-			 XDP_DROP);
-	drain_events();
+	silence_start(10000000, 0, 8, sacked, 6, 7);
 	/* The resends and EV 0's turn: it is used, nobody is blamed. */
 	for (i = 0; i < 4; i++) {
 		port = tx_once();
@@ -914,33 +918,11 @@ static void silence_margin_follows_rtt(void **state)
 static void silence_under_congestion_two_strikes(void **state)
 {
 	static const uint32_t sacked[] = { 1, 2, 3 };
-	static struct mrc_qp_tx qt;
-	uint32_t key = S_QPN;
 	unsigned int i, port;
-	struct pkt a;
 
 	(void)state;
-	assert_int_equal(reset(), 0);
-	reorder_ns = 100000; /* silent after 200 us */
-	assert_int_equal(set_qps(4, 1), 0);
-	reorder_ns = 1000000000;
-	qt = *get_qp_tx();
-	qt.congested_from_ns = 1;
-	qt.congested_tx_ns = ~0ull >> 2; /* an episode for all time */
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, &qt, BPF_ANY),
-			 0);
-	post_empty(12);
-	for (i = 0; i < 4; i++) {
-		assert_int_equal(tx_once(), EV0 + i);
-		usleep(100);
-	}
 	/* Everything but EV 0's one packet: 3, sent 300 us after 0. */
-	ack(&a, (uint16_t)(EV0 + 3), 3, 0, sacked, 3);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
-				 (uint32_t)a.len, NULL),
-			 XDP_DROP);
-	drain_events();
+	silence_start(0, 1, 4, sacked, 3, 3);
 	no_rtt_margin();
 	/* EV 0's turn: silent by the clock, one strike: used, not blamed. */
 	for (i = 0; i < 4; i++)
