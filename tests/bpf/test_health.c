@@ -1173,37 +1173,38 @@ static void slow_answer_steers(void **state)
  * quarter of those in use (and ev_min_active) are left; with fewer, it
  * sprays over all of them as before.
  */
+/* A QP of 4 EVs (ev_min_active min) whose EVs 1, 2 and 3 answered CE. */
+static void three_marked(uint32_t min, unsigned int npost)
+{
+	static const unsigned int first[] = { 0, 1, 2, 3 };
+	unsigned int i;
+
+	assert_int_equal(reset(), 0);
+	assert_int_equal(set_qps(4, min), 0);
+	post_empty(npost);
+	sends_on(first, 4);
+	set_srtt(1000000000);
+	for (i = 1; i < 4; i++)
+		answer((uint16_t)(EV0 + i), i, 0, MRC_AF_ECN_CE, 0);
+	assert_int_equal(get_qp_tx()->ev_cool, 0xe);
+}
+
 static void steering_keeps_enough(void **state)
 {
 	static const unsigned int first[] = { 0, 1, 2, 3 },
 				  one[] = { 0, 0, 0, 0 },
 				  all[] = { 1, 2, 3, 0, 1, 2, 3, 0 };
-	unsigned int i;
 
 	(void)state;
-	assert_int_equal(reset(), 0);
-	assert_int_equal(set_qps(4, 1), 0);
-	post_empty(40);
-	sends_on(first, 4);
-	set_srtt(1000000000);
 	/* EVs 1, 2 and 3 marked: a quarter (1) left, EV 0 carries all. */
-	for (i = 1; i < 4; i++)
-		answer((uint16_t)(EV0 + i), i, 0, MRC_AF_ECN_CE, 0);
-	assert_int_equal(get_qp_tx()->ev_cool, 0xe);
+	three_marked(1, 40);
 	sends_on(one, 4); /* PSNs 4..7 */
 	/* EV 0 marked too: none left, so none passed by. */
 	answer(EV0 + 0, 4, 0, MRC_AF_ECN_CE, 0);
 	assert_int_equal(get_qp_tx()->ev_cool, 0xf);
 	sends_on(all, 8);
 	/* ev_min_active 2: EV 0 alone is too few; all four carry. */
-	assert_int_equal(reset(), 0);
-	assert_int_equal(set_qps(4, 2), 0);
-	post_empty(20);
-	sends_on(first, 4);
-	set_srtt(1000000000);
-	for (i = 1; i < 4; i++)
-		answer((uint16_t)(EV0 + i), i, 0, MRC_AF_ECN_CE, 0);
-	assert_int_equal(get_qp_tx()->ev_cool, 0xe);
+	three_marked(2, 20);
 	sends_on(first, 4);
 	assert_int_equal(drain_events(), 0);
 }
