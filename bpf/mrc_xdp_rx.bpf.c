@@ -608,6 +608,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 
 	s->sack_high = 0;
 	s->lost = 0;
+	s->retx_full = 0;
 	s->ack_ev = MRC_QP_EVS; /* none */
 	s->ack_rtt_ns = 0;
 	s->acked_bytes = 0;
@@ -726,6 +727,15 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		    MRC_REC_INFLIGHT)
 			continue;
 		e = rec->ev_idx & 63;
+		/* NACKed when the queue had no room: due now, no loss. */
+		if (rec->flags & MRC_REC_NACKED) {
+			if (qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
+				rec->flags |= MRC_REC_RETX_Q;
+				rec->flags &= ~MRC_REC_NACKED;
+				qp->retx[qp->retx_tail++ % MRC_RETX_Q] = psn;
+			}
+			continue;
+		}
 		/* Sent a little earlier on the same EV (two CPUs may swap
 		 * packets of one EV as they leave), and still missing; not
 		 * through the kernel stack, which later XDP frames overtake. */
@@ -780,12 +790,17 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			/* fall through */
 		case MRC_NACK_CHECKSUM:
 		case MRC_NACK_PSN_WINDOW:
-			if ((rec->flags &
-			     (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) ==
-				    MRC_REC_INFLIGHT &&
-			    qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
+			if ((rec->flags & (MRC_REC_INFLIGHT |
+					   MRC_REC_RETX_Q)) != MRC_REC_INFLIGHT)
+				break;
+			if (qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
 				rec->flags |= MRC_REC_RETX_Q;
+				rec->flags &= ~MRC_REC_NACKED;
 				qp->retx[qp->retx_tail++ % MRC_RETX_Q] = r->psn;
+			} else {
+				/* Not lost for want of room (MRC_REC_NACKED). */
+				rec->flags |= MRC_REC_NACKED;
+				s->retx_full = 1;
 			}
 			break;
 		default:
@@ -1064,6 +1079,8 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 	s->scq_full = send_cq_full(qp);
 	s->now_ns = bpf_ktime_get_ns();
 	s->ncqe = take_ack(qp, sq, r, &a, s);
+	if (s->retx_full)
+		mrc_count_tx(MRC_TX_RETX_Q_FULL, 1);
 	if (s->ack_drop) {
 		mrc_count_drop(s->ack_drop);
 		return XDP_DROP;

@@ -201,6 +201,7 @@ struct mrc_scratch {
 	 */
 	__u32 sack_high;
 	__u32 lost; /* PSNs this ACK queued for resending as lost */
+	__u32 retx_full; /* a NACKed PSN found the resend queue full */
 	__u32 una_moved; /* the cumulative ACK advanced */
 	__u32 ack_ev; /* EV index of the acknowledged packet */
 	__u32 ack_rtt_ns; /* its RTT, 0 when ambiguous (retransmitted) */

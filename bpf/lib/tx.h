@@ -175,6 +175,12 @@ timeout:
 	if ((rec->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) !=
 	    MRC_REC_INFLIGHT)
 		goto idle;
+	/* NACKed with the resend queue full: due now, not a timeout. */
+	if (rec->flags & MRC_REC_NACKED) {
+		psn = qp->una_psn;
+		p->retx = 1;
+		goto spray;
+	}
 	/* Retries so far: the first retry_linear wait one timeout each. */
 	k = rec->timeouts;
 	k = k < qp->retry_linear ? 0 : k - qp->retry_linear + 1;
@@ -255,7 +261,7 @@ spray:
 	rec->port = qp->ev_port[i];
 	rec->tries++;
 	rec->tx_ns = p->tx_ns;
-	rec->flags &= ~MRC_REC_UNSENT;
+	rec->flags &= ~(MRC_REC_UNSENT | MRC_REC_NACKED);
 #ifdef MRC_CTX_SKB
 	rec->flags |= MRC_REC_SKB;
 #else
@@ -583,6 +589,8 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 			tx_fail_wqe(qp, &p, qpn);
 			sq->state = MRC_QPS_ERR; /* after its completion */
 			/* Lost on its EV, if it ever left (not UNSENT). */
+			if (p.timed_out)
+				mrc_count_tx(MRC_TX_TIMEOUTS, 1);
 			ev = p.timed_out ? mrc_ev_of(qpn, p.lost_ev_idx) : NULL;
 			if (ev)
 				__sync_fetch_and_add(&ev->lost, 1);
@@ -608,6 +616,8 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 	}
 	if (p.hole_lost)
 		mrc_count_tx(MRC_TX_LOST, 1);
+	if (p.timed_out)
+		mrc_count_tx(MRC_TX_TIMEOUTS, 1);
 	if (p.timed_out || p.hole_lost) {
 		ev = mrc_ev_of(qpn, p.lost_ev_idx);
 		if (ev)

@@ -19,7 +19,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 5
+#define MRC_ABI_VERSION 6
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -153,7 +153,12 @@ _Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
 /* CC profiles' parameters in mrc_cc: slot = profile id; 0 is "none". */
 #define MRC_CC_SLOTS 16
 #define MRC_MAX_PORTS 8
-#define MRC_RETX_Q 64 /* PSNs waiting for retransmission, per QP */
+/* PSNs waiting for retransmission, per QP: room for a whole window
+ * (MRC_RX_WINDOW_MAX), as a burst of trims can ask (MRC_REC_NACKED). */
+#define MRC_RETX_Q 256
+_Static_assert(MRC_RETX_Q >= MRC_RX_WINDOW_MAX &&
+		       !(MRC_RETX_Q & (MRC_RETX_Q - 1)),
+	       "resend queue: a window, a power of two");
 #define MRC_REORDER_NS_DEFAULT 500000 /* mrc_qp_tx.reorder_ns */
 /* rtt_hi_ns stops here: an outlier cannot put off the silence rule
  * for long. */
@@ -235,6 +240,11 @@ struct mrc_sq {
 /* Its last transmission never left: building the frame failed after the
  * pick (tx.h, tx_unsend). Its EV lost nothing. */
 #define MRC_REC_UNSENT 0x20
+/* Its last transmission was NACKed for resending (trimmed, say) while the
+ * resend queue was full: it goes again as soon as there is room (the next
+ * ACK's holes) or when it is the oldest, at once, never waiting out its
+ * timeout and never counted against its EV. */
+#define MRC_REC_NACKED 0x40
 
 /* What the sender remembers of one PSN in flight. */
 struct mrc_tx_rec {
@@ -617,7 +627,9 @@ struct mrc_port {
 	X(CWND_FULL, "tx_cwnd_full")                   \
 	X(CC_TRIMS, "cc_trims")                        \
 	X(CC_MD, "cc_decreases")                       \
-	X(CC_QA, "cc_quick_adapts")
+	X(CC_QA, "cc_quick_adapts")                    \
+	X(TIMEOUTS, "ack_timeouts")                    \
+	X(RETX_Q_FULL, "retx_queue_full")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
 enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };

@@ -28,7 +28,8 @@
 # fails a testbed TARGET (e.g. "1500:spine 1 0") MS into the transfer and
 # heals it after; INCAST_MAP_PLANE=P first finds which spine each
 # sender's EVs of plane P take ("hN EV SPINE" lines in
-# $BENCH_OUT/incast-spines.txt). incast-blamed.txt has every EV blamed.
+# $BENCH_OUT/incast-spines.txt). incast-blamed.txt has every EV blamed,
+# incast-counters.txt every host's data path counters that are not zero.
 #
 # NSCC's reaction time (make bench: 2 senders, trim): INCAST_JOIN_S=J
 # starts sender k (k = 0, 1, ...) k x J seconds after the first, running
@@ -261,6 +262,10 @@ run_mrc() {
 		blamed=$((blamed + b))
 		grep -- '-> ASSUMED_BAD' "$TMP/h$i.mrcd.log" | sed "s/^/h$i /" >>"$OUT/incast-blamed.txt" || true
 	done
+	# Every host's data path counters, for a reader who asks why.
+	for ((i = 1; i <= N + 1; i++)); do
+		dp_counters "h$i" | sed "s/^/h$i /"
+	done >"$OUT/incast-counters.txt"
 	# The senders' data path counters (per-CPU array, summed).
 	txstat() {
 		bpftool -j map dump pinned "$(mrcd_abi_dir "$1")/maps/mrc_tx_stats" |
@@ -356,12 +361,25 @@ run_tcp() {
 	done
 	blamed=null trims=null mds=null
 	: >"$OUT/incast-blamed.txt"
+	: >"$OUT/incast-counters.txt"
 }
 
 case $CC in
 nscc | none) run_mrc ;;
 *) run_tcp ;;
 esac
+# What the veths lost (a full ring, an XDP_TX or redirect refused; not a
+# program's XDP_DROP): losses no switch queue made, each in
+# incast-counters.txt.
+for ns in $(ip netns list | awk -v p="$TB_PREFIX-" 'index($1, p) == 1 { print $1 }'); do
+	for ifc in $(ip -n "$ns" -o link show type veth | awk -F': ' '{ split($2, a, "@"); print a[1] }'); do
+		ip netns exec "$ns" ethtool -S "$ifc" 2>/dev/null |
+			awk -v w="${ns#"$TB_PREFIX"-}/$ifc" '/(_drops|_errors):/ && !/xdp_drops:/ && $2 > 0 { print w, $1, $2 }'
+	done
+done >"$TMP/veth_lost"
+veth_lost=$(awk '{ n += $3 } END { print n + 0 }' "$TMP/veth_lost")
+touch "$OUT/incast-counters.txt"
+cat "$TMP/veth_lost" >>"$OUT/incast-counters.txt"
 q_trim=0 q_mark=0 q_drop=0 hwm=0
 for p in 0 1 2 3; do
 	q_trim=$((q_trim + $(fab_counter "p${p}l1" queue_trimmed host)))
@@ -394,7 +412,7 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	--argjson bottleneck "$((4 * rate_bps))" --argjson blamed "$blamed" \
 	--argjson retx "$retx" --argjson trims "$trims" --argjson mds "$mds" \
 	--argjson q_trim "$q_trim" --argjson q_mark "$q_mark" \
-	--argjson q_drop "$q_drop" --argjson hwm "$hwm" --argjson buf "$buf" \
+	--argjson q_drop "$q_drop" --argjson veth_lost "$veth_lost" --argjson hwm "$hwm" --argjson buf "$buf" \
 	--argjson cpu_ticks "$((cpu1 - cpu0))" --argjson hz "$(getconf CLK_TCK)" '
 	[.[] | .results[0]] as $r | ($r | map(.gbit_per_s)) as $g |
 	($g | add) as $sum | {
@@ -407,11 +425,11 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	echoes_lost: ($echo_sent - $echo_got), join_reaction_ms: $reaction,
 	evs_blamed: $blamed, retransmits: $retx, cc_trims: $trims,
 	cc_decreases: $mds, queue_trimmed: $q_trim, queue_ecn_marked: $q_mark,
-	queue_dropped: $q_drop, queue_hwm_bytes: $hwm, queue_buffer_bytes: $buf,
+	queue_dropped: $q_drop, veth_lost: $veth_lost, queue_hwm_bytes: $hwm, queue_buffer_bytes: $buf,
 	cpu_s: ($cpu_ticks / $hz), seconds: ($r | map(.seconds) | max) }' \
 	"$TMP"/flow*.json >"$OUT/$NAME.json"
 jq -r '"incast \(.senders)->1, \(.mode), cc \(.cc), 4 x \(.link_rate): \(.sum_gbit_per_s * 1000 | floor) Mbit/s = \(.fraction_of_bottleneck * 100 | floor) % of the bottleneck, Jain \(.jain_index * 1000 | floor / 1000), flows \(.flow_gbit_per_s | map(. * 1000 | floor) | join(" ")) Mbit/s",
-	"  EVs blamed \(.evs_blamed), retransmits \(.retransmits), trims taken \(.cc_trims), window decreases \(.cc_decreases); queues: trimmed \(.queue_trimmed), marked \(.queue_ecn_marked), dropped \(.queue_dropped), high water \(.queue_hwm_bytes) of \(.queue_buffer_bytes) B; CPU \(.cpu_s) s over \(.seconds) s",
+	"  EVs blamed \(.evs_blamed), retransmits \(.retransmits), trims taken \(.cc_trims), window decreases \(.cc_decreases); queues: trimmed \(.queue_trimmed), marked \(.queue_ecn_marked), dropped \(.queue_dropped), high water \(.queue_hwm_bytes) of \(.queue_buffer_bytes) B; veths lost \(.veth_lost); CPU \(.cpu_s) s over \(.seconds) s",
 	"  queueing delay p50 / p99: \(.queue_delay_us_p50) / \(.queue_delay_us_p99) us (echoes lost \(.echoes_lost))",
 	(if .join_reaction_ms != null then "  a flow joining: all within 20 % of an equal share after \(.join_reaction_ms) ms" else empty end)' \
 	"$OUT/$NAME.json"

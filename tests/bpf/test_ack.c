@@ -572,6 +572,102 @@ static void stale_resend_entry_sends_nothing(void **state)
 	assert_true(all_in_flight(qt));
 }
 
+/* Fill the resend queue with entries of a PSN delivered long ago. */
+static int resend_queue_full(void)
+{
+	struct mrc_qp_tx *qt = get_qp_tx();
+	uint32_t i;
+
+	if (!qt)
+		return -1;
+	for (i = 0; i < MRC_RETX_Q; i++)
+		qt->retx[qt->retx_tail++ % MRC_RETX_Q] = FIRST - MRC_TX_RING;
+	return put_qp_tx(qt);
+}
+
+/* ...and empty it again, as the transmit side's turns do. */
+static int resend_queue_drained(void)
+{
+	struct mrc_qp_tx *qt = get_qp_tx();
+
+	if (!qt)
+		return -1;
+	qt->retx_head = qt->retx_tail;
+	return put_qp_tx(qt);
+}
+
+/*
+ * A burst of trims can find the resend queue full. The trimmed PSN is not
+ * dropped from the resend plan for it, to wait out its ACK timeout and be
+ * blamed on its EV as lost (as 4->1 incast did: EVs ASSUMED_BAD by "ACK
+ * timeout" with nothing lost in the fabric). It is marked NACKED and
+ * counted; once oldest it goes again at once (the timeout here is 1 s),
+ * as a resend, no timeout and no verdict on its EV.
+ */
+static void trim_finding_resend_queue_full_goes_at_once(void **state)
+{
+	const struct mrc_tx_rec *r;
+	struct mrc_qp_tx *qt;
+
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	assert_int_equal(resend_queue_full(), 0);
+	assert_int_equal(take(FIRST, FIRST, MRC_NACK_TRIMMED, NULL), XDP_DROP);
+	qt = get_qp_tx();
+	r = &qt->rec[FIRST % MRC_TX_RING];
+	assert_int_equal(r->flags & (MRC_REC_NACKED | MRC_REC_RETX_Q),
+			 MRC_REC_NACKED);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_RETX_Q_FULL), 1);
+	assert_int_equal(resend_queue_drained(), 0);
+	/* Nothing new to send: the pick turns to the oldest PSN. */
+	assert_int_equal(run_tx(), XDP_REDIRECT);
+	qt = get_qp_tx();
+	r = &qt->rec[FIRST % MRC_TX_RING];
+	assert_int_equal(r->flags & MRC_REC_NACKED, 0);
+	assert_int_equal(r->tries, 2);
+	assert_int_equal(r->timeouts, 0);
+	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_RETX), 1);
+	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_TIMEOUTS), 0);
+	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
+	assert_int_equal(qt->ev_use, (1ull << NEV) - 1);
+	/* Sent once: nothing more is due for a second. */
+	assert_int_equal(run_tx(), XDP_DROP);
+}
+
+/*
+ * Not the oldest: a NACKED PSN is queued by the next ACK whose SACK
+ * shows it missing, once the queue has room, whatever the reordering
+ * rules say, and as a trim, not a loss (no SACK loss, no blame).
+ */
+static void nacked_hole_queued_when_room(void **state)
+{
+	const uint32_t sack[8] = { 0x20000000u }; /* FIRST + 3 */
+	const struct mrc_tx_rec *r;
+	struct mrc_qp_tx *qt;
+
+	(void)state;
+	assert_int_equal(send_some(0), 0);
+	assert_int_equal(resend_queue_full(), 0);
+	assert_int_equal(take(FIRST + 2, FIRST, MRC_NACK_TRIMMED, NULL),
+			 XDP_DROP);
+	assert_int_equal(resend_queue_drained(), 0);
+	assert_int_equal(take(FIRST + 3, FIRST, 0, sack), XDP_DROP);
+	qt = get_qp_tx();
+	r = &qt->rec[(FIRST + 2) % MRC_TX_RING];
+	assert_int_equal(r->flags & (MRC_REC_NACKED | MRC_REC_RETX_Q |
+				     MRC_REC_LOST),
+			 MRC_REC_RETX_Q);
+	assert_int_equal(qt->retx_tail - qt->retx_head, 1);
+	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], FIRST + 2);
+	/* FIRST .. FIRST + 1 below it are no holes yet (reordering). */
+	assert_int_equal(qt->rec[FIRST % MRC_TX_RING].flags & MRC_REC_RETX_Q,
+			 0);
+	assert_int_equal(qt->ev_use, (1ull << NEV) - 1);
+	assert_int_equal(run_tx(), XDP_REDIRECT);
+	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_RETX), 1);
+	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_LOST), 0);
+}
+
 /*
  * The pick of FIRST + 8 is recorded, then building its frame fails (its
  * WQE names no region; on a live port a refused bpf_xdp_adjust_tail does
@@ -854,6 +950,8 @@ int main(void)
 		cmocka_unit_test(stale_fatal_nack_fails_nothing),
 		cmocka_unit_test(stale_retryable_nack_queues_nothing),
 		cmocka_unit_test(stale_resend_entry_sends_nothing),
+		cmocka_unit_test(trim_finding_resend_queue_full_goes_at_once),
+		cmocka_unit_test(nacked_hole_queued_when_room),
 		cmocka_unit_test(send_completion_is_whole),
 		cmocka_unit_test(ringless_cq_counts_only_completions),
 		cmocka_unit_test(full_send_cq_holds_back),

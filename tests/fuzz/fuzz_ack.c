@@ -874,6 +874,16 @@ static void take(struct mq *q, uint32_t psn, uint32_t cum, uint8_t flags,
 		if ((r->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) !=
 		    MRC_REC_INFLIGHT)
 			continue;
+		/* NACKed with no room to queue it: due, not lost. */
+		if (r->flags & MRC_REC_NACKED) {
+			if (q->retx_tail - q->retx_head < MRC_RETX_Q) {
+				r->flags =
+					(uint8_t)((r->flags | MRC_REC_RETX_Q) &
+						  ~MRC_REC_NACKED);
+				push_retx(q, p);
+			}
+			continue;
+		}
 		/* health.md's exceptions: a packet that left through the
 		 * kernel stack is overtaken by later XDP frames, and one that
 		 * never left was not lost on its EV. */
@@ -899,11 +909,17 @@ static void take(struct mq *q, uint32_t psn, uint32_t cum, uint8_t flags,
 	if (flags & MRC_AF_NACK) {
 		if (memchr(retryable, reason, sizeof(retryable))) {
 			if ((named->flags &
-			     (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) ==
-				    MRC_REC_INFLIGHT &&
-			    q->retx_tail - q->retx_head < MRC_RETX_Q) {
-				named->flags |= MRC_REC_RETX_Q;
+			     (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) !=
+			    MRC_REC_INFLIGHT) {
+				/* queued already, or not in flight */
+			} else if (q->retx_tail - q->retx_head < MRC_RETX_Q) {
+				named->flags = (uint8_t)((named->flags |
+							  MRC_REC_RETX_Q) &
+							 ~MRC_REC_NACKED);
 				push_retx(q, psn);
+			} else {
+				named->flags |= MRC_REC_NACKED;
+				m_tx[MRC_TX_RETX_Q_FULL]++;
 			}
 		} else if (named->flags & MRC_REC_INFLIGHT) {
 			/* Any other reason: the peer refuses the access. */
@@ -1568,8 +1584,15 @@ static void pick(struct mq *q, int skb, struct mpick *p)
 			return;
 		r = &q->rec[q->una % MRC_TX_RING];
 		if ((r->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) !=
-			    MRC_REC_INFLIGHT ||
-		    !q->fast)
+		    MRC_REC_INFLIGHT)
+			return;
+		if (r->flags & MRC_REC_NACKED) {
+			/* Due now: no timeout, no verdict. */
+			p->psn = q->una;
+			p->retx = 1;
+			goto spray;
+		}
+		if (!q->fast)
 			return;
 		k = r->timeouts < q->retry_linear ?
 			    0 :
@@ -1593,6 +1616,7 @@ static void pick(struct mq *q, int skb, struct mpick *p)
 			r->timeouts++;
 		p->retx = 1;
 	}
+spray:
 	/* Spray; an EV silent while later packets got through is dead. */
 	avoid = p->retx ? r->ev_idx : MRC_QP_EVS;
 	i = next_ev(q, avoid);
@@ -1616,7 +1640,7 @@ static void pick(struct mq *q, int skb, struct mpick *p)
 	r->ev = (uint16_t)(EV0 + i);
 	r->port = (uint8_t)(i % NPORT);
 	r->tries++;
-	r->flags &= (uint8_t)~MRC_REC_UNSENT;
+	r->flags &= (uint8_t) ~(MRC_REC_UNSENT | MRC_REC_NACKED);
 	if (skb)
 		r->flags |= MRC_REC_SKB;
 	else
@@ -1650,10 +1674,12 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 		cq_emit(q->cq, &c, 0, NULL);
 		st.retry_fails++;
 		/* Lost on its EV only if it ever left (health.md). */
-		if (p->timed_out)
+		if (p->timed_out) {
 			q->ev_lost[p->lost_e]++;
-		else
+			m_tx[MRC_TX_TIMEOUTS]++;
+		} else {
 			st.retry_unsent++;
+		}
 		return;
 	}
 	if (!p->out) {
@@ -1694,6 +1720,8 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 		m_tx[MRC_TX_LOST]++;
 		st.lost_holes++;
 	}
+	if (p->timed_out)
+		m_tx[MRC_TX_TIMEOUTS]++;
 	if (p->timed_out || p->hole_lost)
 		q->ev_lost[p->lost_e]++;
 	if (p->wait_ns && r->timeouts == 255)
@@ -2201,7 +2229,8 @@ static void check_counters(void)
 				   MRC_TX_RETX,		MRC_TX_IDLE,
 				   MRC_TX_BUILD_FAILED, MRC_TX_ACKS,
 				   MRC_TX_NACKS,	MRC_TX_COMPLETIONS,
-				   MRC_TX_LOST,		MRC_TX_EV_BAD };
+				   MRC_TX_LOST,		MRC_TX_EV_BAD,
+				   MRC_TX_TIMEOUTS,	MRC_TX_RETX_Q_FULL };
 	char why[300];
 	uint32_t i;
 

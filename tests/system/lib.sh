@@ -157,6 +157,29 @@ mrcd_pin_dir() { echo "/sys/fs/bpf/$TB_PREFIX/$1-mrcd"; }
 MRC_ABI=$(sed -n 's/^#define MRC_ABI_VERSION \([0-9]*\)$/\1/p' "$TOP/include/mrc/abi.h")
 mrcd_abi_dir() { echo "$(mrcd_pin_dir "$1")/abi$MRC_ABI"; }
 
+# dp_counters HOST: HOST's data path counters that are not zero, one
+# "name value" a line: drops by reason (include/mrc/drop.h), then the
+# receive and transmit counters (abi.h), each summed over CPUs.
+dp_counters() {
+	local dir map names
+	dir=$(mrcd_abi_dir "$1")/maps
+	for map in mrc_drop mrc_rx_stats mrc_tx_stats; do
+		case $map in
+		mrc_drop) names=$(grep -o 'X([A-Z_0-9]*, "[a-z_0-9]*"' "$TOP/include/mrc/drop.h") ;;
+		mrc_rx_stats) names=$(sed -n '/MRC_RX_COUNTERS(X)/,/^$/p' "$TOP/include/mrc/abi.h" |
+			grep -o 'X([A-Z_0-9]*, "[a-z_0-9]*"') ;;
+		*) names=$(sed -n '/MRC_TX_COUNTERS(X)/,/^$/p' "$TOP/include/mrc/abi.h" |
+			grep -o 'X([A-Z_0-9]*, "[a-z_0-9]*"') ;;
+		esac
+		# mrc_drop counts from key 1 (0 is no drop); the others from 0.
+		bpftool -j map dump pinned "$dir/$map" | jq -r --arg names "$(echo "$names" |
+			sed 's/.*"\(.*\)"/\1/' | paste -sd' ')" --argjson base "$([ $map = mrc_drop ] && echo 1 || echo 0)" '
+			($names | split(" ")) as $n | .[] | (.formatted // .) |
+			[(.key | if type == "array" then 0 else . end), ([.values[].value] | add // 0)] |
+			select(.[1] != 0) | "\($n[.[0] - $base] // "key \(.[0])") \(.[1])"'
+	done
+}
+
 # mrcd_start HOST [mrcd options]: mrcd ($MRCD, default the build's) in
 # HOST, socket $TMP/HOST.sock, pins under $(mrcd_pin_dir HOST), log
 # $TMP/HOST.mrcd.log; waits until it listens.
