@@ -31,6 +31,9 @@
 # $BENCH_OUT/incast-spines.txt). incast-blamed.txt has every EV blamed,
 # incast-counters.txt every host's data path counters that are not zero.
 #
+# INCAST_NSCC="KEY VALUE ..." replaces the CC profile's NSCC settings
+# (mrcctl cc-profile set; default "base-rtt 10000").
+#
 # NSCC's reaction time (make bench: 2 senders, trim): INCAST_JOIN_S=J
 # starts sender k (k = 0, 1, ...) k x J seconds after the first, running
 # until the others end, with 64 KiB WRITEs and a goodput timeline each;
@@ -194,7 +197,7 @@ run_mrc() {
 		mrcd_start "h$i" -v
 		if [ "$CC" = nscc ]; then
 			"$TOP/build/tools/mrcctl" -s "$TMP/h$i.sock" cc-profile set 1 \
-				algorithm uet-1.0-nscc base-rtt 10000 state offline >/dev/null
+				algorithm uet-1.0-nscc ${INCAST_NSCC:-base-rtt 10000} state offline >/dev/null
 			"$TOP/build/tools/mrcctl" -s "$TMP/h$i.sock" cc-profile set 1 \
 				state online >/dev/null
 		fi
@@ -288,10 +291,15 @@ run_mrc() {
 run_tcp() {
 	local ns ifc
 
-	# TCP and MPTCP: packets at wire size, ECN on.
+	# TCP and MPTCP: packets at wire size, ECN on. Routers merge nothing
+	# (their XDP gives their veths NAPI); hosts keep GRO, which is what
+	# lets their veths take frames a router redirects (testbed), and
+	# merges only after the queues.
 	for ns in $(ip netns list | awk -v p="$TB_PREFIX-" 'index($1, p) == 1 { print $1 }'); do
+		off=(tso off gso off)
+		[[ ${ns#"$TB_PREFIX"-} =~ ^h[0-9]+$ ]] || off+=(gro off)
 		for ifc in $(ip -n "$ns" -o link show | awk -F': ' '{ split($2, a, "@"); if (a[1] != "lo") print a[1] }'); do
-			ip netns exec "$ns" ethtool -K "$ifc" tso off gso off gro off >/dev/null 2>&1 || true
+			ip netns exec "$ns" ethtool -K "$ifc" "${off[@]}" >/dev/null 2>&1 || true
 		done
 		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1
 	done
