@@ -729,11 +729,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		e = rec->ev_idx & 63;
 		/* NACKed when the queue had no room: due now, no loss. */
 		if (rec->flags & MRC_REC_NACKED) {
-			if (qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
-				rec->flags |= MRC_REC_RETX_Q;
-				rec->flags &= ~MRC_REC_NACKED;
-				qp->retx[qp->retx_tail++ % MRC_RETX_Q] = psn;
-			}
+			retx_push(qp, rec, psn);
 			continue;
 		}
 		/* Sent a little earlier on the same EV (two CPUs may swap
@@ -749,17 +745,14 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		 * the next ACK, or its timeout resends it), never the verdict
 		 * on the EV: a dead plane fills the queue at once.
 		 */
-		if (qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
+		if (retx_push(qp, rec, psn)) {
 			/* Counted lost when resent (tx.h), not now: a late
-			 * packet may still arrive before that. */
-			/* A loss to the window too, if it ever left. */
-			s->lost_bytes += rec->flags & MRC_REC_UNSENT ? 0 :
-								       rec->len;
-			rec->flags |= MRC_REC_RETX_Q |
-				      (rec->flags & MRC_REC_UNSENT ?
-					       0 :
-					       MRC_REC_LOST);
-			qp->retx[qp->retx_tail++ % MRC_RETX_Q] = psn;
+			 * packet may still arrive before that. A loss to the
+			 * window too, if it ever left. */
+			if (!(rec->flags & MRC_REC_UNSENT)) {
+				s->lost_bytes += rec->len;
+				rec->flags |= MRC_REC_LOST;
+			}
 			s->lost++;
 		}
 		if (same_ev && s->nbad < 8 &&
@@ -793,11 +786,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			if ((rec->flags & (MRC_REC_INFLIGHT |
 					   MRC_REC_RETX_Q)) != MRC_REC_INFLIGHT)
 				break;
-			if (qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
-				rec->flags |= MRC_REC_RETX_Q;
-				rec->flags &= ~MRC_REC_NACKED;
-				qp->retx[qp->retx_tail++ % MRC_RETX_Q] = r->psn;
-			} else {
+			if (!retx_push(qp, rec, r->psn)) {
 				/* Not lost for want of room (MRC_REC_NACKED). */
 				rec->flags |= MRC_REC_NACKED;
 				s->retx_full = 1;

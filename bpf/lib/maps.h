@@ -310,4 +310,19 @@ static __always_inline int psn_in_flight(const struct mrc_qp_tx *qp, __u32 psn)
 	       mrc_psn_diff(psn, qp->next_psn) < 0;
 }
 
+/*
+ * Under the send lock: queue psn (whose record is rec) for resending.
+ * Returns 0, changing nothing, when the queue has no room.
+ */
+static __always_inline int retx_push(struct mrc_qp_tx *qp,
+				     struct mrc_tx_rec *rec, __u32 psn)
+{
+	if (qp->retx_tail - qp->retx_head >= MRC_RETX_Q)
+		return 0;
+	rec->flags |= MRC_REC_RETX_Q;
+	rec->flags &= ~MRC_REC_NACKED;
+	qp->retx[qp->retx_tail++ % MRC_RETX_Q] = psn;
+	return 1;
+}
+
 #endif /* MRC_BPF_MAPS_H */

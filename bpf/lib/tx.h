@@ -505,11 +505,8 @@ static __always_inline void tx_unsend(struct mrc_qp_tx *qp,
 			qp->ev_silent_ns[e] = 0;
 		if (qp->ev_silent_n[e])
 			qp->ev_silent_n[e]--;
-		if (rec->tries == 1 && !(rec->flags & MRC_REC_RETX_Q) &&
-		    qp->retx_tail - qp->retx_head < MRC_RETX_Q) {
-			rec->flags |= MRC_REC_RETX_Q;
-			qp->retx[qp->retx_tail++ % MRC_RETX_Q] = p->psn;
-		}
+		if (rec->tries == 1 && !(rec->flags & MRC_REC_RETX_Q))
+			retx_push(qp, rec, p->psn);
 	}
 	bpf_spin_unlock(&qp->lock);
 }
@@ -556,6 +553,7 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 	struct mrc_sq *sq;
 	__u32 zero = 0;
 	void *sqmap;
+	int busy;
 
 	qp = bpf_map_lookup_elem(&mrc_qp_tx, &qpn);
 	sqmap = bpf_map_lookup_elem(&mrc_sq, &qpn);
@@ -581,19 +579,25 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 		return TX_IDLE;
 	}
 	p.tx_ns = bpf_ktime_get_ns();
-	if (tx_pick(qp, sq, mrc_cc_of(qp), &p)) {
+	busy = tx_pick(qp, sq, mrc_cc_of(qp), &p);
+	/* Lost on its EV (timed out after it left, or a SACK hole): that
+	 * holds whether or not a resend follows. */
+	if (p.timed_out)
+		mrc_count_tx(MRC_TX_TIMEOUTS, 1);
+	if (p.hole_lost)
+		mrc_count_tx(MRC_TX_LOST, 1);
+	if (p.timed_out || p.hole_lost) {
+		ev = mrc_ev_of(qpn, p.lost_ev_idx);
+		if (ev)
+			__sync_fetch_and_add(&ev->lost, 1);
+	}
+	if (busy) {
 		if (p.cwnd_full)
 			mrc_count_tx(MRC_TX_CWND_FULL, 1);
 		tx_health_event(qpn, qp, &p);
 		if (p.failed) {
 			tx_fail_wqe(qp, &p, qpn);
 			sq->state = MRC_QPS_ERR; /* after its completion */
-			/* Lost on its EV, if it ever left (not UNSENT). */
-			if (p.timed_out)
-				mrc_count_tx(MRC_TX_TIMEOUTS, 1);
-			ev = p.timed_out ? mrc_ev_of(qpn, p.lost_ev_idx) : NULL;
-			if (ev)
-				__sync_fetch_and_add(&ev->lost, 1);
 		}
 		goto idle;
 	}
@@ -613,15 +617,6 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 		__sync_fetch_and_add(&ev->sent, 1);
 		if (p.retx)
 			__sync_fetch_and_add(&ev->retx, 1);
-	}
-	if (p.hole_lost)
-		mrc_count_tx(MRC_TX_LOST, 1);
-	if (p.timed_out)
-		mrc_count_tx(MRC_TX_TIMEOUTS, 1);
-	if (p.timed_out || p.hole_lost) {
-		ev = mrc_ev_of(qpn, p.lost_ev_idx);
-		if (ev)
-			__sync_fetch_and_add(&ev->lost, 1);
 	}
 	tx_health_event(qpn, qp, &p);
 	*port = p.port;

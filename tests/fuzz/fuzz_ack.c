@@ -1656,6 +1656,16 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 {
 	struct mrec *r = p->r;
 
+	/* Lost on its EV (timed out after it left, or a SACK hole), whatever
+	 * follows: a resend, a failed build, or the WQE failed. */
+	if (p->timed_out)
+		m_tx[MRC_TX_TIMEOUTS]++;
+	if (p->hole_lost) {
+		m_tx[MRC_TX_LOST]++;
+		st.lost_holes++;
+	}
+	if (p->timed_out || p->hole_lost)
+		q->ev_lost[p->lost_e]++;
 	if (p->retry_failed) {
 		const struct mwqe *w = &q->wqe[r->wqe % MRC_SQ_DEPTH];
 		struct mrc_cqe c = {
@@ -1674,12 +1684,8 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 		cq_emit(q->cq, &c, 0, NULL);
 		st.retry_fails++;
 		/* Lost on its EV only if it ever left (health.md). */
-		if (p->timed_out) {
-			q->ev_lost[p->lost_e]++;
-			m_tx[MRC_TX_TIMEOUTS]++;
-		} else {
+		if (!p->timed_out)
 			st.retry_unsent++;
-		}
 		return;
 	}
 	if (!p->out) {
@@ -1696,6 +1702,7 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 		if (r->tries == 1 && !(r->flags & MRC_REC_RETX_Q) &&
 		    q->retx_tail - q->retx_head < MRC_RETX_Q) {
 			r->flags |= MRC_REC_RETX_Q;
+			r->flags &= (uint8_t)~MRC_REC_NACKED;
 			push_retx(q, p->psn);
 		}
 		m_tx[MRC_TX_BUILD_FAILED]++;
@@ -1716,14 +1723,6 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 		q->ev_retx[p->e]++;
 		st.resent++;
 	}
-	if (p->hole_lost) {
-		m_tx[MRC_TX_LOST]++;
-		st.lost_holes++;
-	}
-	if (p->timed_out)
-		m_tx[MRC_TX_TIMEOUTS]++;
-	if (p->timed_out || p->hole_lost)
-		q->ev_lost[p->lost_e]++;
 	if (p->wait_ns && r->timeouts == 255)
 		st.saturated++;
 	st.sent++;
