@@ -670,13 +670,6 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		/* ...and its EV gets less traffic for a while (steering). */
 		health_cool_marked(qp, rec->ev_idx, s->now_ns);
 	}
-	s->cong_lo_ns = s->cong_hi_ns = 0;
-	if (qp->congested_tx_ns) {
-		__u64 w = health_queue_span(qp), f = qp->congested_from_ns;
-
-		s->cong_lo_ns = f > w ? f - w : 1;
-		s->cong_hi_ns = qp->congested_tx_ns + w;
-	}
 	for (k = 0; k < MRC_RX_WINDOW_MAX + 1; k++) {
 		if (mrc_psn_diff(a->cum_psn, qp->una_psn) <= 0)
 			break;
@@ -756,8 +749,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			s->lost++;
 		}
 		if (same_ev && s->nbad < 8 &&
-		    (rec->tx_ns < s->cong_lo_ns ||
-		     rec->tx_ns > s->cong_hi_ns) &&
+		    !health_congested(qp, rec->tx_ns) &&
 		    health_mark_bad(qp, rec->ev_idx, &kept)) {
 			s->bad_ev[s->nbad & 7] = rec->ev_idx;
 			s->bad_kept[s->nbad & 7] = (__u8)kept;

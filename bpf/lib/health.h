@@ -196,27 +196,44 @@ static __always_inline __u64 health_queue_span(const struct mrc_qp_tx *qp)
 }
 
 /*
- * Under the QP lock: did a packet sent at tx_ns meet the full queue an
- * answer told of (congested_tx_ns)? Then its loss or timeout is no
- * verdict on its EV.
+ * Under the QP lock: did a packet sent at tx_ns meet a full queue an
+ * answer told of (cong_slots), one sent within a span of it? Then its loss
+ * or timeout is no verdict on its EV.
  */
 static __always_inline int health_congested(const struct mrc_qp_tx *qp,
 					    __u64 tx_ns)
 {
-	__u64 c = qp->congested_tx_ns, w = health_queue_span(qp);
+	__u64 bits = qp->cong_slots, hi = qp->cong_slot_hi;
+	__u64 w = health_queue_span(qp), lo_s, hi_s, jlo, jhi;
 
-	return c && tx_ns + w >= qp->congested_from_ns && tx_ns <= c + w;
+	if (!bits)
+		return 0;
+	lo_s = (tx_ns > w ? tx_ns - w : 0) >> MRC_CONG_SLOT_SHIFT;
+	hi_s = (tx_ns + w) >> MRC_CONG_SLOT_SHIFT;
+	if (lo_s > hi)
+		return 0; /* after the newest */
+	/* Slots lo_s..hi_s are bits hi - hi_s .. hi - lo_s. */
+	jlo = hi_s >= hi ? 0 : hi - hi_s;
+	if (jlo > 63)
+		return 0; /* before the oldest remembered */
+	jhi = hi - lo_s > 63 ? 63 : hi - lo_s;
+	return !!(bits & (~0ull << jlo) & (~0ull >> (63 - jhi)));
 }
 
 /* Under the QP lock: the answer to a packet sent at tx_ns says a queue
  * was full. */
 static __always_inline void health_full_queue(struct mrc_qp_tx *qp, __u64 tx_ns)
 {
-	if (!qp->congested_tx_ns ||
-	    tx_ns > qp->congested_tx_ns + health_queue_span(qp))
-		qp->congested_from_ns = tx_ns;
-	if (tx_ns > qp->congested_tx_ns)
-		qp->congested_tx_ns = tx_ns;
+	__u64 t = tx_ns >> MRC_CONG_SLOT_SHIFT, hi = qp->cong_slot_hi;
+
+	if (!qp->cong_slots || t > hi) {
+		qp->cong_slots = !qp->cong_slots || t - hi > 63 ?
+					 1 :
+					 qp->cong_slots << (t - hi) | 1;
+		qp->cong_slot_hi = t;
+	} else if (hi - t <= 63) {
+		qp->cong_slots |= 1ull << (hi - t);
+	}
 }
 
 /*

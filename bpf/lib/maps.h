@@ -208,9 +208,6 @@ struct mrc_scratch {
 	__u32 acked_bytes; /* payload this ACK newly delivered (NSCC) */
 	__u32 lost_bytes; /* ...and found lost (never UNSENT ones) */
 	__u32 trim_bytes; /* the packet a TRIMMED NACK names, in flight */
-	/* Packets sent in [cong_lo_ns, cong_hi_ns] met a full queue (health.h,
-	 * health_congested): their losses blame no EV. */
-	__u64 cong_lo_ns, cong_hi_ns;
 	/* ...and holes sent before reo_before_ns may be resent for
 	 * reordering (health_reorder_before). */
 	__u64 reo_before_ns;

@@ -19,7 +19,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 6
+#define MRC_ABI_VERSION 7
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -166,6 +166,10 @@ _Static_assert(MRC_RETX_Q >= MRC_RX_WINDOW_MAX &&
 /* ...and each sample below it takes 1/2^this of the difference off: a
  * time constant of about a thousand ACKs. */
 #define MRC_RTT_HI_DECAY_SHIFT 10
+/* Path health remembers the full queues of the last 64 slots of send time
+ * (mrc_qp_tx.cong_slots) of 2^22 ns (4.19 ms) each: 268 ms, longer than
+ * an ACK timeout and its first backoffs. */
+#define MRC_CONG_SLOT_SHIFT 22
 /* While a queue is full (health_congested), an EV is found silent only
  * with this many packets unanswered on it: a full drop-tail queue drops
  * one, a dead path all. */
@@ -368,24 +372,24 @@ struct mrc_qp_tx {
 	 * sample above it raises it; each one below takes 1/1024 of the
 	 * difference off), added to the silence rule's margin, so that a
 	 * deeper queue on one plane is not read as a dead path.
-	 * congested_tx_ns: when the newest packet left whose answer said a
-	 * queue was full (an ECN echo, a TRIMMED NACK); a packet sent within
-	 * 2 x reorder_ns + 2 x rtt_hi_ns of it that is lost or times out
-	 * met that queue: resent, taken by the window, no EV blamed (the
-	 * silence rule still finds a dead path). 0: none yet.
+	 * cong_slots: which stretches of send time met a full queue, by the
+	 * answers (an ECN echo, a TRIMMED NACK); a packet sent within
+	 * 2 x reorder_ns + 2 x rtt_hi_ns of one that is lost or times out
+	 * met that queue too: resent, taken by the window, no EV blamed
+	 * (the silence rule still finds a dead path).
 	 */
 	__u32 rtt_hi_ns;
 	/* The QP's smoothed round trip over all its EVs (gain 1/8; 0: no
 	 * sample yet): what "slow" is measured against when steering. */
 	__u32 srtt_ns;
-	__u64 congested_tx_ns;
 	/*
-	 * ...and when the first of them left, in this episode of full
-	 * queues (a signal from a packet sent more than a span after the
-	 * newest starts a new one): the packets sent in between met the
-	 * queue too, however long it lasted.
+	 * Bit j of cong_slots: a packet sent in slot cong_slot_hi - j (send
+	 * time >> MRC_CONG_SLOT_SHIFT) was answered "full queue". One bit
+	 * per slot, not one interval: a timeout is judged long after its
+	 * episode, when newer episodes have come and gone. 0: none yet.
 	 */
-	__u64 congested_from_ns;
+	__u64 cong_slots;
+	__u64 cong_slot_hi;
 	/*
 	 * Steering (docs/health.md): bit i of ev_cool, the sprayer passes
 	 * ev[i] by until a packet sent at ev_cool_ns[i] or later

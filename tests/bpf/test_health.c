@@ -735,7 +735,7 @@ static void loss_under_ecn_blames_nothing(void **state)
 	assert_int_equal(qt->ev_use, 0xf);
 	assert_int_equal(qt->retx_tail - qt->retx_head, 1);
 	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], 0);
-	assert_true(qt->congested_tx_ns > 0);
+	assert_true(qt->cong_slots != 0);
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
 }
 
@@ -843,8 +843,9 @@ static void silence_start(uint32_t rtt_hi_ns, int congested, unsigned int nsend,
 	qt = *get_qp_tx();
 	qt.rtt_hi_ns = rtt_hi_ns;
 	if (congested) {
-		qt.congested_from_ns = 1;
-		qt.congested_tx_ns = ~0ull >> 2; /* an episode for all time */
+		/* Full queues from 130 ms ago to 130 ms ahead. */
+		qt.cong_slots = ~0ull;
+		qt.cong_slot_hi = (mono_ns() >> MRC_CONG_SLOT_SHIFT) + 31;
 	}
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
 					     &key, &qt, BPF_ANY),
@@ -1041,6 +1042,63 @@ static void timeout_blames_only_a_silent_ev(void **state)
 	assert_int_equal(ev[0].ev_idx, 1);
 	assert_int_equal(ev[0].reason, MRC_EV_R_TIMEOUT);
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 1);
+}
+
+/*
+ * PSN 1 (EV 1, nothing of EV 1 delivered since) times out 20 ms after it
+ * left. The QP remembers full queues in two episodes (cong_slots): one
+ * now, and, if old, one around when PSN 1 left. Returns EV 1's state
+ * after the timeout's resend.
+ */
+static uint8_t timeout_in_episodes(int old)
+{
+	static const unsigned int first[] = { 0, 1, 2, 3, 0, 1, 2, 3 };
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+	uint64_t t1;
+
+	assert_int_equal(reset(), 0);
+	reorder_ns = 100000;
+	assert_int_equal(set_qps(4, 1), 0);
+	reorder_ns = 1000000000;
+	post_empty(8);
+	sends_on(first, 8);
+	answer(EV0 + 0, 0, 1, 0, 0); /* una 1 */
+	qt = *get_qp_tx();
+	qt.timeout_ns = 20000000;
+	qt.rtt_hi_ns = 0; /* a span of 2 x reorder_ns: 200 us */
+	qt.cong_slot_hi = mono_ns() >> MRC_CONG_SLOT_SHIFT;
+	qt.cong_slots = 1;
+	/* The slots a span around when PSN 1 will have left (expire). */
+	t1 = (mono_ns() - qt.timeout_ns) >> MRC_CONG_SLOT_SHIFT;
+	assert_true(qt.cong_slot_hi - t1 >= 3);
+	if (old)
+		qt.cong_slots |= 7ull << (qt.cong_slot_hi - t1 - 1);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, &qt, BPF_ANY),
+			 0);
+	expire(1);
+	assert_int_not_equal(tx_once(), 0);
+	assert_int_equal(get_qp_tx()->rec[1].tries, 2);
+	return get_qp_tx()->ev_state[1];
+}
+
+/*
+ * A timeout is judged long after its packet left, when newer full queues
+ * have come and gone: the queue it met is remembered by its send time,
+ * not replaced by the newest episode.
+ */
+static void timeout_in_an_older_episode_blames_nothing(void **state)
+{
+	(void)state;
+	assert_int_equal(timeout_in_episodes(1), MRC_EV_GOOD);
+	assert_int_equal(drain_events(), 0);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_TIMEOUTS), 1);
+	/* Only the newest episode: PSN 1 met no full queue we know of. */
+	assert_int_equal(timeout_in_episodes(0), MRC_EV_ASSUMED_BAD);
+	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev[0].reason, MRC_EV_R_TIMEOUT);
 }
 
 /*
@@ -1317,6 +1375,7 @@ int main(void)
 		cmocka_unit_test(silence_margin_follows_rtt),
 		cmocka_unit_test(silence_under_congestion_two_strikes),
 		cmocka_unit_test(timeout_blames_only_a_silent_ev),
+		cmocka_unit_test(timeout_in_an_older_episode_blames_nothing),
 		cmocka_unit_test(ce_mark_steers_away_then_back),
 		cmocka_unit_test(trim_steers_and_resends),
 		cmocka_unit_test(slow_answer_steers),

@@ -185,9 +185,10 @@ struct mq {
 	struct mrec rec[MRC_TX_RING];
 	struct mwqe wqe[MRC_SQ_DEPTH];
 	uint64_t ev_acked_ns[MRC_QP_EVS], acked_tx_ns;
-	/* When the newest packet left whose answer said its queue was full
-	 * (an ECN echo, a TRIMMED NACK): health.md's congestion rule. */
-	uint64_t congested_tx, congested_from;
+	/* Slots of send time whose answers said a queue was full (an ECN
+	 * echo, a TRIMMED NACK): health.md's congestion rule. Bit j is slot
+	 * cong_hi - j. */
+	uint64_t cong_slots, cong_hi;
 	/* Steering in the last step (health.md): EVs whose ev_cool_ns the
 	 * device set, by a mark (cool_new, also set in cur.ev_cool) or
 	 * maybe by the slow rule, whose round trip is the device's clock
@@ -805,10 +806,30 @@ static int blame(struct mq *q, uint32_t e)
  */
 static int congested(const struct mq *q, uint64_t tx_ns)
 {
-	uint64_t c = q->congested_tx,
-		 w = 2ull * q->reorder_ns + 2ull * q->cur.rtt_hi_ns;
+	uint64_t w = 2ull * q->reorder_ns + 2ull * q->cur.rtt_hi_ns, t;
 
-	return c && tx_ns + w >= q->congested_from && tx_ns <= c + w;
+	/* Any slot within a span of tx_ns, of the 64 remembered. */
+	for (t = (tx_ns > w ? tx_ns - w : 0) >> MRC_CONG_SLOT_SHIFT;
+	     t <= (tx_ns + w) >> MRC_CONG_SLOT_SHIFT; t++)
+		if (q->cong_slots && t <= q->cong_hi && q->cong_hi - t < 64 &&
+		    (q->cong_slots >> (q->cong_hi - t) & 1))
+			return 1;
+	return 0;
+}
+
+/* health.md: the answer to a packet sent at tx_ns said a queue was full. */
+static void full_queue(struct mq *q, uint64_t tx_ns)
+{
+	uint64_t t = tx_ns >> MRC_CONG_SLOT_SHIFT;
+
+	if (!q->cong_slots) {
+		q->cong_slots = 1;
+		q->cong_hi = t;
+	}
+	for (; q->cong_hi < t; q->cong_hi++)
+		q->cong_slots <<= 1;
+	if (q->cong_hi - t < 64)
+		q->cong_slots |= 1ull << (q->cong_hi - t);
 }
 
 static void take(struct mq *q, uint32_t psn, uint32_t cum, uint8_t flags,
@@ -833,14 +854,7 @@ static void take(struct mq *q, uint32_t psn, uint32_t cum, uint8_t flags,
 		if (((flags & MRC_AF_ECN_CE) ||
 		     ((flags & MRC_AF_NACK) && reason == MRC_NACK_TRIMMED)) &&
 		    named->tx_ns) {
-			uint64_t w =
-				2ull * q->reorder_ns + 2ull * q->cur.rtt_hi_ns;
-
-			if (!q->congested_tx ||
-			    named->tx_ns > q->congested_tx + w)
-				q->congested_from = named->tx_ns;
-			if (named->tx_ns > q->congested_tx)
-				q->congested_tx = named->tx_ns;
+			full_queue(q, named->tx_ns);
 			/* Steering: its EV is passed by for a while. */
 			q->cur.ev_cool |= 1ull << e;
 			q->cool_new |= 1ull << e;
@@ -1233,8 +1247,8 @@ static void expect_qp(const struct mq *q, struct mrc_qp_tx *w)
 	memcpy(w->ev_acked_ns, q->ev_acked_ns, sizeof(w->ev_acked_ns));
 	w->acked_tx_ns = q->acked_tx_ns;
 	w->cq_stalled = q->cq_stalled;
-	w->congested_tx_ns = q->congested_tx;
-	w->congested_from_ns = q->congested_from;
+	w->cong_slots = q->cong_slots;
+	w->cong_slot_hi = q->cong_hi;
 }
 
 /* Compare the device's QP (got, just read) with the model's; 0 when the
