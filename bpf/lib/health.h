@@ -189,6 +189,23 @@ static __always_inline __u64 health_reorder_before(const struct mrc_qp_tx *qp)
 	return qp->acked_tx_ns > w ? qp->acked_tx_ns - w : 0;
 }
 
+/*
+ * Under the QP lock: how long the oldest PSN in flight waits for its answer
+ * before it is resent as overdue (tx.h): past the highest round trip
+ * lately, a smoothed one more and the reordering margin, the packet or
+ * its answer is lost. At least an eighth of the ACK timeout, which this
+ * forestalls: with the window full of lost packets nothing later is sent
+ * to prove them lost, and a drop-tail queue's losses would each wait out
+ * a timeout.
+ */
+static __always_inline __u64 health_pto(const struct mrc_qp_tx *qp)
+{
+	__u64 t = (__u64)qp->rtt_hi_ns + qp->srtt_ns + qp->reorder_ns / 8;
+	__u64 floor = qp->timeout_ns / 8;
+
+	return t > floor ? t : floor;
+}
+
 /* How far apart two packets can be sent and still meet one queue. */
 static __always_inline __u64 health_queue_span(const struct mrc_qp_tx *qp)
 {
@@ -234,6 +251,59 @@ static __always_inline void health_full_queue(struct mrc_qp_tx *qp, __u64 tx_ns)
 	} else if (hi - t <= 63) {
 		qp->cong_slots |= 1ull << (hi - t);
 	}
+}
+
+/* Under the QP lock: a packet leaves, a resend if retx (the loss rate
+ * health_strikes reads). */
+static __always_inline void health_sent(struct mrc_qp_tx *qp, __u8 retx)
+{
+	qp->sent_n++;
+	if (retx)
+		qp->sent_retx_n++;
+	if (qp->sent_n > MRC_SENT_SPAN) {
+		qp->sent_n >>= 1;
+		qp->sent_retx_n >>= 1;
+	}
+}
+
+/*
+ * Under the QP lock: the silence rule's strikes while a queue is full. At
+ * a loss rate p (sent_retx_n / sent_n, at most 2^-l), n packets of an
+ * EV go unanswered in a row by chance with p^(n-1) after the first: n is
+ * the least with that below 2^-MRC_SILENT_FALSE_BITS. A dead path loses
+ * them all, and is found n packets later.
+ */
+static __always_inline __u32 health_strikes(const struct mrc_qp_tx *qp)
+{
+	__u32 r = qp->sent_retx_n, q, l = 0, n;
+
+	if (!r)
+		return MRC_SILENT_STRIKES;
+	q = qp->sent_n / r;
+	if (q >= 1u << 16) {
+		l += 16;
+		q >>= 16;
+	}
+	if (q >= 1u << 8) {
+		l += 8;
+		q >>= 8;
+	}
+	if (q >= 1u << 4) {
+		l += 4;
+		q >>= 4;
+	}
+	if (q >= 1u << 2) {
+		l += 2;
+		q >>= 2;
+	}
+	if (q >= 1u << 1)
+		l += 1;
+	if (!l)
+		l = 1;
+	n = 1 + (MRC_SILENT_FALSE_BITS + l - 1) / l;
+	if (n < MRC_SILENT_STRIKES)
+		n = MRC_SILENT_STRIKES;
+	return n > MRC_SILENT_STRIKES_MAX ? MRC_SILENT_STRIKES_MAX : n;
 }
 
 /*

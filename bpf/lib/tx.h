@@ -66,6 +66,7 @@ struct tx_pick {
 	__u8 ev_idx;
 	__u8 timed_out; /* a timeout resend: lost_ev_idx lost it */
 	__u8 hole_lost; /* a resend of a SACK hole: lost_ev_idx lost it */
+	__u8 overdue; /* una resent, its answer overdue: lost_ev_idx lost it */
 	__u8 lost_ev_idx;
 	__u8 ev_bad; /* ...which made lost_ev_idx ASSUMED_BAD: an event */
 	__u8 ev_kept; /* ...or would have, but ev_min_active keeps it */
@@ -186,8 +187,26 @@ timeout:
 	k = k < qp->retry_linear ? 0 : k - qp->retry_linear + 1;
 	if (k > 30)
 		k = 30;
-	if (p->tx_ns - rec->tx_ns < (qp->timeout_ns << k))
-		goto idle;
+	if (p->tx_ns - rec->tx_ns < (qp->timeout_ns << k)) {
+		/*
+		 * Not timed out, but overdue (health_pto): resent now, as
+		 * lost, a loss to the window, no verdict on its EV, not a
+		 * retry. A few times at most: then only timeouts, which a
+		 * peer gone away runs out of.
+		 */
+		if (rec->timeouts || rec->tries > MRC_OVERDUE_TRIES ||
+		    p->tx_ns - rec->tx_ns < health_pto(qp))
+			goto idle;
+		psn = qp->una_psn;
+		p->retx = 1;
+		if (!(rec->flags & MRC_REC_UNSENT)) {
+			p->overdue = 1;
+			p->lost_ev_idx = rec->ev_idx;
+			if (cc)
+				nscc_on_loss(&qp->cc, cc, rec->len);
+		}
+		goto spray;
+	}
 	psn = qp->una_psn;
 	/* A retry either way; but one that never left, or whose answer we
 	 * refused (a full send CQ), is no evidence against its EV. */
@@ -239,7 +258,7 @@ spray:
 	if (qp->ev_silent_ns[i] &&
 	    qp->ev_silent_ns[i] + 2ull * qp->reorder_ns + qp->rtt_hi_ns <
 		    qp->acked_tx_ns &&
-	    (qp->ev_silent_n[i] >= MRC_SILENT_STRIKES ||
+	    (qp->ev_silent_n[i] >= health_strikes(qp) ||
 	     !health_congested(qp, qp->ev_silent_ns[i]))) {
 		int kept;
 
@@ -261,6 +280,7 @@ spray:
 	rec->port = qp->ev_port[i];
 	rec->tries++;
 	rec->tx_ns = p->tx_ns;
+	health_sent(qp, p->retx);
 	rec->flags &= ~(MRC_REC_UNSENT | MRC_REC_NACKED);
 #ifdef MRC_CTX_SKB
 	rec->flags |= MRC_REC_SKB;
@@ -580,13 +600,15 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 	}
 	p.tx_ns = bpf_ktime_get_ns();
 	busy = tx_pick(qp, sq, mrc_cc_of(qp), &p);
-	/* Lost on its EV (timed out after it left, or a SACK hole): that
-	 * holds whether or not a resend follows. */
+	/* Lost on its EV (timed out after it left, a SACK hole, overdue):
+	 * that holds whether or not a resend follows. */
 	if (p.timed_out)
 		mrc_count_tx(MRC_TX_TIMEOUTS, 1);
 	if (p.hole_lost)
 		mrc_count_tx(MRC_TX_LOST, 1);
-	if (p.timed_out || p.hole_lost) {
+	if (p.overdue)
+		mrc_count_tx(MRC_TX_OVERDUE, 1);
+	if (p.timed_out || p.hole_lost || p.overdue) {
 		ev = mrc_ev_of(qpn, p.lost_ev_idx);
 		if (ev)
 			__sync_fetch_and_add(&ev->lost, 1);

@@ -171,9 +171,16 @@ _Static_assert(MRC_RETX_Q >= MRC_RX_WINDOW_MAX &&
  * an ACK timeout and its first backoffs. */
 #define MRC_CONG_SLOT_SHIFT 22
 /* While a queue is full (health_congested), an EV is found silent only
- * with this many packets unanswered on it: a full drop-tail queue drops
- * one, a dead path all. */
+ * with this many packets unanswered on it at least: a full drop-tail
+ * queue drops one, a dead path all. */
 #define MRC_SILENT_STRIKES 2
+/* ...and as many more as make a false verdict, strikes - 1 losses in a
+ * row at the QP's loss rate, less likely than 2^-this (health_strikes), */
+#define MRC_SILENT_FALSE_BITS 20
+/* ...and no more than this. */
+#define MRC_SILENT_STRIKES_MAX 16
+/* The loss rate's memory: sent_n and sent_retx_n halve past this. */
+#define MRC_SENT_SPAN 4096
 /* Steering: an answer this much slower than twice the QP's srtt_ns says
  * its EV's queue is far deeper than its siblings'. */
 #define MRC_SLOW_MIN_NS 1000000u
@@ -186,6 +193,9 @@ _Static_assert(MRC_RETX_Q >= MRC_RX_WINDOW_MAX &&
  * in use (and ev_min_active) are left: incast marks every path, and
  * a few EVs cannot carry what all of them did. */
 #define MRC_COOL_KEEP_DIV 4
+/* una's answer overdue (health_pto) before its ACK timeout: resent early,
+ * no verdict, while it has gone out at most this many times. */
+#define MRC_OVERDUE_TRIES 2
 #define MRC_REORDER_PKTS \
 	3 /* a hole is resent once a PSN more than this beyond it is SACKed */
 #define MRC_RETRY_INFINITE 25 /* retry_exp: retry forever (OCP MRC) */
@@ -382,6 +392,14 @@ struct mrc_qp_tx {
 	/* The QP's smoothed round trip over all its EVs (gain 1/8; 0: no
 	 * sample yet): what "slow" is measured against when steering. */
 	__u32 srtt_ns;
+	/*
+	 * Packets sent lately, and how many of those were resends (both
+	 * halved when sent_n passes MRC_SENT_SPAN): the QP's loss rate, by
+	 * which the silence rule asks for more strikes while a queue is
+	 * full (health_strikes).
+	 */
+	__u32 sent_n;
+	__u32 sent_retx_n;
 	/*
 	 * Bit j of cong_slots: a packet sent in slot cong_slot_hi - j (send
 	 * time >> MRC_CONG_SLOT_SHIFT) was answered "full queue". One bit
@@ -633,7 +651,8 @@ struct mrc_port {
 	X(CC_MD, "cc_decreases")                       \
 	X(CC_QA, "cc_quick_adapts")                    \
 	X(TIMEOUTS, "ack_timeouts")                    \
-	X(RETX_Q_FULL, "retx_queue_full")
+	X(RETX_Q_FULL, "retx_queue_full")              \
+	X(OVERDUE, "overdue_resends")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
 enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };

@@ -940,6 +940,41 @@ static void silence_under_congestion_two_strikes(void **state)
 	assert_int_equal(ev[0].reason, MRC_EV_R_SILENT);
 }
 
+/*
+ * The same at a loss rate of 1 in 200 (sent_retx_n / sent_n; 2^-7 at
+ * most): 3 losses in a row by chance are below 2^-20, so the fourth
+ * unanswered packet makes EV 0 silent, not the second.
+ */
+static void silence_strikes_follow_the_loss_rate(void **state)
+{
+	static const uint32_t sacked[] = { 1, 2, 3 };
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+	unsigned int i, turn;
+
+	(void)state;
+	silence_start(0, 1, 4, sacked, 3, 3);
+	no_rtt_margin();
+	qt = *get_qp_tx();
+	qt.sent_n = 2000;
+	qt.sent_retx_n = 10;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, &qt, BPF_ANY),
+			 0);
+	post_empty(8);
+	for (turn = 1; turn <= 3; turn++) {
+		for (i = 0; i < 4; i++)
+			assert_int_equal(tx_once(), EV0 + i);
+		assert_int_equal(drain_events(), 0);
+		assert_int_equal(get_qp_tx()->ev_silent_n[0], turn + 1);
+	}
+	for (i = 0; i < 4; i++)
+		assert_int_not_equal(tx_once(), EV0);
+	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev[0].ev_idx, 0);
+	assert_int_equal(ev[0].reason, MRC_EV_R_SILENT);
+}
+
 /* --- steering (health.md): congestion moves traffic, never blames ------- */
 
 /*
@@ -1042,6 +1077,76 @@ static void timeout_blames_only_a_silent_ev(void **state)
 	assert_int_equal(ev[0].ev_idx, 1);
 	assert_int_equal(ev[0].reason, MRC_EV_R_TIMEOUT);
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 1);
+}
+
+/* PSN psn (in flight) dated back by ns. */
+static void backdate(uint32_t psn, uint64_t ns)
+{
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+
+	qt = *get_qp_tx();
+	qt.rec[psn % MRC_TX_RING].tx_ns -= ns;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, &qt, BPF_ANY),
+			 0);
+}
+
+/*
+ * Nothing new to send, and una's answer overdue (health_pto: here an
+ * eighth of a 20 ms ACK timeout, 2.5 ms): resent early, on another EV,
+ * as lost, with no verdict and no retry spent; twice at most, then only
+ * its timeout resends it.
+ */
+static void overdue_una_resent_early(void **state)
+{
+	static const unsigned int first[] = { 0, 1, 2, 3 };
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+	unsigned int e;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	reorder_ns = 100000;
+	assert_int_equal(set_qps(4, 1), 0);
+	reorder_ns = 1000000000;
+	post_empty(4);
+	sends_on(first, 4);
+	qt = *get_qp_tx();
+	qt.timeout_ns = 20000000;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, &qt, BPF_ANY),
+			 0);
+	assert_int_equal(tx_once(), 0); /* not overdue yet */
+	backdate(0, 3000000);
+	e = tx_once();
+	assert_true(e > EV0 && e < EV0 + 4);
+	qt = *get_qp_tx();
+	assert_int_equal(qt.rec[0].tries, 2);
+	assert_int_equal(qt.rec[0].timeouts, 0);
+	assert_int_equal(qt.ev_use, 0xf);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_OVERDUE), 1);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_TIMEOUTS), 0);
+	assert_int_equal(tx_once(), 0); /* overdue again only 2.5 ms on */
+	backdate(0, 3000000);
+	assert_int_not_equal(tx_once(), 0);
+	assert_int_equal(get_qp_tx()->rec[0].tries, 3);
+	backdate(0, 3000000);
+	assert_int_equal(tx_once(), 0); /* twice is enough */
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_OVERDUE), 2);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
+	assert_int_equal(drain_events(), 0);
+	/* Its timeout, judged as ever: the last try's EV delivered nothing
+	 * since, and no queue was full. */
+	e = get_qp_tx()->rec[0].ev_idx;
+	backdate(0, 20000000);
+	assert_int_not_equal(tx_once(), 0);
+	qt = *get_qp_tx();
+	assert_int_equal(qt.rec[0].timeouts, 1);
+	assert_int_equal(qt.ev_state[e], MRC_EV_ASSUMED_BAD);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_TIMEOUTS), 1);
+	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev[0].reason, MRC_EV_R_TIMEOUT);
 }
 
 /*
@@ -1374,8 +1479,10 @@ int main(void)
 		cmocka_unit_test(loss_under_ecn_blames_nothing),
 		cmocka_unit_test(silence_margin_follows_rtt),
 		cmocka_unit_test(silence_under_congestion_two_strikes),
+		cmocka_unit_test(silence_strikes_follow_the_loss_rate),
 		cmocka_unit_test(timeout_blames_only_a_silent_ev),
 		cmocka_unit_test(timeout_in_an_older_episode_blames_nothing),
+		cmocka_unit_test(overdue_una_resent_early),
 		cmocka_unit_test(ce_mark_steers_away_then_back),
 		cmocka_unit_test(trim_steers_and_resends),
 		cmocka_unit_test(slow_answer_steers),

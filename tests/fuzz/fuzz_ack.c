@@ -34,7 +34,8 @@
  * for a resend, the silence rule of health.md), with which record fields,
  * counters and health changes, or that it sends nothing. QPs come in
  * shapes:
- *   plain     no ACK timeout (10^12 ns): every resend is an ACK's doing
+ *   plain     no ACK timeout (10^12 ns), nor an overdue resend (an eighth
+ *             of it at least): every resend is an ACK's doing
  *   timeout   a third: timeout_ns 1, the backoff exponent 0 for the first
  *             retry_linear retries and retry_exp + 1 at most (waits of 1
  *             to 16 ns, and runs are microseconds apart), reorder_ns 0:
@@ -189,6 +190,8 @@ struct mq {
 	 * echo, a TRIMMED NACK): health.md's congestion rule. Bit j is slot
 	 * cong_hi - j. */
 	uint64_t cong_slots, cong_hi;
+	/* Packets sent, and of those resends (health.h's sent_n). */
+	uint32_t sent_n, sent_retx_n;
 	/* Steering in the last step (health.md): EVs whose ev_cool_ns the
 	 * device set, by a mark (cool_new, also set in cur.ev_cool) or
 	 * maybe by the slow rule, whose round trip is the device's clock
@@ -817,6 +820,25 @@ static int congested(const struct mq *q, uint64_t tx_ns)
 	return 0;
 }
 
+/* health.md: the silence rule's strikes under a full queue, the least n
+ * with a chance of n - 1 losses in a row at the loss rate, 2^-l, below
+ * 2^-MRC_SILENT_FALSE_BITS. */
+static uint32_t strikes(const struct mq *q)
+{
+	uint32_t l = 0, n;
+
+	if (!q->sent_retx_n)
+		return MRC_SILENT_STRIKES;
+	while ((q->sent_n / q->sent_retx_n) >> (l + 1))
+		l++;
+	if (!l)
+		l = 1;
+	n = 1 + (MRC_SILENT_FALSE_BITS + l - 1) / l;
+	if (n < MRC_SILENT_STRIKES)
+		n = MRC_SILENT_STRIKES;
+	return n > MRC_SILENT_STRIKES_MAX ? MRC_SILENT_STRIKES_MAX : n;
+}
+
 /* health.md: the answer to a packet sent at tx_ns said a queue was full. */
 static void full_queue(struct mq *q, uint64_t tx_ns)
 {
@@ -1162,13 +1184,17 @@ static void qp_diff(const struct mrc_qp_tx *got, const struct mrc_qp_tx *want,
 #define F(x)                                 \
 	{ #x, offsetof(struct mrc_qp_tx, x), \
 	  sizeof(((struct mrc_qp_tx *)0)->x) }
-		F(state),     F(send_cq),	F(window),	F(reorder_ns),
-		F(echo_key),  F(ev_state),	F(next_psn),	F(una_psn),
-		F(sq_head),   F(sq_off),	F(sq_done),	F(cqe_seq),
-		F(ev_next),   F(wimm_inflight), F(retx_head),	F(retx_tail),
-		F(retx),      F(wqe_last_psn),	F(acked_tx_ns), F(ev_use),
-		F(ev_denied), F(ev_silent_ns),	F(ev_acked_ns), F(rec),
-		F(ev_cool),   F(ev_cool_ns),	F(srtt_ns),
+		F(state),	 F(send_cq),	   F(window),
+		F(reorder_ns),	 F(echo_key),	   F(ev_state),
+		F(next_psn),	 F(una_psn),	   F(sq_head),
+		F(sq_off),	 F(sq_done),	   F(cqe_seq),
+		F(ev_next),	 F(wimm_inflight), F(retx_head),
+		F(retx_tail),	 F(retx),	   F(wqe_last_psn),
+		F(acked_tx_ns),	 F(ev_use),	   F(ev_denied),
+		F(ev_silent_ns), F(ev_acked_ns),   F(rec),
+		F(ev_cool),	 F(ev_cool_ns),	   F(srtt_ns),
+		F(sent_n),	 F(sent_retx_n),   F(cong_slots),
+		F(cong_slot_hi),
 #undef F
 	};
 	const uint8_t *a = (const void *)got, *b = (const void *)want;
@@ -1247,6 +1273,8 @@ static void expect_qp(const struct mq *q, struct mrc_qp_tx *w)
 	memcpy(w->ev_acked_ns, q->ev_acked_ns, sizeof(w->ev_acked_ns));
 	w->acked_tx_ns = q->acked_tx_ns;
 	w->cq_stalled = q->cq_stalled;
+	w->sent_n = q->sent_n;
+	w->sent_retx_n = q->sent_retx_n;
 	w->cong_slots = q->cong_slots;
 	w->cong_slot_hi = q->cong_hi;
 }
@@ -1639,7 +1667,7 @@ spray:
 	if (q->cur.ev_silent_ns[i] &&
 	    q->cur.ev_silent_ns[i] + 2ull * q->reorder_ns + q->cur.rtt_hi_ns <
 		    q->acked_tx_ns &&
-	    (q->cur.ev_silent_n[i] >= MRC_SILENT_STRIKES ||
+	    (q->cur.ev_silent_n[i] >= strikes(q) ||
 	     !congested(q, q->cur.ev_silent_ns[i])) &&
 	    blame_kept(q, i, &kept)) {
 		p->nbad++;
@@ -1654,6 +1682,13 @@ spray:
 	r->ev = (uint16_t)(EV0 + i);
 	r->port = (uint8_t)(i % NPORT);
 	r->tries++;
+	q->sent_n++;
+	if (p->retx)
+		q->sent_retx_n++;
+	if (q->sent_n > MRC_SENT_SPAN) {
+		q->sent_n >>= 1;
+		q->sent_retx_n >>= 1;
+	}
 	r->flags &= (uint8_t) ~(MRC_REC_UNSENT | MRC_REC_NACKED);
 	if (skb)
 		r->flags |= MRC_REC_SKB;
@@ -2243,7 +2278,8 @@ static void check_counters(void)
 				   MRC_TX_BUILD_FAILED, MRC_TX_ACKS,
 				   MRC_TX_NACKS,	MRC_TX_COMPLETIONS,
 				   MRC_TX_LOST,		MRC_TX_EV_BAD,
-				   MRC_TX_TIMEOUTS,	MRC_TX_RETX_Q_FULL };
+				   MRC_TX_TIMEOUTS,	MRC_TX_RETX_Q_FULL,
+				   MRC_TX_OVERDUE };
 	char why[300];
 	uint32_t i;
 
