@@ -83,10 +83,19 @@ static void doorbell_pumps_until_done(void **state)
 	assert_int_equal(sq->pumping, 1); /* posters may skip the doorbell */
 	assert_int_equal(pump_pass(&p, &next), 1);
 	assert_int_equal(fake.tx_frames, 10);
-	/* The ten are out, not yet acknowledged: no frame, so a wakeup is
-	 * asked for and the QP polled later. */
-	assert_int_equal(pump_pass(&p, &next), 0);
+	assert_int_equal(fake.tx_calls, 1);
+	/* Ten of a burst of 64 went, then nothing could: no second call.
+	 * The wakeup was asked for before the call; with WQEs still unsent
+	 * (sent behind tail) an ACK wakes it, and the poll is only for
+	 * timeouts. */
 	assert_int_equal(p.wake[QPN], 1);
+	assert_int_equal(next, fake.now_ns + PUMP_POLL_WAKE_NS);
+	/* All sent, not yet acknowledged: posters may skip the doorbell
+	 * meanwhile, so the next wait polls soon. */
+	sq->sent = sq->tail;
+	fake.now_ns = next;
+	assert_int_equal(pump_pass(&p, &next), 0);
+	assert_int_equal(fake.tx_calls, 2);
 	assert_int_equal(next, fake.now_ns + PUMP_POLL_MIN_NS);
 	assert_int_equal(p.nactive, 1);
 	/* All completed: it leaves the list, and posters ring again. */
@@ -126,11 +135,17 @@ static void waiting_qp_polled_with_backoff(void **state)
 	post(1);
 	ring();
 	/* Nothing may go out (window full): the poll interval doubles from
-	 * PUMP_POLL_MIN_NS up to a quarter of the ACK timeout, at most
-	 * PUMP_POLL_MAX_NS. */
+	 * PUMP_POLL_WAKE_NS (work unsent: an ACK wakes it) up to a quarter
+	 * of the ACK timeout, at most PUMP_POLL_MAX_NS; each call asks for
+	 * PUMP_BURST_WAIT frames, and is the only one of its pass. */
 	for (k = 0; k < 12; k++) {
+		uint64_t calls = fake.tx_calls;
+
 		assert_int_equal(pump_pass(&p, &next), 0);
+		assert_int_equal(fake.tx_calls, calls + 1);
+		assert_int_equal(p.qp[QPN].burst, PUMP_BURST_WAIT);
 		gap = next - fake.now_ns;
+		assert_true(gap >= (k ? prev : PUMP_POLL_WAKE_NS));
 		assert_true(gap >= prev);
 		assert_true(gap <= PUMP_POLL_MAX_NS);
 		prev = gap;
