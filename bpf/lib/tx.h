@@ -79,6 +79,26 @@ struct tx_pick {
 };
 
 /*
+ * Under the send lock: una (rec) is overdue, to be resent now, before its
+ * ACK timeout: its answer is later than health_pto, it has not timed out
+ * yet, and it has gone out at most MRC_OVERDUE_TRIES times (then only
+ * timeouts, which a peer gone away runs out of). Checked whether or not
+ * new data may go: a QP that keeps sending finds its lost una only by
+ * SACK otherwise, and a lost resend not at all.
+ */
+static __always_inline int tx_overdue(const struct mrc_qp_tx *qp,
+				      const struct mrc_tx_rec *rec, __u64 now)
+{
+	__u64 waited = now - rec->tx_ns;
+
+	return (rec->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q |
+			      MRC_REC_NACKED)) == MRC_REC_INFLIGHT &&
+	       !rec->timeouts && rec->tries <= MRC_OVERDUE_TRIES &&
+	       waited >= health_pto(qp) &&
+	       waited < (qp->timeout_ns << (qp->retry_linear ? 0 : 1));
+}
+
+/*
  * Returns 0 with p filled, or -1 when there is nothing to send. cc: the
  * QP's NSCC parameters, NULL for none. New data waits for the congestion
  * window; resends never do (their bytes are in flight already, and a
@@ -118,6 +138,13 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		rec->flags &= ~(MRC_REC_RETX_Q | MRC_REC_LOST);
 		if (found)
 			break;
+	}
+	/* una overdue, whether or not new data may go: resent first. */
+	if (!found && qp->una_psn != qp->next_psn) {
+		rec = &qp->rec[qp->una_psn % MRC_TX_RING];
+		if (tx_overdue(qp, rec, p->tx_ns))
+			goto overdue;
+		rec = NULL;
 	}
 	if (!found) {
 		__u32 tail = *(volatile __u32 *)&sq->tail, left;
@@ -188,15 +215,14 @@ timeout:
 	if (k > 30)
 		k = 30;
 	if (p->tx_ns - rec->tx_ns < (qp->timeout_ns << k)) {
-		/*
-		 * Not timed out, but overdue (health_pto): resent now, as
-		 * lost, a loss to the window, no verdict on its EV, not a
-		 * retry. A few times at most: then only timeouts, which a
-		 * peer gone away runs out of.
-		 */
-		if (rec->timeouts || rec->tries > MRC_OVERDUE_TRIES ||
-		    p->tx_ns - rec->tx_ns < health_pto(qp))
+		if (!tx_overdue(qp, rec, p->tx_ns))
 			goto idle;
+overdue:
+		/*
+		 * Not timed out, but overdue (tx_overdue): resent now, as
+		 * lost, a loss to the window, no verdict on its EV, not a
+		 * retry.
+		 */
 		psn = qp->una_psn;
 		p->retx = 1;
 		if (!(rec->flags & MRC_REC_UNSENT)) {

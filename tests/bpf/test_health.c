@@ -1149,6 +1149,35 @@ static void overdue_una_resent_early(void **state)
 	assert_int_equal(ev[0].reason, MRC_EV_R_TIMEOUT);
 }
 
+/* The same while new data may still go: the overdue una goes first. */
+static void overdue_una_before_new_data(void **state)
+{
+	static const unsigned int first[] = { 0, 1, 2, 3 };
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	reorder_ns = 100000;
+	assert_int_equal(set_qps(4, 1), 0);
+	reorder_ns = 1000000000;
+	post_empty(8);
+	sends_on(first, 4);
+	qt = *get_qp_tx();
+	qt.timeout_ns = 20000000;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, &qt, BPF_ANY),
+			 0);
+	backdate(0, 3000000);
+	assert_int_not_equal(tx_once(), EV0);
+	qt = *get_qp_tx();
+	assert_int_equal(qt.rec[0].tries, 2);
+	assert_int_equal(qt.next_psn, 4); /* nothing new yet */
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_OVERDUE), 1);
+	assert_int_not_equal(tx_once(), 0); /* then PSN 4 */
+	assert_int_equal(get_qp_tx()->next_psn, 5);
+}
+
 /*
  * PSN 1 (EV 1, nothing of EV 1 delivered since) times out 20 ms after it
  * left. The QP remembers full queues in two episodes (cong_slots): one
@@ -1483,6 +1512,7 @@ int main(void)
 		cmocka_unit_test(timeout_blames_only_a_silent_ev),
 		cmocka_unit_test(timeout_in_an_older_episode_blames_nothing),
 		cmocka_unit_test(overdue_una_resent_early),
+		cmocka_unit_test(overdue_una_before_new_data),
 		cmocka_unit_test(ce_mark_steers_away_then_back),
 		cmocka_unit_test(trim_steers_and_resends),
 		cmocka_unit_test(slow_answer_steers),
