@@ -268,18 +268,17 @@ static __always_inline void health_sent(struct mrc_qp_tx *qp, __u8 retx)
 
 /*
  * Under the QP lock: the silence rule's strikes while a queue is full. At
- * a loss rate p (sent_retx_n / sent_n, at most 2^-l), n packets of an
+ * a loss rate p ((sent_retx_n + 1) / (sent_n + 1), at most 2^-l:
+ * with little sent yet it is taken as high, not as 0, for a first burst of
+ * drops meets a QP that has seen none), n packets of an
  * EV go unanswered in a row by chance with p^(n-1) after the first: n is
  * the least with that below 2^-MRC_SILENT_FALSE_BITS. A dead path loses
  * them all, and is found n packets later.
  */
 static __always_inline __u32 health_strikes(const struct mrc_qp_tx *qp)
 {
-	__u32 r = qp->sent_retx_n, q, l = 0, n;
+	__u32 q = (qp->sent_n + 1) / (qp->sent_retx_n + 1), l = 0, n;
 
-	if (!r)
-		return MRC_SILENT_STRIKES;
-	q = qp->sent_n / r;
 	if (q >= 1u << 16) {
 		l += 16;
 		q >>= 16;

@@ -910,31 +910,50 @@ static void silence_margin_follows_rtt(void **state)
 	assert_int_equal(get_qp_tx()->ev_use, 0xf);
 }
 
+/* The QP's loss rate as health_strikes reads it: retx resends of sent. */
+static void loss_rate(uint32_t sent, uint32_t retx)
+{
+	static struct mrc_qp_tx qt;
+	uint32_t key = S_QPN;
+
+	qt = *get_qp_tx();
+	qt.sent_n = sent;
+	qt.sent_retx_n = retx;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, &qt, BPF_ANY),
+			 0);
+}
+
 /*
  * Under a full queue (a congestion episode covering every send time) the
- * silence rule wants two strikes: EV 0 with one packet unanswered while
- * later ones got through is not blamed; once a second packet on it is
- * unanswered too, it is.
+ * silence rule wants more strikes: EV 0 with one or two packets unanswered
+ * while later ones got through is not blamed; once a third packet on it
+ * is unanswered too, it is.
  */
-static void silence_under_congestion_two_strikes(void **state)
+static void silence_under_congestion_three_strikes(void **state)
 {
 	static const uint32_t sacked[] = { 1, 2, 3 };
-	unsigned int i, port;
+	unsigned int i, turn;
 
 	(void)state;
 	/* Everything but EV 0's one packet: 3, sent 300 us after 0. */
 	silence_start(0, 1, 4, sacked, 3, 3);
 	no_rtt_margin();
-	/* EV 0's turn: silent by the clock, one strike: used, not blamed. */
-	for (i = 0; i < 4; i++)
-		assert_int_equal(tx_once(), EV0 + i);
-	assert_int_equal(drain_events(), 0);
-	assert_int_equal(get_qp_tx()->ev_silent_n[0], 2);
-	/* Its next turn: two unanswered, silent still: ASSUMED_BAD. */
-	for (i = 0; i < 4; i++) {
-		port = tx_once();
-		assert_true(port >= EV0 && port < EV0 + 4);
+	/* No loss in a window's worth (MRC_SENT_SPAN): a rate taken as 1 in
+	 * 4097 at most, 2^-12: two losses in a row by chance are below
+	 * 2^-20, so the third unanswered packet makes EV 0 silent. */
+	loss_rate(MRC_SENT_SPAN, 0);
+	post_empty(4);
+	/* EV 0's turns: silent by the clock, too few strikes: used. */
+	for (turn = 1; turn <= 2; turn++) {
+		for (i = 0; i < 4; i++)
+			assert_int_equal(tx_once(), EV0 + i);
+		assert_int_equal(drain_events(), 0);
+		assert_int_equal(get_qp_tx()->ev_silent_n[0], turn + 1);
 	}
+	/* Its next turn: three unanswered, silent still: ASSUMED_BAD. */
+	for (i = 0; i < 4; i++)
+		assert_int_not_equal(tx_once(), EV0);
 	assert_int_equal(drain_events(), 1);
 	assert_int_equal(ev[0].ev_idx, 0);
 	assert_int_equal(ev[0].reason, MRC_EV_R_SILENT);
@@ -948,19 +967,12 @@ static void silence_under_congestion_two_strikes(void **state)
 static void silence_strikes_follow_the_loss_rate(void **state)
 {
 	static const uint32_t sacked[] = { 1, 2, 3 };
-	static struct mrc_qp_tx qt;
-	uint32_t key = S_QPN;
 	unsigned int i, turn;
 
 	(void)state;
 	silence_start(0, 1, 4, sacked, 3, 3);
 	no_rtt_margin();
-	qt = *get_qp_tx();
-	qt.sent_n = 2000;
-	qt.sent_retx_n = 10;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, &qt, BPF_ANY),
-			 0);
+	loss_rate(2000, 10);
 	post_empty(8);
 	for (turn = 1; turn <= 3; turn++) {
 		for (i = 0; i < 4; i++)
@@ -1507,7 +1519,7 @@ int main(void)
 		cmocka_unit_test(silent_ev),
 		cmocka_unit_test(loss_under_ecn_blames_nothing),
 		cmocka_unit_test(silence_margin_follows_rtt),
-		cmocka_unit_test(silence_under_congestion_two_strikes),
+		cmocka_unit_test(silence_under_congestion_three_strikes),
 		cmocka_unit_test(silence_strikes_follow_the_loss_rate),
 		cmocka_unit_test(timeout_blames_only_a_silent_ev),
 		cmocka_unit_test(timeout_in_an_older_episode_blames_nothing),

@@ -827,9 +827,7 @@ static uint32_t strikes(const struct mq *q)
 {
 	uint32_t l = 0, n;
 
-	if (!q->sent_retx_n)
-		return MRC_SILENT_STRIKES;
-	while ((q->sent_n / q->sent_retx_n) >> (l + 1))
+	while (((q->sent_n + 1) / (q->sent_retx_n + 1)) >> (l + 1))
 		l++;
 	if (!l)
 		l = 1;
