@@ -277,26 +277,16 @@ static __always_inline void health_sent(struct mrc_qp_tx *qp, __u8 retx)
  */
 static __always_inline __u32 health_strikes(const struct mrc_qp_tx *qp)
 {
-	__u32 q = (qp->sent_n + 1) / (qp->sent_retx_n + 1), l = 0, n;
+	__u64 q = (qp->sent_n + 1) / (qp->sent_retx_n + 1);
+	__u32 l, n;
 
-	if (q >= 1u << 16) {
-		l += 16;
-		q >>= 16;
-	}
-	if (q >= 1u << 8) {
-		l += 8;
-		q >>= 8;
-	}
-	if (q >= 1u << 4) {
-		l += 4;
-		q >>= 4;
-	}
-	if (q >= 1u << 2) {
-		l += 2;
-		q >>= 2;
-	}
-	if (q >= 1u << 1)
-		l += 1;
+	/* l = floor(log2 q): q's top bit, smeared down, then found. */
+	q |= q >> 1;
+	q |= q >> 2;
+	q |= q >> 4;
+	q |= q >> 8;
+	q |= q >> 16;
+	l = health_ctz(q ^ (q >> 1));
 	if (!l)
 		l = 1;
 	n = 1 + (MRC_SILENT_FALSE_BITS + l - 1) / l;

@@ -142,8 +142,19 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	/* una overdue, whether or not new data may go: resent first. */
 	if (!found && qp->una_psn != qp->next_psn) {
 		rec = &qp->rec[qp->una_psn % MRC_TX_RING];
-		if (tx_overdue(qp, rec, p->tx_ns))
-			goto overdue;
+		if (tx_overdue(qp, rec, p->tx_ns)) {
+			/* Resent now, as lost: a loss to the window, no
+			 * verdict on its EV, not a retry. */
+			psn = qp->una_psn;
+			p->retx = 1;
+			if (!(rec->flags & MRC_REC_UNSENT)) {
+				p->overdue = 1;
+				p->lost_ev_idx = rec->ev_idx;
+				if (cc)
+					nscc_on_loss(&qp->cc, cc, rec->len);
+			}
+			goto spray;
+		}
 		rec = NULL;
 	}
 	if (!found) {
@@ -214,25 +225,9 @@ timeout:
 	k = k < qp->retry_linear ? 0 : k - qp->retry_linear + 1;
 	if (k > 30)
 		k = 30;
-	if (p->tx_ns - rec->tx_ns < (qp->timeout_ns << k)) {
-		if (!tx_overdue(qp, rec, p->tx_ns))
-			goto idle;
-overdue:
-		/*
-		 * Not timed out, but overdue (tx_overdue): resent now, as
-		 * lost, a loss to the window, no verdict on its EV, not a
-		 * retry.
-		 */
-		psn = qp->una_psn;
-		p->retx = 1;
-		if (!(rec->flags & MRC_REC_UNSENT)) {
-			p->overdue = 1;
-			p->lost_ev_idx = rec->ev_idx;
-			if (cc)
-				nscc_on_loss(&qp->cc, cc, rec->len);
-		}
-		goto spray;
-	}
+	/* Not timed out (nor overdue: that was looked at first). */
+	if (p->tx_ns - rec->tx_ns < (qp->timeout_ns << k))
+		goto idle;
 	psn = qp->una_psn;
 	/* A retry either way; but one that never left, or whose answer we
 	 * refused (a full send CQ), is no evidence against its EV. */

@@ -138,6 +138,16 @@ static struct mrc_qp_tx *get_qp_tx(void)
 	return &qt;
 }
 
+/* Write QP S_QPN's send half back, as a test changed it. */
+static void put_qp_tx(const struct mrc_qp_tx *qt)
+{
+	uint32_t key = S_QPN;
+
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
+					     &key, qt, BPF_ANY),
+			 0);
+}
+
 static uint64_t percpu(struct bpf_map *m, uint32_t key)
 {
 	return fixture_percpu_sum(bpf_map__fd(m), key);
@@ -813,13 +823,10 @@ static void wake_on_window(void **state)
 static void no_rtt_margin(void)
 {
 	static struct mrc_qp_tx qt;
-	uint32_t key = S_QPN;
 
 	qt = *get_qp_tx();
 	qt.rtt_hi_ns = 0;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, &qt, BPF_ANY),
-			 0);
+	put_qp_tx(&qt);
 }
 
 /*
@@ -832,7 +839,6 @@ static void silence_start(uint32_t rtt_hi_ns, int congested, unsigned int nsend,
 			  const uint32_t *sacked, unsigned int n, uint32_t last)
 {
 	static struct mrc_qp_tx qt;
-	uint32_t key = S_QPN;
 	unsigned int i;
 	struct pkt a;
 
@@ -847,9 +853,7 @@ static void silence_start(uint32_t rtt_hi_ns, int congested, unsigned int nsend,
 		qt.cong_slots = ~0ull;
 		qt.cong_slot_hi = (mono_ns() >> MRC_CONG_SLOT_SHIFT) + 31;
 	}
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, &qt, BPF_ANY),
-			 0);
+	put_qp_tx(&qt);
 	post_empty(12);
 	for (i = 0; i < nsend; i++) {
 		assert_int_equal(tx_once(), EV0 + i % 4);
@@ -914,14 +918,11 @@ static void silence_margin_follows_rtt(void **state)
 static void loss_rate(uint32_t sent, uint32_t retx)
 {
 	static struct mrc_qp_tx qt;
-	uint32_t key = S_QPN;
 
 	qt = *get_qp_tx();
 	qt.sent_n = sent;
 	qt.sent_retx_n = retx;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, &qt, BPF_ANY),
-			 0);
+	put_qp_tx(&qt);
 }
 
 /*
@@ -1019,13 +1020,10 @@ static void answer(uint16_t evport, uint32_t psn, uint32_t cum, uint8_t flags,
 static void set_srtt(uint32_t srtt_ns)
 {
 	static struct mrc_qp_tx qt;
-	uint32_t key = S_QPN;
 
 	qt = *get_qp_tx();
 	qt.srtt_ns = srtt_ns;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, &qt, BPF_ANY),
-			 0);
+	put_qp_tx(&qt);
 }
 
 /* The transmit program's next n EVs, which must be want[]. */
@@ -1041,14 +1039,11 @@ static void sends_on(const unsigned int *want, unsigned int n)
 static void expire(uint32_t psn)
 {
 	static struct mrc_qp_tx qt;
-	uint32_t key = S_QPN;
 
 	qt = *get_qp_tx();
 	assert_true(mono_ns() > qt.timeout_ns + 1);
 	qt.rec[psn % MRC_TX_RING].tx_ns = mono_ns() - qt.timeout_ns - 1;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, &qt, BPF_ANY),
-			 0);
+	put_qp_tx(&qt);
 }
 
 /*
@@ -1095,13 +1090,30 @@ static void timeout_blames_only_a_silent_ev(void **state)
 static void backdate(uint32_t psn, uint64_t ns)
 {
 	static struct mrc_qp_tx qt;
-	uint32_t key = S_QPN;
 
 	qt = *get_qp_tx();
 	qt.rec[psn % MRC_TX_RING].tx_ns -= ns;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, &qt, BPF_ANY),
-			 0);
+	put_qp_tx(&qt);
+}
+
+/*
+ * QP S_QPN afresh, 4 EVs, reorder_ns 100 us, an ACK timeout of 20 ms;
+ * npost WQEs posted and PSNs 0..3 sent on EVs 0..3.
+ */
+static void four_sent(unsigned int npost)
+{
+	static const unsigned int first[] = { 0, 1, 2, 3 };
+	static struct mrc_qp_tx qt;
+
+	assert_int_equal(reset(), 0);
+	reorder_ns = 100000;
+	assert_int_equal(set_qps(4, 1), 0);
+	reorder_ns = 1000000000;
+	post_empty(npost);
+	sends_on(first, 4);
+	qt = *get_qp_tx();
+	qt.timeout_ns = 20000000;
+	put_qp_tx(&qt);
 }
 
 /*
@@ -1112,23 +1124,11 @@ static void backdate(uint32_t psn, uint64_t ns)
  */
 static void overdue_una_resent_early(void **state)
 {
-	static const unsigned int first[] = { 0, 1, 2, 3 };
 	static struct mrc_qp_tx qt;
-	uint32_t key = S_QPN;
 	unsigned int e;
 
 	(void)state;
-	assert_int_equal(reset(), 0);
-	reorder_ns = 100000;
-	assert_int_equal(set_qps(4, 1), 0);
-	reorder_ns = 1000000000;
-	post_empty(4);
-	sends_on(first, 4);
-	qt = *get_qp_tx();
-	qt.timeout_ns = 20000000;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, &qt, BPF_ANY),
-			 0);
+	four_sent(4);
 	assert_int_equal(tx_once(), 0); /* not overdue yet */
 	backdate(0, 3000000);
 	e = tx_once();
@@ -1164,22 +1164,10 @@ static void overdue_una_resent_early(void **state)
 /* The same while new data may still go: the overdue una goes first. */
 static void overdue_una_before_new_data(void **state)
 {
-	static const unsigned int first[] = { 0, 1, 2, 3 };
 	static struct mrc_qp_tx qt;
-	uint32_t key = S_QPN;
 
 	(void)state;
-	assert_int_equal(reset(), 0);
-	reorder_ns = 100000;
-	assert_int_equal(set_qps(4, 1), 0);
-	reorder_ns = 1000000000;
-	post_empty(8);
-	sends_on(first, 4);
-	qt = *get_qp_tx();
-	qt.timeout_ns = 20000000;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, &qt, BPF_ANY),
-			 0);
+	four_sent(8);
 	backdate(0, 3000000);
 	assert_int_not_equal(tx_once(), EV0);
 	qt = *get_qp_tx();
@@ -1200,7 +1188,6 @@ static uint8_t timeout_in_episodes(int old)
 {
 	static const unsigned int first[] = { 0, 1, 2, 3, 0, 1, 2, 3 };
 	static struct mrc_qp_tx qt;
-	uint32_t key = S_QPN;
 	uint64_t t1;
 
 	assert_int_equal(reset(), 0);
@@ -1220,9 +1207,7 @@ static uint8_t timeout_in_episodes(int old)
 	assert_true(qt.cong_slot_hi - t1 >= 3);
 	if (old)
 		qt.cong_slots |= 7ull << (qt.cong_slot_hi - t1 - 1);
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp_tx),
-					     &key, &qt, BPF_ANY),
-			 0);
+	put_qp_tx(&qt);
 	expire(1);
 	assert_int_not_equal(tx_once(), 0);
 	assert_int_equal(get_qp_tx()->rec[1].tries, 2);
