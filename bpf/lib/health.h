@@ -295,6 +295,56 @@ static __always_inline __u32 health_strikes(const struct mrc_qp_tx *qp)
 	return n > MRC_SILENT_STRIKES_MAX ? MRC_SILENT_STRIKES_MAX : n;
 }
 
+/* The silence rule's margin: how much later a delivered packet must have
+ * left than an unanswered one on another EV to prove the latter lost. */
+static __always_inline __u64 health_silence_margin(const struct mrc_qp_tx *qp)
+{
+	return 2ull * qp->reorder_ns + qp->rtt_hi_ns;
+}
+
+/* Under the QP lock: a packet leaves on EV i at now_ns, unanswered yet. */
+static __always_inline void health_silent_sent(struct mrc_qp_tx *qp, __u32 i,
+					       __u64 now_ns)
+{
+	__u32 e = i & (MRC_QP_EVS - 1), s;
+	__u8 n;
+
+	if (!qp->ev_silent_ns[e])
+		qp->ev_silent_ns[e] = now_ns;
+	if (qp->ev_silent_n[e] < 255)
+		qp->ev_silent_n[e]++;
+	n = qp->ev_silent_n[e];
+	s = health_strikes(qp);
+	if (n >= s && (qp->ev_strike_ns[e] < qp->ev_silent_ns[e] ||
+		       qp->ev_strike_n[e] < s)) {
+		qp->ev_strike_ns[e] = now_ns;
+		qp->ev_strike_n[e] = n;
+	}
+}
+
+/*
+ * Under the QP lock: is EV i dead by the silence rule? Its first
+ * unanswered packet left a margin before one delivered on any EV, and
+ * either no full queue was met then (a path keeps order: one loss proves
+ * it) or, under a full queue, the packets proven lost so far are as many
+ * as health_strikes asks: counted up to the one at ev_strike_ns, never
+ * the ones still in flight, which a deep queue holds for milliseconds.
+ */
+static __always_inline int health_silent_dead(const struct mrc_qp_tx *qp,
+					      __u32 i)
+{
+	__u32 e = i & (MRC_QP_EVS - 1);
+	__u64 m = health_silence_margin(qp), t = qp->ev_silent_ns[e];
+
+	if (!t || t + m >= qp->acked_tx_ns)
+		return 0;
+	if (!health_congested(qp, t))
+		return 1;
+	return qp->ev_strike_ns[e] >= t &&
+	       qp->ev_strike_n[e] >= health_strikes(qp) &&
+	       qp->ev_strike_ns[e] + m < qp->acked_tx_ns;
+}
+
 /*
  * Under the QP lock: a packet sent on EV i was lost. A GOOD EV becomes
  * ASSUMED_BAD and leaves ev_use, unless that would leave fewer than

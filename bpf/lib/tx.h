@@ -276,11 +276,7 @@ spray:
 	if (i >= MRC_QP_EVS)
 		goto idle; /* cannot be: checked under this lock above */
 	/* Its turn, but silent while later packets got through: dead. */
-	if (qp->ev_silent_ns[i] &&
-	    qp->ev_silent_ns[i] + 2ull * qp->reorder_ns + qp->rtt_hi_ns <
-		    qp->acked_tx_ns &&
-	    (qp->ev_silent_n[i] >= health_strikes(qp) ||
-	     !health_congested(qp, qp->ev_silent_ns[i]))) {
+	if (health_silent_dead(qp, i)) {
 		int kept;
 
 		p->silent_bad = (__u8)health_mark_bad(qp, i, &kept);
@@ -292,10 +288,7 @@ spray:
 		if (i >= MRC_QP_EVS)
 			goto idle;
 	}
-	if (!qp->ev_silent_ns[i])
-		qp->ev_silent_ns[i] = p->tx_ns;
-	if (qp->ev_silent_n[i] < 255)
-		qp->ev_silent_n[i]++;
+	health_silent_sent(qp, i, p->tx_ns);
 	rec->ev = qp->ev[i];
 	rec->ev_idx = i;
 	rec->port = qp->ev_port[i];
@@ -546,6 +539,8 @@ static __always_inline void tx_unsend(struct mrc_qp_tx *qp,
 			qp->ev_silent_ns[e] = 0;
 		if (qp->ev_silent_n[e])
 			qp->ev_silent_n[e]--;
+		if (qp->ev_strike_ns[e] == p->tx_ns)
+			qp->ev_strike_ns[e] = 0; /* no strike after all */
 		if (rec->tries == 1 && !(rec->flags & MRC_REC_RETX_Q))
 			retx_push(qp, rec, p->psn);
 	}

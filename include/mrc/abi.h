@@ -19,7 +19,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 7
+#define MRC_ABI_VERSION 8
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -369,12 +369,23 @@ struct mrc_qp_tx {
 	 * 255): the silence rule's strikes while a queue is full. */
 	__u8 ev_silent_n[MRC_QP_EVS];
 	/*
+	 * The silence rule's proof while a queue is full: of ev[i]'s
+	 * unanswered packets, the one sent at ev_strike_ns[i] was the
+	 * ev_strike_n[i]-th, the first to reach the strikes health_strikes
+	 * asked when it left. Its loss, and that of every one before it, is
+	 * proven once a packet sent later by the silence margin is
+	 * delivered; packets still in flight are no strikes. A record older
+	 * than ev_silent_ns[i] belongs to an earlier silence: none.
+	 */
+	__u8 ev_strike_n[MRC_QP_EVS];
+	/*
 	 * When the first packet sent on ev[i] after its newest delivered
 	 * one left (0: none since). An EV silent for 2 x reorder_ns while
 	 * packets sent later on other EVs were delivered is dead: a dead
 	 * path delivers nothing later on its own EV to prove a loss by.
 	 */
 	__u64 ev_silent_ns[MRC_QP_EVS];
+	__u64 ev_strike_ns[MRC_QP_EVS];
 	__u64 ev_acked_ns[MRC_QP_EVS];
 	/*
 	 * Congestion as path health sees it (docs/health.md), with or

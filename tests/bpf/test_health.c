@@ -926,15 +926,53 @@ static void loss_rate(uint32_t sent, uint32_t retx)
 }
 
 /*
+ * One turn of the 4 EVs from PSN psn (EV 0's), then 300 us later, past
+ * the silence margin, EVs 1..3's. If answer, they are delivered as far as
+ * the silence rule sees it (ev_delivered): their silence ends and PSN
+ * psn + 3 is the newest delivered send, which proves EV 0's packets of
+ * this turn and before lost. (A SACK would do the same and also resend
+ * EV 0's as holes, on other EVs, out of turn.)
+ */
+static void silent_turn(uint32_t psn, int answer)
+{
+	static struct mrc_qp_tx qt;
+	unsigned int i;
+
+	assert_int_equal(tx_once(), EV0);
+	usleep(300);
+	for (i = 1; i < 4; i++)
+		assert_int_equal(tx_once(), EV0 + i);
+	if (!answer)
+		return;
+	qt = *get_qp_tx();
+	for (i = 1; i < 4; i++) {
+		qt.ev_silent_ns[i] = 0;
+		qt.ev_silent_n[i] = 0;
+	}
+	qt.acked_tx_ns = qt.rec[(psn + 3) % MRC_TX_RING].tx_ns;
+	put_qp_tx(&qt);
+}
+
+/* EV 0's turn, the first of the next: silent, so ASSUMED_BAD, and
+ * the packet goes on another. */
+static void ev0_found_silent(void)
+{
+	assert_int_not_equal(tx_once(), EV0);
+	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev[0].ev_idx, 0);
+	assert_int_equal(ev[0].reason, MRC_EV_R_SILENT);
+}
+
+/*
  * Under a full queue (a congestion episode covering every send time) the
- * silence rule wants more strikes: EV 0 with one or two packets unanswered
- * while later ones got through is not blamed; once a third packet on it
- * is unanswered too, it is.
+ * silence rule wants more strikes: EV 0 with one or two packets proven
+ * lost while later ones got through is not blamed; once a third packet
+ * on it is proven lost too, it is.
  */
 static void silence_under_congestion_three_strikes(void **state)
 {
 	static const uint32_t sacked[] = { 1, 2, 3 };
-	unsigned int i, turn;
+	unsigned int turn;
 
 	(void)state;
 	/* Everything but EV 0's one packet: 3, sent 300 us after 0. */
@@ -942,50 +980,71 @@ static void silence_under_congestion_three_strikes(void **state)
 	no_rtt_margin();
 	/* No loss in a window's worth (MRC_SENT_SPAN): a rate taken as 1 in
 	 * 4097 at most, 2^-12: two losses in a row by chance are below
-	 * 2^-20, so the third unanswered packet makes EV 0 silent. */
+	 * 2^-20, so the third packet proven lost makes EV 0 silent. */
 	loss_rate(MRC_SENT_SPAN, 0);
-	post_empty(4);
+	post_empty(12);
 	/* EV 0's turns: silent by the clock, too few strikes: used. */
 	for (turn = 1; turn <= 2; turn++) {
-		for (i = 0; i < 4; i++)
-			assert_int_equal(tx_once(), EV0 + i);
+		silent_turn(4 * turn, 1);
 		assert_int_equal(drain_events(), 0);
 		assert_int_equal(get_qp_tx()->ev_silent_n[0], turn + 1);
 	}
-	/* Its next turn: three unanswered, silent still: ASSUMED_BAD. */
-	for (i = 0; i < 4; i++)
-		assert_int_not_equal(tx_once(), EV0);
-	assert_int_equal(drain_events(), 1);
-	assert_int_equal(ev[0].ev_idx, 0);
-	assert_int_equal(ev[0].reason, MRC_EV_R_SILENT);
+	/* Its next turn: three proven lost, silent still: ASSUMED_BAD. */
+	ev0_found_silent();
+}
+
+/*
+ * Strikes are packets proven lost, not packets sent: a deep queue holds
+ * EV 0's newer packets for milliseconds, and had they counted, a single
+ * loss and two packets still queued would blame a live path. The same
+ * full queue; EV 0's second and third packets go out with nothing sent
+ * after them delivered: at its next turn three are unanswered and only
+ * one is proven lost, so it is used. Once later packets are delivered,
+ * its next turn finds it silent.
+ */
+static void silence_strikes_in_flight_prove_nothing(void **state)
+{
+	static const uint32_t sacked[] = { 1, 2, 3 };
+	unsigned int turn;
+
+	(void)state;
+	silence_start(0, 1, 4, sacked, 3, 3);
+	no_rtt_margin();
+	loss_rate(MRC_SENT_SPAN, 0);
+	post_empty(12);
+	for (turn = 1; turn <= 2; turn++)
+		silent_turn(4 * turn, 0);
+	assert_int_equal(drain_events(), 0);
+	assert_int_equal(get_qp_tx()->ev_silent_n[0], 3);
+	/* Three unanswered, one proven: used, nobody blamed. */
+	silent_turn(12, 1);
+	assert_int_equal(drain_events(), 0);
+	assert_int_equal(get_qp_tx()->ev_use, 0xf);
+	/* Now PSNs 13..15 are delivered, sent 300 us after 12. */
+	ev0_found_silent();
 }
 
 /*
  * The same at a loss rate of 1 in 200 (sent_retx_n / sent_n; 2^-7 at
  * most): 3 losses in a row by chance are below 2^-20, so the fourth
- * unanswered packet makes EV 0 silent, not the second.
+ * packet proven lost makes EV 0 silent, not the second.
  */
 static void silence_strikes_follow_the_loss_rate(void **state)
 {
 	static const uint32_t sacked[] = { 1, 2, 3 };
-	unsigned int i, turn;
+	unsigned int turn;
 
 	(void)state;
 	silence_start(0, 1, 4, sacked, 3, 3);
 	no_rtt_margin();
 	loss_rate(2000, 10);
-	post_empty(8);
+	post_empty(16);
 	for (turn = 1; turn <= 3; turn++) {
-		for (i = 0; i < 4; i++)
-			assert_int_equal(tx_once(), EV0 + i);
+		silent_turn(4 * turn, 1);
 		assert_int_equal(drain_events(), 0);
 		assert_int_equal(get_qp_tx()->ev_silent_n[0], turn + 1);
 	}
-	for (i = 0; i < 4; i++)
-		assert_int_not_equal(tx_once(), EV0);
-	assert_int_equal(drain_events(), 1);
-	assert_int_equal(ev[0].ev_idx, 0);
-	assert_int_equal(ev[0].reason, MRC_EV_R_SILENT);
+	ev0_found_silent();
 }
 
 /* --- steering (health.md): congestion moves traffic, never blames ------- */
@@ -1505,6 +1564,7 @@ int main(void)
 		cmocka_unit_test(loss_under_ecn_blames_nothing),
 		cmocka_unit_test(silence_margin_follows_rtt),
 		cmocka_unit_test(silence_under_congestion_three_strikes),
+		cmocka_unit_test(silence_strikes_in_flight_prove_nothing),
 		cmocka_unit_test(silence_strikes_follow_the_loss_rate),
 		cmocka_unit_test(timeout_blames_only_a_silent_ev),
 		cmocka_unit_test(timeout_in_an_older_episode_blames_nothing),

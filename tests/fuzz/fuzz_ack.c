@@ -837,6 +837,24 @@ static uint32_t strikes(const struct mq *q)
 	return n > MRC_SILENT_STRIKES_MAX ? MRC_SILENT_STRIKES_MAX : n;
 }
 
+/* health.md: EV i is dead by the silence rule. Its first unanswered packet
+ * left a margin before one delivered; one loss proves it with no full
+ * queue then, and under one the strikes must be proven lost too: the
+ * record's packet, as many as asked, a margin before one delivered. */
+static int silent_dead(const struct mq *q, uint32_t i)
+{
+	uint64_t m = 2ull * q->reorder_ns + q->cur.rtt_hi_ns;
+	uint64_t t = q->cur.ev_silent_ns[i];
+
+	if (!t || t + m >= q->acked_tx_ns)
+		return 0;
+	if (!congested(q, t))
+		return 1;
+	return q->cur.ev_strike_ns[i] >= t &&
+	       q->cur.ev_strike_n[i] >= strikes(q) &&
+	       q->cur.ev_strike_ns[i] + m < q->acked_tx_ns;
+}
+
 /* health.md: the answer to a packet sent at tx_ns said a queue was full. */
 static void full_queue(struct mq *q, uint64_t tx_ns)
 {
@@ -1192,7 +1210,7 @@ static void qp_diff(const struct mrc_qp_tx *got, const struct mrc_qp_tx *want,
 		F(ev_silent_ns), F(ev_acked_ns),   F(rec),
 		F(ev_cool),	 F(ev_cool_ns),	   F(srtt_ns),
 		F(sent_n),	 F(sent_retx_n),   F(cong_slots),
-		F(cong_slot_hi),
+		F(cong_slot_hi), F(ev_strike_ns),  F(ev_strike_n),
 #undef F
 	};
 	const uint8_t *a = (const void *)got, *b = (const void *)want;
@@ -1524,6 +1542,8 @@ struct mpick {
 	uint32_t nbad; /* EVs the pick moved to ASSUMED_BAD */
 	uint32_t wait_ns; /* a timeout resend: the timeout it waited out */
 	int silent_set; /* ev_silent_ns[e] takes this run's clock */
+	int strike_set; /* ev_strike_ns[e] too, as strike number strike_n */
+	uint8_t strike_n;
 	uint64_t prev_tx_ns;
 	int cq_full; /* held back: the send CQ has no room */
 };
@@ -1662,12 +1682,7 @@ spray:
 	i = next_ev(q, avoid);
 	if (i >= MRC_QP_EVS)
 		return; /* cannot be: not every EV is DENIED */
-	if (q->cur.ev_silent_ns[i] &&
-	    q->cur.ev_silent_ns[i] + 2ull * q->reorder_ns + q->cur.rtt_hi_ns <
-		    q->acked_tx_ns &&
-	    (q->cur.ev_silent_n[i] >= strikes(q) ||
-	     !congested(q, q->cur.ev_silent_ns[i])) &&
-	    blame_kept(q, i, &kept)) {
+	if (silent_dead(q, i) && blame_kept(q, i, &kept)) {
 		p->nbad++;
 		if (!kept)
 			i = next_ev(q, avoid);
@@ -1675,6 +1690,13 @@ spray:
 	p->silent_set = !q->cur.ev_silent_ns[i];
 	if (q->cur.ev_silent_n[i] < 255)
 		q->cur.ev_silent_n[i]++;
+	/* The strike record: this send, if it reaches the strikes asked and
+	 * the record is of an earlier silence or short of them. */
+	p->strike_n = q->cur.ev_silent_n[i];
+	p->strike_set = p->strike_n >= strikes(q) &&
+			(p->silent_set ||
+			 q->cur.ev_strike_ns[i] < q->cur.ev_silent_ns[i] ||
+			 q->cur.ev_strike_n[i] < strikes(q));
 	p->prev_tx_ns = r->tx_ns;
 	r->ev_idx = (uint8_t)i;
 	r->ev = (uint16_t)(EV0 + i);
@@ -1746,6 +1768,8 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 			q->cur.ev_silent_ns[p->e] = 0;
 		if (q->cur.ev_silent_n[p->e])
 			q->cur.ev_silent_n[p->e]--;
+		if (q->cur.ev_strike_ns[p->e] == r->tx_ns)
+			q->cur.ev_strike_ns[p->e] = 0;
 		if (r->tries == 1 && !(r->flags & MRC_REC_RETX_Q) &&
 		    q->retx_tail - q->retx_head < MRC_RETX_Q) {
 			r->flags |= MRC_REC_RETX_Q;
@@ -1895,6 +1919,10 @@ static int send_one(struct mq *q)
 		}
 		if (p.silent_set)
 			q->cur.ev_silent_ns[p.e] = r->tx_ns;
+		if (p.strike_set) {
+			q->cur.ev_strike_ns[p.e] = r->tx_ns;
+			q->cur.ev_strike_n[p.e] = p.strike_n;
+		}
 	}
 	account(q, &p, skb);
 	check_read(q, &now, NULL,
