@@ -212,29 +212,58 @@ static __always_inline __u64 health_queue_span(const struct mrc_qp_tx *qp)
 	return 2ull * qp->reorder_ns + 2ull * qp->rtt_hi_ns;
 }
 
-/*
- * Under the QP lock: did a packet sent at tx_ns meet a full queue an
- * answer told of (cong_slots), one sent within a span of it? Then its loss
- * or timeout is no verdict on its EV.
- */
-static __always_inline int health_congested(const struct mrc_qp_tx *qp,
-					    __u64 tx_ns)
+/* Under the QP lock: did an answer tell of a full queue (cong_slots) met by
+ * a packet sent in slots lo_s..hi_s (send time >> MRC_CONG_SLOT_SHIFT)? */
+static __always_inline int health_marked(const struct mrc_qp_tx *qp, __u64 lo_s,
+					 __u64 hi_s)
 {
-	__u64 bits = qp->cong_slots, hi = qp->cong_slot_hi;
-	__u64 w = health_queue_span(qp), lo_s, hi_s, jlo, jhi;
+	__u64 bits = qp->cong_slots, hi = qp->cong_slot_hi, jlo, jhi;
 
-	if (!bits)
-		return 0;
-	lo_s = (tx_ns > w ? tx_ns - w : 0) >> MRC_CONG_SLOT_SHIFT;
-	hi_s = (tx_ns + w) >> MRC_CONG_SLOT_SHIFT;
-	if (lo_s > hi)
-		return 0; /* after the newest */
+	if (!bits || lo_s > hi)
+		return 0; /* nothing, or all after the newest */
 	/* Slots lo_s..hi_s are bits hi - hi_s .. hi - lo_s. */
 	jlo = hi_s >= hi ? 0 : hi - hi_s;
 	if (jlo > 63)
 		return 0; /* before the oldest remembered */
 	jhi = hi - lo_s > 63 ? 63 : hi - lo_s;
 	return !!(bits & (~0ull << jlo) & (~0ull >> (63 - jhi)));
+}
+
+/*
+ * Under the QP lock: did a packet sent at tx_ns meet a full queue an
+ * answer told of, one sent within a span of it? Then its loss is no
+ * verdict on its EV, where a later packet on the same EV proves the loss.
+ */
+static __always_inline int health_congested(const struct mrc_qp_tx *qp,
+					    __u64 tx_ns)
+{
+	__u64 w = health_queue_span(qp);
+
+	if (!qp->cong_slots)
+		return 0; /* the common case, first: this runs per hole */
+	return health_marked(qp,
+			     (tx_ns > w ? tx_ns - w : 0) >> MRC_CONG_SLOT_SHIFT,
+			     (tx_ns + w) >> MRC_CONG_SLOT_SHIFT);
+}
+
+/*
+ * Under the QP lock: had a queue been full lately when a packet left at
+ * tx_ns: did an answer in the memory (64 slots, 268 ms) tell of a full
+ * queue met by a packet sent before it, or within a span after? For the
+ * rules that blame on a loss no later packet of the same EV proves (an
+ * ACK timeout, the silence rule's first strike). A full drop-tail queue
+ * takes every packet a sender offers for as long as it stays full, and a
+ * QP whose window it emptied gets no answers, marked or not, near its
+ * losses; a sender held off the CPU times out a whole window at once.
+ */
+static __always_inline int health_congested_lately(const struct mrc_qp_tx *qp,
+						   __u64 tx_ns)
+{
+	__u64 t = tx_ns >> MRC_CONG_SLOT_SHIFT;
+
+	return health_marked(qp, t > 63 ? t - 63 : 0,
+			     (tx_ns + health_queue_span(qp)) >>
+				     MRC_CONG_SLOT_SHIFT);
 }
 
 /* Under the QP lock: the answer to a packet sent at tx_ns says a queue
@@ -325,8 +354,8 @@ static __always_inline void health_silent_sent(struct mrc_qp_tx *qp, __u32 i,
 /*
  * Under the QP lock: is EV i dead by the silence rule? Its first
  * unanswered packet left a margin before one delivered on any EV, and
- * either no full queue was met then (a path keeps order: one loss proves
- * it) or, under a full queue, the packets proven lost so far are as many
+ * either no queue had been full lately (a path keeps order: one loss
+ * proves it) or, if one had, the packets proven lost so far are as many
  * as health_strikes asks: counted up to the one at ev_strike_ns, never
  * the ones still in flight, which a deep queue holds for milliseconds.
  */
@@ -338,7 +367,7 @@ static __always_inline int health_silent_dead(const struct mrc_qp_tx *qp,
 
 	if (!t || t + m >= qp->acked_tx_ns)
 		return 0;
-	if (!health_congested(qp, t))
+	if (!health_congested_lately(qp, t))
 		return 1;
 	return qp->ev_strike_ns[e] >= t &&
 	       qp->ev_strike_n[e] >= health_strikes(qp) &&

@@ -236,13 +236,18 @@ timeout:
 
 		p->timed_out = 1;
 		p->lost_ev_idx = rec->ev_idx;
-		/* No verdict on the EV if a full queue may have held it
-		 * that long, or if the EV has delivered a packet sent after
-		 * it since: a path that delivers is not dead, and a drop on
-		 * it is a queue's (or a lossy path's, judged by counts in
-		 * mrcd). The silence rule still finds a dead one. */
-		if (!health_congested(qp, rec->tx_ns) &&
-		    qp->ev_acked_ns[rec->ev_idx & 63] <= rec->tx_ns)
+		/* A verdict on the EV only if no queue had been full
+		 * lately, the EV has delivered nothing sent after it (a
+		 * path that delivers is not dead, and a drop on it is a
+		 * queue's, or a lossy path's, judged by counts in mrcd),
+		 * and other EVs have delivered a packet sent a margin later
+		 * (with nothing at all delivered, the loss names no path:
+		 * the peer, a whole window emptied by a full queue, or this
+		 * sender held off the CPU). The silence rule still finds a
+		 * dead EV, at its next turn. */
+		if (!health_congested_lately(qp, rec->tx_ns) &&
+		    qp->ev_acked_ns[rec->ev_idx & 63] <= rec->tx_ns &&
+		    qp->acked_tx_ns > rec->tx_ns + health_silence_margin(qp))
 			p->ev_bad =
 				(__u8)health_mark_bad(qp, rec->ev_idx, &kept);
 		p->ev_kept = (__u8)kept;

@@ -1106,10 +1106,24 @@ static void expire(uint32_t psn)
 }
 
 /*
+ * As if a packet sent now on another EV had been delivered (acked_tx_ns),
+ * with no SACK to judge holes by: what an ACK timeout needs to name a path.
+ */
+static void delivered_later(void)
+{
+	static struct mrc_qp_tx qt;
+
+	qt = *get_qp_tx();
+	qt.acked_tx_ns = mono_ns();
+	put_qp_tx(&qt);
+}
+
+/*
  * An ACK timeout blames its EV only if the EV has delivered nothing sent
  * after it: PSN 0 times out while PSN 4, sent later on the same EV, was
  * delivered (a drop, not a dead path: resent, no verdict); PSN 1 times out
- * with nothing of EV 1 delivered since: EV 1 is blamed.
+ * with nothing of EV 1 delivered since, and packets sent after it
+ * delivered on other EVs: EV 1 is blamed.
  */
 static void timeout_blames_only_a_silent_ev(void **state)
 {
@@ -1134,7 +1148,14 @@ static void timeout_blames_only_a_silent_ev(void **state)
 	assert_int_equal(drain_events(), 0);
 	answer((uint16_t)e, 0, 1, 0, 0); /* the resend is through: una 1 */
 	assert_int_equal(get_qp_tx()->una_psn, 1);
+	/* A silence margin (2 x reorder_ns + rtt_hi_ns) well within the
+	 * timeout, now that no hole is left to judge by it. */
+	qt = get_qp_tx();
+	qt->reorder_ns = 100000;
+	qt->rtt_hi_ns = 0;
+	put_qp_tx(qt);
 	expire(1);
+	delivered_later();
 	assert_int_not_equal(tx_once(), 0);
 	qt = get_qp_tx();
 	assert_int_equal(qt->ev_state[1], MRC_EV_ASSUMED_BAD);
@@ -1208,9 +1229,10 @@ static void overdue_una_resent_early(void **state)
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
 	assert_int_equal(drain_events(), 0);
 	/* Its timeout, judged as ever: the last try's EV delivered nothing
-	 * since, and no queue was full. */
+	 * since, others did, and no queue was full. */
 	e = get_qp_tx()->rec[0].ev_idx;
 	backdate(0, 20000000);
+	delivered_later();
 	assert_int_not_equal(tx_once(), 0);
 	qt = *get_qp_tx();
 	assert_int_equal(qt.rec[0].timeouts, 1);
@@ -1218,6 +1240,28 @@ static void overdue_una_resent_early(void **state)
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_TIMEOUTS), 1);
 	assert_int_equal(drain_events(), 1);
 	assert_int_equal(ev[0].reason, MRC_EV_R_TIMEOUT);
+}
+
+/*
+ * A whole window times out with nothing delivered at all (the peer gone, a
+ * full queue that took every packet, or this sender held off the CPU past
+ * its timeouts): the loss names no path. Resent, a retry spent, no EV
+ * blamed.
+ */
+static void timeout_with_nothing_delivered_blames_nothing(void **state)
+{
+	unsigned int e;
+
+	(void)state;
+	four_sent(4);
+	backdate(0, 20000000);
+	e = tx_once();
+	assert_true(e > EV0 && e < EV0 + 4);
+	assert_int_equal(get_qp_tx()->rec[0].timeouts, 1);
+	assert_int_equal(get_qp_tx()->ev_use, 0xf);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_TIMEOUTS), 1);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
+	assert_int_equal(drain_events(), 0);
 }
 
 /* The same while new data may still go: the overdue una goes first. */
@@ -1565,6 +1609,7 @@ int main(void)
 		cmocka_unit_test(silence_margin_follows_rtt),
 		cmocka_unit_test(silence_under_congestion_three_strikes),
 		cmocka_unit_test(silence_strikes_in_flight_prove_nothing),
+		cmocka_unit_test(timeout_with_nothing_delivered_blames_nothing),
 		cmocka_unit_test(silence_strikes_follow_the_loss_rate),
 		cmocka_unit_test(timeout_blames_only_a_silent_ev),
 		cmocka_unit_test(timeout_in_an_older_episode_blames_nothing),

@@ -807,17 +807,35 @@ static int blame(struct mq *q, uint32_t e)
  * so its loss or timeout blames no EV. By send times and the device's
  * rtt_hi_ns before this step (q->cur): all the model knows exactly.
  */
-static int congested(const struct mq *q, uint64_t tx_ns)
+static int marked(const struct mq *q, uint64_t lo, uint64_t hi)
 {
-	uint64_t w = 2ull * q->reorder_ns + 2ull * q->cur.rtt_hi_ns, t;
+	uint64_t t;
 
-	/* Any slot within a span of tx_ns, of the 64 remembered. */
-	for (t = (tx_ns > w ? tx_ns - w : 0) >> MRC_CONG_SLOT_SHIFT;
-	     t <= (tx_ns + w) >> MRC_CONG_SLOT_SHIFT; t++)
+	/* Any slot lo..hi, of the 64 remembered. */
+	for (t = lo; t <= hi; t++)
 		if (q->cong_slots && t <= q->cong_hi && q->cong_hi - t < 64 &&
 		    (q->cong_slots >> (q->cong_hi - t) & 1))
 			return 1;
 	return 0;
+}
+
+static int congested(const struct mq *q, uint64_t tx_ns)
+{
+	uint64_t w = 2ull * q->reorder_ns + 2ull * q->cur.rtt_hi_ns;
+
+	return marked(q, (tx_ns > w ? tx_ns - w : 0) >> MRC_CONG_SLOT_SHIFT,
+		      (tx_ns + w) >> MRC_CONG_SLOT_SHIFT);
+}
+
+/* health.md: a queue had been full lately when tx_ns left: a slot of the
+ * 64 before it, or within a span after. */
+static int congested_lately(const struct mq *q, uint64_t tx_ns)
+{
+	uint64_t w = 2ull * q->reorder_ns + 2ull * q->cur.rtt_hi_ns;
+	uint64_t t = tx_ns >> MRC_CONG_SLOT_SHIFT;
+
+	return marked(q, t > 63 ? t - 63 : 0,
+		      (tx_ns + w) >> MRC_CONG_SLOT_SHIFT);
 }
 
 /* health.md: the silence rule's strikes under a full queue, the least n
@@ -848,7 +866,7 @@ static int silent_dead(const struct mq *q, uint32_t i)
 
 	if (!t || t + m >= q->acked_tx_ns)
 		return 0;
-	if (!congested(q, t))
+	if (!congested_lately(q, t))
 		return 1;
 	return q->cur.ev_strike_ns[i] >= t &&
 	       q->cur.ev_strike_n[i] >= strikes(q) &&
@@ -1662,8 +1680,10 @@ static void pick(struct mq *q, int skb, struct mpick *p)
 		if (!(r->flags & MRC_REC_UNSENT) && !q->cq_stalled) {
 			p->timed_out = 1;
 			p->lost_e = r->ev_idx;
-			if (!congested(q, r->tx_ns) &&
-			    q->ev_acked_ns[r->ev_idx & 63] <= r->tx_ns)
+			if (!congested_lately(q, r->tx_ns) &&
+			    q->ev_acked_ns[r->ev_idx & 63] <= r->tx_ns &&
+			    q->acked_tx_ns > r->tx_ns + 2ull * q->reorder_ns +
+						     q->cur.rtt_hi_ns)
 				p->nbad += (uint32_t)blame(q, r->ev_idx);
 		}
 		if (r->timeouts >= q->retry_linear + q->retry_exp &&
