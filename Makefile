@@ -88,7 +88,8 @@ FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_ack $(BUILD)/tests/fuzz_tc
 # raw MRCD_RESUME, the fuzzers, a blind injector.
 TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume \
 	      $(BUILD)/tests/mrcd_limits $(FUZZERS) \
-	      $(BUILD)/tests/inject $(BUILD)/tests/nl_forge
+	      $(BUILD)/tests/inject $(BUILD)/tests/nl_forge \
+	      $(BUILD)/tests/wire_pcap
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
@@ -249,6 +250,16 @@ $(BUILD)/tests/inject: tests/tools/inject.c tests/lib/pkt.c $(BUILD)/libmrc-comm
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Itests/lib -Ilib -o $@ $(filter %.c %.a,$^) $(LIBS_BPF)
+
+# Packets of every kind from the real programs, as pcaps for the dissector
+# test (tests/system/003-dissector.sh).
+$(BUILD)/tests/wire_pcap: tests/tools/wire_pcap.c tests/tools/wire_expect.c \
+		tests/tools/wire_garble.c tests/tools/wire_expect.h tests/lib/pkt.c \
+		$(BUILD)/libmrc-common.a $(BUILD)/bpf/mrc_xdp_rx.skel.h \
+		$(BUILD)/bpf/mrc_xdp_tx.skel.h $(wildcard include/mrc/*.h tests/lib/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib -Itests/tools -Ilib -o $@ $(filter %.c %.a,$^) $(LIBS_BPF)
 
 $(BUILD)/tests/nl_forge: tests/tools/nl_forge.c
 	$(call msg,CC,$@)
