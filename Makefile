@@ -11,7 +11,8 @@
 #   make lint     clang-format, shellcheck, cppcheck, the installed headers alone
 #   make demo     testbed up, traffic, a failure, the result, testbed down
 #   make soak     mrcd 10 minutes under a mixed load: no growth, measured
-#   make install  mrcd, mrcctl, mrc-perf, libmrc, headers, unit, man pages
+#   make install  mrcd, mrcctl, mrc-perf, libmrc, headers, unit, man pages,
+#                 the Wireshark dissector
 #                 (PREFIX=/usr/local, DESTDIR); make uninstall reverses it
 #
 # V=1 shows full commands.
