@@ -53,7 +53,7 @@ diff -u "$TMP/registered.ex" "$TMP/experts" >"$TMP/diff" ||
 # Each frame: its fields as tshark prints them, side by side with what
 # wire_pcap read from the frame; a field it did not name must be absent.
 mapfile -t fields <"$TMP/fields"
-args=(-T fields -E separator=/t -E occurrence=a -E aggregator=, -e frame.number)
+args=(-T fields -E separator=/t -E occurrence=a -E "aggregator=," -e frame.number)
 for fld in "${fields[@]}"; do args+=(-e "$fld"); done
 ts -r "$TMP/good.pcap" "${args[@]}" >"$TMP/got" || fail "tshark: $(cat "$TMP/tshark.err")"
 awk -F'\t' -v list="$TMP/fields" -v want="$TMP/good.expect" '
@@ -106,7 +106,7 @@ log "without mrc.lua: $roce of $total frames go to the infiniband dissector"
 # Garbled frames: the expert info named, or at least one warning or error
 # ("*"); never a Lua error.
 experts=$(cut -f2 "$TMP/bad.expect" | grep -v '^\*$' | sort -u)
-args=(-T fields -E separator=/t -E occurrence=a -E aggregator=, -e frame.number -e _ws.expert.severity)
+args=(-T fields -E separator=/t -E occurrence=a -E "aggregator=," -e frame.number -e _ws.expert.severity)
 for x in $experts; do args+=(-e "$x"); done
 ts -r "$TMP/bad.pcap" "${args[@]}" >"$TMP/bad.got" || fail "tshark on bad.pcap: $(cat "$TMP/tshark.err")"
 awk -F'\t' -v want="$TMP/bad.expect" -v names="$(echo $experts)" '
