@@ -63,6 +63,14 @@ for code, name in pairs(nack_reasons) do
 end
 
 local f = {
+	-- the headers, each a subtree: -Y mrc.dext selects data packets
+	bth = ProtoField.none("mrc.bth", "Base Transport Header"),
+	reth = ProtoField.none("mrc.reth", "RDMA Extended Transport Header"),
+	dext = ProtoField.none("mrc.dext", "MRC Data Extension"),
+	aeth = ProtoField.none("mrc.aeth", "ACK Extended Transport Header"),
+	aext = ProtoField.none("mrc.aext", "MRC Acknowledgement Extension"),
+	sack_bitmap = ProtoField.none("mrc.aext.sack_bitmap", "SACK"),
+	pext = ProtoField.none("mrc.pext", "MRC Probe Extension"),
 	-- BTH
 	opcode = ProtoField.uint8("mrc.bth.opcode", "Opcode", base.HEX, opcodes),
 	se = ProtoField.bool("mrc.bth.se", "Solicited event", 8, nil, 0x80),
@@ -183,7 +191,7 @@ local function check_ev(tvb, item, off)
 end
 
 local function dissect_bth(tvb, tree)
-	local t = tree:add(mrc, tvb(0, BTH_LEN), "Base Transport Header")
+	local t = tree:add(f.bth, tvb(0, BTH_LEN))
 	t:add(f.opcode, tvb(0, 1))
 	t:add(f.se, tvb(1, 1))
 	t:add(f.migreq, tvb(1, 1))
@@ -203,7 +211,7 @@ local function dissect_data(tvb, pinfo, tree, op)
 	if not need(tvb, tree, off, RETH_LEN, "RETH") then
 		return
 	end
-	local t = tree:add(mrc, tvb(off, RETH_LEN), "RDMA Extended Transport Header")
+	local t = tree:add(f.reth, tvb(off, RETH_LEN))
 	t:add(f.va, tvb(off, 8))
 	t:add(f.rkey, tvb(off + 8, 4))
 	t:add(f.reth_len, tvb(off + 12, 4))
@@ -220,7 +228,7 @@ local function dissect_data(tvb, pinfo, tree, op)
 	if not need(tvb, tree, off, DEXT_LEN, "DEXT") then
 		return
 	end
-	t = tree:add(mrc, tvb(off, DEXT_LEN), "MRC Data Extension")
+	t = tree:add(f.dext, tvb(off, DEXT_LEN))
 	t:add(f.d_ver, tvb(off, 1))
 	check_version(tvb, t, off)
 	local ft = t:add(f.d_flags, tvb(off + 1, 1))
@@ -269,7 +277,7 @@ local function dissect_ack(tvb, pinfo, tree)
 	if not need(tvb, tree, off, AETH_LEN, "AETH") then
 		return
 	end
-	local t = tree:add(mrc, tvb(off, AETH_LEN), "ACK Extended Transport Header")
+	local t = tree:add(f.aeth, tvb(off, AETH_LEN))
 	t:add(f.syndrome, tvb(off, 1))
 	t:add(f.msn, tvb(off, 4))
 	local syn = tvb(off, 1):uint()
@@ -277,7 +285,7 @@ local function dissect_ack(tvb, pinfo, tree)
 	if not need(tvb, tree, off, AEXT_LEN, "AEXT") then
 		return
 	end
-	t = tree:add(mrc, tvb(off, AEXT_LEN), "MRC Acknowledgement Extension")
+	t = tree:add(f.aext, tvb(off, AEXT_LEN))
 	t:add(f.a_ver, tvb(off, 1))
 	check_version(tvb, t, off)
 	local ft = t:add(f.a_flags, tvb(off + 1, 1))
@@ -295,7 +303,7 @@ local function dissect_ack(tvb, pinfo, tree)
 	t:add(f.a_ack_psn, tvb(off + 12, 4))
 	t:add(f.a_echo, tvb(off + 16, 4))
 	local cum = tvb(off + 8, 4):uint()
-	local st = t:add(mrc, tvb(off + 20, 32), "SACK")
+	local st = t:add(f.sack_bitmap, tvb(off + 20, 32))
 	local sacked = {}
 	for w = 0, 7 do
 		local r = tvb(off + 20 + 4 * w, 4)
@@ -341,7 +349,7 @@ local function dissect_probe(tvb, pinfo, tree)
 	if not need(tvb, tree, off, PEXT_LEN, "PEXT") then
 		return
 	end
-	local t = tree:add(mrc, tvb(off, PEXT_LEN), "MRC Probe Extension")
+	local t = tree:add(f.pext, tvb(off, PEXT_LEN))
 	t:add(f.p_ver, tvb(off, 1))
 	check_version(tvb, t, off)
 	t:add(f.p_flags, tvb(off + 1, 1))

@@ -46,9 +46,14 @@ cut -f2 "$TMP/good.expect" | sort -u >"$TMP/fields"
 diff -u "$TMP/registered" "$TMP/fields" >"$TMP/diff" ||
 	fail "registered fields and checked fields differ: $(cat "$TMP/diff")"
 nfields=$(wc -l <"$TMP/fields")
-{ cut -f2 "$TMP/bad.expect" | grep -v '^\*$'; echo mrc.nack; echo mrc.trimmed; } | sort -u >"$TMP/experts"
+# FT_NONE: the expert infos and the headers (subtrees, checked below).
+headers="mrc.bth mrc.reth mrc.dext mrc.aeth mrc.aext mrc.aext.sack_bitmap mrc.pext"
+{
+	cut -f2 "$TMP/bad.expect" | grep -v '^\*$'
+	printf '%s\n' mrc.nack mrc.trimmed $headers
+} | sort -u >"$TMP/experts"
 diff -u "$TMP/registered.ex" "$TMP/experts" >"$TMP/diff" ||
-	fail "registered expert infos and checked ones differ: $(cat "$TMP/diff")"
+	fail "registered expert infos and headers differ from the checked ones: $(cat "$TMP/diff")"
 
 # Each frame: its fields as tshark prints them, side by side with what
 # wire_pcap read from the frame; a field it did not name must be absent.
@@ -81,6 +86,18 @@ awk -F'\t' -v list="$TMP/fields" -v want="$TMP/good.expect" '
 	END { print frames " frames, " checked " fields"; exit bad > 0 }
 ' "$TMP/got" >"$TMP/cmp" || fail "decode differs: $(head -20 "$TMP/cmp")"
 log "good.pcap: $(tail -1 "$TMP/cmp") equal to the packets' own bytes; all $nfields registered mrc fields among them"
+
+# The capture holds every kind it should.
+for want in 'mrc.bth.opcode == 0x0a' 'mrc.bth.opcode == 0x0b' 'mrc.bth.opcode == 0x11' \
+	'mrc.bth.opcode == 0xc0' 'mrc.bth.opcode == 0xc1' 'mrc.dext.flags.last == 0' \
+	'mrc.dext.flags.last == 1' 'mrc.dext.flags.retx == 1' 'mrc.reth.len_bytes == 0' \
+	'mrc.aext.flags.ecn_ce == 1' 'mrc.aext.sacked_psn' 'mrc.aext.svc_ns > 0' \
+	'mrc.pext.svc_ns > 0' 'ipv6 && mrc.dext' 'ipv6 && mrc.aext' 'ipv6 && mrc.bth.opcode == 0xc1' \
+	$headers; do
+	[ -n "$(ts -r "$TMP/good.pcap" -Y "$want" -T fields -e frame.number)" ] ||
+		fail "good.pcap has no frame with $want"
+done
+log "good.pcap: WRITE, WRITE_IMM, ACK, probe, answer; first/middle (LAST 0), last/only (LAST 1), RETX, zero length, CE, SACK, service times; IPv4 and IPv6"
 
 # Every frame is mrc's: none left to the RoCE dissector, no malformed
 # frame, no expert info above a note (trimmed and NACK are notes).

@@ -217,6 +217,8 @@ void capture_bad(struct capture *c, const uint8_t *f, size_t len,
 
 size_t udp_payload(const uint8_t *f)
 {
+	if (f[ETH_LEN] >> 4 == 6)
+		return ETH_LEN + 40 + UDP_LEN;
 	return ETH_LEN + (size_t)(f[ETH_LEN] & 15) * 4 + UDP_LEN;
 }
 

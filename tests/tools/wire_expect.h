@@ -23,7 +23,7 @@ int capture_open(struct capture *c, const char *path);
 int capture_close(struct capture *c);
 
 /*
- * Append an Ethernet / IPv4 / UDP mrc frame and, in the expect file,
+ * Append an Ethernet / IPv4 or IPv6 / UDP mrc frame and, in the expect file,
  * every MRC field it carries (field names as deploy/mrc.lua has them).
  */
 void capture_frame(struct capture *c, const uint8_t *f, size_t len);
@@ -33,7 +33,7 @@ void capture_bad(struct capture *c, const uint8_t *f, size_t len,
 
 /*
  * Frame surgery on an Ethernet / IPv4 / UDP frame: udp_payload() is the
- * UDP payload's offset; frame_resize() sets the UDP payload's length
+ * UDP payload's offset (IPv6 too); frame_resize() sets the UDP payload's length
  * (IPv4 and UDP lengths follow) and frame_fix() writes the IPv4 header
  * and UDP checksums anew.
  */

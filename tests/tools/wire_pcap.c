@@ -11,7 +11,8 @@
  * Data: a 3-packet WRITE (first, middle, last), a WRITE_IMM of one packet
  * and of three, a zero-length WRITE_IMM, one CE-marked packet, one lost
  * and then retransmitted (so ACKs carry SACK bits and a RETX goes out);
- * a NACK of each reason, TRIMMED by cutting a packet as a switch does.
+ * a NACK of each reason, TRIMMED by cutting a packet as a switch does;
+ * over IPv6 a WRITE_IMM and a probe, and their answers.
  * Needs root (BPF). Exit 0 when both captures are written.
  */
 #define _GNU_SOURCE
@@ -344,26 +345,70 @@ static void expire_una(void)
 	CHECK(!bpf_map_update_elem(fd_of(s_rx->maps.mrc_qp_tx), &qpn, &qt, 0));
 }
 
-/* A probe from the sender's port 0 to the receiver's QP, as mrcd's. */
-static void probe(struct frame *f, uint16_t ev, uint8_t ev_idx, uint32_t seq)
+static void from_pkt(struct frame *f, const struct pkt *p)
+{
+	memcpy(f->b, p->data, p->len);
+	f->len = (uint32_t)p->len;
+}
+
+/* A probe to the receiver's QP, as mrcd builds it (daemon/probe.c). */
+static void probe(struct frame *f, int v6, uint16_t ev, uint8_t ev_idx,
+		  uint32_t seq)
 {
 	static struct pkt p;
 
 	pkt_init(&p);
 	pkt_eth(&p, PKT_MAC_B, PKT_MAC_A);
-	pkt_ipv4(&p, "198.18.1.2", "198.18.2.2", 0x02);
+	if (v6)
+		pkt_ipv6(&p, "fd00:1::2", "fd00:2::2", 0x02);
+	else
+		pkt_ipv4(&p, "198.18.1.2", "198.18.2.2", 0x02);
 	pkt_udp(&p, ev, MRC_UDP_PORT);
 	pkt_bth(&p, MRC_OP_PROBE, R_QPN, 0, 0);
 	pkt_pext(&p, ev, ev_idx, seq, mono_ns(), 0);
 	p.udp_csum = 1;
 	pkt_finish(&p);
-	memcpy(f->b, p.data, p.len);
-	f->len = (uint32_t)p.len;
+	from_pkt(f, &p);
+}
+
+/*
+ * The sender's transmit program has no IPv6 port here: a WRITE_IMM over
+ * IPv6 as it would build one, at PSN psn (the receiver's next).
+ */
+static void write6(struct frame *f, uint32_t psn)
+{
+	static struct pkt p;
+	uint16_t ev = 49152 + 99;
+
+	pkt_init(&p);
+	pkt_eth(&p, PKT_MAC_B, PKT_MAC_A);
+	pkt_ipv6(&p, "fd00:1::2", "fd00:2::2", 0x02);
+	pkt_udp(&p, ev, MRC_UDP_PORT);
+	pkt_bth(&p, MRC_OP_WRITE_ONLY_IMM, R_QPN, psn, 0);
+	pkt_reth(&p, R_VA + 32768, R_RKEY, 64);
+	pkt_immdt(&p, 0x66666666);
+	pkt_dext(&p, MRC_DF_LAST, ev, 5, 64, mrc_echo(0x5eed1234, psn));
+	pkt_pattern(&p, 64, 6);
+	p.udp_csum = 1;
+	pkt_finish(&p);
+	from_pkt(f, &p);
+}
+
+/* A probe and the receiver's answer into the capture. */
+static void probe_answered(struct frame *pr, int v6)
+{
+	static struct frame ans;
+
+	probe(pr, v6, 49152 + 17, 1, 0xc0ffee + (uint32_t)v6);
+	capture_frame(&good, pr->b, pr->len);
+	CHECK(run(bpf_program__fd(r_rx->progs.mrc_xdp_rx), pr, &ans) == XDP_TX);
+	CHECK(hdr(&ans)[0] == MRC_OP_PROBE_ANSWER);
+	capture_frame(&good, ans.b, ans.len);
 }
 
 static void traffic(void)
 {
-	static struct frame d[16], resent[4], pr, ans;
+	static struct frame d[16], resent[4], ack4, pr, pr6, w6;
 	unsigned int n, i;
 
 	post(1, 0, 2500, 0); /* PSN 1000-1002: first, middle, last */
@@ -390,17 +435,17 @@ static void traffic(void)
 	expire_una();
 	CHECK(burst(resent, 4) == 1);
 	deliver(&resent[0], 1);
+	ack4 = last_ack;
 
-	probe(&pr, 49152 + 17, 1, 0xc0ffee);
-	capture_frame(&good, pr.b, pr.len);
-	CHECK(run(bpf_program__fd(r_rx->progs.mrc_xdp_rx), &pr, &ans) ==
-	      XDP_TX);
-	CHECK(hdr(&ans)[0] == MRC_OP_PROBE_ANSWER);
-	capture_frame(&good, ans.b, ans.len);
+	probe_answered(&pr, 0);
+	/* IPv6: a WRITE_IMM at the receiver's next PSN, a probe. */
+	write6(&w6, FIRST_PSN + n);
+	deliver(&w6, 0);
+	probe_answered(&pr6, 1);
 
-	/* bad.pcap: a WRITE, a WRITE_IMM, the last ACK and the probe, garbled. */
-	garble(&bad, d[0].b, d[0].len, d[3].b, d[3].len, last_ack.b,
-	       last_ack.len, pr.b, pr.len);
+	/* bad.pcap: a WRITE, a WRITE_IMM, an ACK and a probe (IPv4), garbled. */
+	garble(&bad, d[0].b, d[0].len, d[3].b, d[3].len, ack4.b, ack4.len, pr.b,
+	       pr.len);
 }
 
 int main(int argc, char **argv)
