@@ -90,7 +90,7 @@ FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_ack $(BUILD)/tests/fuzz_tc
 TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume \
 	      $(BUILD)/tests/mrcd_limits $(FUZZERS) \
 	      $(BUILD)/tests/inject $(BUILD)/tests/nl_forge \
-	      $(BUILD)/tests/wire_pcap
+	      $(BUILD)/tests/wire_pcap $(BUILD)/tests/icrc_cost
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
@@ -261,6 +261,12 @@ $(BUILD)/tests/wire_pcap: tests/tools/wire_pcap.c tests/tools/wire_expect.c \
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Itests/lib -Itests/tools -Ilib -o $@ $(filter %.c %.a,$^) $(LIBS_BPF)
+
+# What a RoCE ICRC would cost (tests/bench/icrc.sh, docs/wire.md).
+$(BUILD)/tests/icrc_cost: tests/bench/icrc_cost.c $(BUILD)/tests/bench/icrc_cost.skel.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -I$(BUILD)/tests/bench -o $@ $< $(LIBS_BPF)
 
 $(BUILD)/tests/nl_forge: tests/tools/nl_forge.c
 	$(call msg,CC,$@)
