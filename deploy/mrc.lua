@@ -152,9 +152,11 @@ local ex = {
 		expert.group.PROTOCOL, expert.severity.WARN),
 	nack = ProtoExpert.new("mrc.nack", "NACK",
 		expert.group.SEQUENCE, expert.severity.NOTE),
+	snapped = ProtoExpert.new("mrc.snapped", "MRC header cut by the capture's snap length",
+		expert.group.UNDECODED, expert.severity.NOTE),
 }
 mrc.experts = { ex.truncated, ex.version, ex.long_payload, ex.trimmed,
-	ex.trailing, ex.no_csum, ex.ev, ex.syndrome, ex.nack }
+	ex.trailing, ex.no_csum, ex.ev, ex.syndrome, ex.nack, ex.snapped }
 
 local udp_srcport = Field.new("udp.srcport")
 local udp_checksum = Field.new("udp.checksum")
@@ -164,15 +166,35 @@ local udp_table = DissectorTable.get("udp.port")
 local roce = udp_table:get_dissector(PORT)
 
 -- True when tvb holds len bytes at off; else an expert error on tree.
+-- A capture's snap length may cut a frame (captured < reported length):
+-- lengths are judged on what was on the wire, fields read from what was
+-- captured.
 local function need(tvb, tree, off, len, what)
 	local left = tvb:len() - off
 	if left >= len then
 		return true
 	end
+	if tvb:reported_len() - off >= len then
+		tree:add_proto_expert_info(ex.snapped, string.format(
+			"%s cut by the capture's snap length", what))
+		return false
+	end
 	tree:add_proto_expert_info(ex.truncated, string.format(
 		"Truncated MRC header: %s needs %d bytes, %d left", what, len,
 		left > 0 and left or 0))
 	return false
+end
+
+-- Bytes on the wire after off that no header claims: an error.
+local function no_trailer(tvb, tree, off)
+	if tvb:reported_len() <= off then
+		return
+	end
+	if tvb:len() > off then
+		tree:add_tvb_expert_info(ex.trailing, tvb(off))
+	else
+		tree:add_proto_expert_info(ex.trailing)
+	end
 end
 
 local function check_version(tvb, item, off)
@@ -249,11 +271,12 @@ local function dissect_data(tvb, pinfo, tree, op)
 	end
 	off = off + DEXT_LEN
 
-	local left = tvb:len() - off
+	local left = tvb:reported_len() - off
+	local have = tvb:len() - off
 	local pl
-	if left > 0 then
-		pl = tree:add(f.payload, tvb(off, left))
-		tree:add(f.payload_len, tvb(off, left), left):set_generated()
+	if have > 0 then
+		pl = tree:add(f.payload, tvb(off, have))
+		tree:add(f.payload_len, tvb(off, have), left):set_generated()
 	else
 		pl = tree:add(f.payload_len, left):set_generated()
 	end
@@ -328,10 +351,7 @@ local function dissect_ack(tvb, pinfo, tree)
 	if is_nack then
 		ri:add_proto_expert_info(ex.nack, "NACK " .. (nack_reasons[reason] or tostring(reason)))
 	end
-	off = off + AEXT_LEN
-	if tvb:len() > off then
-		tree:add_tvb_expert_info(ex.trailing, tvb(off))
-	end
+	no_trailer(tvb, tree, off + AEXT_LEN)
 	local info = is_nack and ("NACK " .. (nack_reasons[reason] or tostring(reason))) or "ACK"
 	info = string.format("%s acked=%d cum=%d", info, tvb(BTH_LEN + AETH_LEN + 12, 4):uint(), cum)
 	if #sacked > 0 then
@@ -360,10 +380,7 @@ local function dissect_probe(tvb, pinfo, tree)
 	t:add(f.p_seq, tvb(off + 8, 4))
 	t:add(f.p_ts, tvb(off + 12, 8))
 	t:add(f.p_svc, tvb(off + 20, 4))
-	off = off + PEXT_LEN
-	if tvb:len() > off then
-		tree:add_tvb_expert_info(ex.trailing, tvb(off))
-	end
+	no_trailer(tvb, tree, off + PEXT_LEN)
 	return string.format("ev=%d seq=%d", tvb(BTH_LEN + 2, 2):uint(), tvb(BTH_LEN + 8, 4):uint())
 end
 

@@ -49,7 +49,7 @@ nfields=$(wc -l <"$TMP/fields")
 # FT_NONE: the expert infos and the headers (subtrees, checked below).
 headers="mrc.bth mrc.reth mrc.dext mrc.aeth mrc.aext mrc.aext.sack_bitmap mrc.pext"
 {
-	cut -f2 "$TMP/bad.expect" | grep -v '^\*$'
+	cut -f2 "$TMP/bad.expect" | grep -v '^\*$' | tr -d '!'
 	printf '%s\n' mrc.nack mrc.trimmed $headers
 } | sort -u >"$TMP/experts"
 diff -u "$TMP/registered.ex" "$TMP/experts" >"$TMP/diff" ||
@@ -120,9 +120,9 @@ log "good.pcap: $total frames, all claimed by mrc, none by infiniband; no malfor
 roce=$(tshark -r "$TMP/good.pcap" -Y infiniband -T fields -e frame.number 2>/dev/null | wc -l)
 log "without mrc.lua: $roce of $total frames go to the infiniband dissector"
 
-# Garbled frames: the expert info named, or at least one warning or error
-# ("*"); never a Lua error.
-experts=$(cut -f2 "$TMP/bad.expect" | grep -v '^\*$' | sort -u)
+# Garbled frames: the expert info named (or, "!name", not that one), or
+# at least one warning or error ("*"); never a Lua error.
+experts=$(cut -f2 "$TMP/bad.expect" | grep -v '^\*$' | tr -d '!' | sort -u)
 args=(-T fields -E separator=/t -E occurrence=a -E "aggregator=," -e frame.number -e _ws.expert.severity)
 for x in $experts; do args+=(-e "$x"); done
 ts -r "$TMP/bad.pcap" "${args[@]}" >"$TMP/bad.got" || fail "tshark on bad.pcap: $(cat "$TMP/tshark.err")"
@@ -140,10 +140,14 @@ awk -F'\t' -v want="$TMP/bad.expect" -v names="$(echo $experts)" '
 			if (!loud) { print "frame " $1 ": no warning or error"; bad++ }
 			next
 		}
-		for (i = 1; i <= n; i++)
+		for (i = 1; i <= n; i++) {
 			if (name[i] == e && $(i + 2) == "") {
 				print "frame " $1 ": no " e; bad++
 			}
+			if ("!" name[i] == e && $(i + 2) != "") {
+				print "frame " $1 ": " name[i] " where it has no place"; bad++
+			}
+		}
 		frames++
 	}
 	END { print frames " named"; exit bad > 0 }

@@ -47,15 +47,17 @@ int capture_close(struct capture *c)
 	return rc;
 }
 
-static void put_frame(struct capture *c, const uint8_t *f, size_t len)
+/* caplen of the frame's len bytes, as a capture's snap length keeps them. */
+static void put_frame(struct capture *c, const uint8_t *f, size_t caplen,
+		      size_t len)
 {
 	/* One frame a millisecond, from 1 s. */
 	uint32_t rec[4] = { 1 + c->frames / 1000, c->frames % 1000 * 1000,
-			    (uint32_t)len, (uint32_t)len };
+			    (uint32_t)caplen, (uint32_t)len };
 
 	c->frames++;
 	fwrite(rec, sizeof(rec), 1, c->pcap);
-	fwrite(f, len, 1, c->pcap);
+	fwrite(f, caplen, 1, c->pcap);
 }
 
 static void field(struct capture *c, const char *name, const char *fmt, ...)
@@ -193,7 +195,7 @@ void capture_frame(struct capture *c, const uint8_t *f, size_t len)
 	size_t off = udp_payload(f);
 	const uint8_t *h = f + off;
 
-	put_frame(c, f, len);
+	put_frame(c, f, len, len);
 	bth(c, (const void *)h);
 	switch (h[0]) {
 	case MRC_OP_WRITE_ONLY:
@@ -211,7 +213,13 @@ void capture_frame(struct capture *c, const uint8_t *f, size_t len)
 void capture_bad(struct capture *c, const uint8_t *f, size_t len,
 		 const char *expert)
 {
-	put_frame(c, f, len);
+	capture_snapped(c, f, len, len, expert);
+}
+
+void capture_snapped(struct capture *c, const uint8_t *f, size_t caplen,
+		     size_t len, const char *expert)
+{
+	put_frame(c, f, caplen, len);
 	fprintf(c->expect, "%u\t%s\n", c->frames, expert);
 }
 

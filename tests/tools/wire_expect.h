@@ -27,9 +27,14 @@ int capture_close(struct capture *c);
  * every MRC field it carries (field names as deploy/mrc.lua has them).
  */
 void capture_frame(struct capture *c, const uint8_t *f, size_t len);
-/* Append a garbled frame and the expert info it must raise. */
+/*
+ * Append a garbled frame and the expert info it must raise ("!name": must
+ * not raise); capture_snapped() keeps only caplen of its len bytes.
+ */
 void capture_bad(struct capture *c, const uint8_t *f, size_t len,
 		 const char *expert);
+void capture_snapped(struct capture *c, const uint8_t *f, size_t caplen,
+		     size_t len, const char *expert);
 
 /*
  * Frame surgery on an Ethernet / IPv4 / UDP frame: udp_payload() is the

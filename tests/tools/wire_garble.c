@@ -3,7 +3,8 @@
  * Garbled mrc frames for the dissector test (wire_expect.h): each header
  * cut short, an unknown version, a payload longer than its RETH, no UDP
  * checksum, bytes after an ACK or probe, an EV that is not the source
- * port, an AETH that contradicts its AEXT; then random frames. tshark
+ * port, an AETH that contradicts its AEXT, a capture's snap length in a
+ * header and in the payload (no trim); then random frames. tshark
  * must name each with an expert info, never stop at a Lua error.
  */
 #include <string.h>
@@ -63,6 +64,11 @@ static void data(struct capture *bad, const uint8_t *w, size_t wlen,
 	capture_bad(bad, f, n, "mrc.no_checksum");
 	capture_bad(bad, f, poked(w, wlen, BTH + RETH + 3, 0x01),
 		    "mrc.ev_mismatch");
+	/* A snap length in the DEXT, in the payload: not a trim. */
+	capture_snapped(bad, w, udp_payload(w) + BTH + RETH + 4, wlen,
+			"mrc.snapped");
+	capture_snapped(bad, w, udp_payload(w) + MRC_DATA_HDR_LEN + 100, wlen,
+			"!mrc.trimmed");
 }
 
 static void ack(struct capture *bad, const uint8_t *a, size_t alen)
@@ -73,6 +79,8 @@ static void ack(struct capture *bad, const uint8_t *a, size_t alen)
 	capture_bad(bad, f, sized(a, alen, MRC_ACK_LEN + 4), "mrc.trailing");
 	capture_bad(bad, f, poked(a, alen, BTH, MRC_AETH_NAK | MRC_NACK_RKEY),
 		    "mrc.syndrome_mismatch");
+	capture_snapped(bad, a, udp_payload(a) + BTH + AETH + 20, alen,
+			"mrc.snapped");
 }
 
 static void probe(struct capture *bad, const uint8_t *p, size_t plen)
