@@ -93,11 +93,12 @@ for want in 'mrc.bth.opcode == 0x0a' 'mrc.bth.opcode == 0x0b' 'mrc.bth.opcode ==
 	'mrc.dext.flags.last == 1' 'mrc.dext.flags.retx == 1' 'mrc.reth.len_bytes == 0' \
 	'mrc.aext.flags.ecn_ce == 1' 'mrc.aext.sacked_psn' 'mrc.aext.svc_ns > 0' \
 	'mrc.pext.svc_ns > 0' 'ipv6 && mrc.dext' 'ipv6 && mrc.aext' 'ipv6 && mrc.bth.opcode == 0xc1' \
+	'mrc.bth.opcode == 0xc1 && mrc.bth.dest_qp == 0xffffff' \
 	$headers; do
 	[ -n "$(ts -r "$TMP/good.pcap" -Y "$want" -T fields -e frame.number)" ] ||
 		fail "good.pcap has no frame with $want"
 done
-log "good.pcap: WRITE, WRITE_IMM, ACK, probe, answer; first/middle (LAST 0), last/only (LAST 1), RETX, zero length, CE, SACK, service times; IPv4 and IPv6"
+log "good.pcap: WRITE, WRITE_IMM, ACK, probe, answer (a QP's, the device's); first/middle (LAST 0), last/only (LAST 1), RETX, zero length, CE, SACK, service times; IPv4 and IPv6"
 
 # Every frame is mrc's: none left to the RoCE dissector, no malformed
 # frame, no expert info above a note (trimmed and NACK are notes).

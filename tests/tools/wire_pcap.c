@@ -12,7 +12,7 @@
  * and of three, a zero-length WRITE_IMM, one CE-marked packet, one lost
  * and then retransmitted (so ACKs carry SACK bits and a RETX goes out);
  * a NACK of each reason, TRIMMED by cutting a packet as a switch does;
- * over IPv6 a WRITE_IMM and a probe, and their answers.
+ * over IPv6 a WRITE_IMM, a QP's probe and a device probe, and answers.
  * Needs root (BPF). Exit 0 when both captures are written.
  */
 #define _GNU_SOURCE
@@ -352,8 +352,8 @@ static void from_pkt(struct frame *f, const struct pkt *p)
 }
 
 /* A probe to the receiver's QP, as mrcd builds it (daemon/probe.c). */
-static void probe(struct frame *f, int v6, uint16_t ev, uint8_t ev_idx,
-		  uint32_t seq)
+static void probe(struct frame *f, int v6, uint32_t qpn, uint16_t ev,
+		  uint8_t ev_idx, uint32_t seq)
 {
 	static struct pkt p;
 
@@ -364,7 +364,7 @@ static void probe(struct frame *f, int v6, uint16_t ev, uint8_t ev_idx,
 	else
 		pkt_ipv4(&p, "198.18.1.2", "198.18.2.2", 0x02);
 	pkt_udp(&p, ev, MRC_UDP_PORT);
-	pkt_bth(&p, MRC_OP_PROBE, R_QPN, 0, 0);
+	pkt_bth(&p, MRC_OP_PROBE, qpn, 0, 0);
 	pkt_pext(&p, ev, ev_idx, seq, mono_ns(), 0);
 	p.udp_csum = 1;
 	pkt_finish(&p);
@@ -394,12 +394,12 @@ static void write6(struct frame *f, uint32_t psn)
 	from_pkt(f, &p);
 }
 
-/* A probe and the receiver's answer into the capture. */
-static void probe_answered(struct frame *pr, int v6)
+/* A probe to qpn and the receiver's answer into the capture. */
+static void probe_answered(struct frame *pr, int v6, uint32_t qpn)
 {
 	static struct frame ans;
 
-	probe(pr, v6, 49152 + 17, 1, 0xc0ffee + (uint32_t)v6);
+	probe(pr, v6, qpn, 49152 + 17, 1, 0xc0ffee + (uint32_t)v6);
 	capture_frame(&good, pr->b, pr->len);
 	CHECK(run(bpf_program__fd(r_rx->progs.mrc_xdp_rx), pr, &ans) == XDP_TX);
 	CHECK(hdr(&ans)[0] == MRC_OP_PROBE_ANSWER);
@@ -437,11 +437,13 @@ static void traffic(void)
 	deliver(&resent[0], 1);
 	ack4 = last_ack;
 
-	probe_answered(&pr, 0);
+	probe_answered(&pr, 0, R_QPN);
 	/* IPv6: a WRITE_IMM at the receiver's next PSN, a probe. */
 	write6(&w6, FIRST_PSN + n);
 	deliver(&w6, 0);
-	probe_answered(&pr6, 1);
+	probe_answered(&pr6, 1, R_QPN);
+	/* The controller's EV probe, to the device rather than a QP. */
+	probe_answered(&pr6, 1, MRC_PROBE_QPN);
 
 	/* bad.pcap: a WRITE, a WRITE_IMM, an ACK and a probe (IPv4), garbled. */
 	garble(&bad, d[0].b, d[0].len, d[3].b, d[3].len, ack4.b, ack4.len, pr.b,
