@@ -11,7 +11,8 @@
 #   make lint     clang-format, shellcheck, cppcheck, the installed headers alone
 #   make demo     testbed up, traffic, a failure, the result, testbed down
 #   make soak     mrcd 10 minutes under a mixed load: no growth, measured
-#   make install  mrcd, mrcctl, mrc-perf, libmrc, headers, unit, man pages
+#   make install  mrcd, mrcctl, mrc-perf, libmrc, headers, unit, man pages,
+#                 the Wireshark dissector
 #                 (PREFIX=/usr/local, DESTDIR); make uninstall reverses it
 #
 # V=1 shows full commands.
@@ -88,7 +89,8 @@ FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_ack $(BUILD)/tests/fuzz_tc
 # raw MRCD_RESUME, the fuzzers, a blind injector.
 TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume \
 	      $(BUILD)/tests/mrcd_limits $(FUZZERS) \
-	      $(BUILD)/tests/inject $(BUILD)/tests/nl_forge
+	      $(BUILD)/tests/inject $(BUILD)/tests/nl_forge \
+	      $(BUILD)/tests/wire_pcap $(BUILD)/tests/icrc_cost
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
 
@@ -249,6 +251,22 @@ $(BUILD)/tests/inject: tests/tools/inject.c tests/lib/pkt.c $(BUILD)/libmrc-comm
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Itests/lib -Ilib -o $@ $(filter %.c %.a,$^) $(LIBS_BPF)
+
+# Packets of every kind from the real programs, as pcaps for the dissector
+# test (tests/system/003-dissector.sh).
+$(BUILD)/tests/wire_pcap: tests/tools/wire_pcap.c tests/tools/wire_expect.c \
+		tests/tools/wire_garble.c tests/tools/wire_expect.h tests/lib/pkt.c \
+		$(BUILD)/libmrc-common.a $(BUILD)/bpf/mrc_xdp_rx.skel.h \
+		$(BUILD)/bpf/mrc_xdp_tx.skel.h $(wildcard include/mrc/*.h tests/lib/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib -Itests/tools -Ilib -o $@ $(filter %.c %.a,$^) $(LIBS_BPF)
+
+# What a RoCE ICRC would cost (tests/bench/icrc.sh, docs/wire.md).
+$(BUILD)/tests/icrc_cost: tests/bench/icrc_cost.c $(BUILD)/tests/bench/icrc_cost.skel.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -I$(BUILD)/tests/bench -o $@ $< $(LIBS_BPF)
 
 $(BUILD)/tests/nl_forge: tests/tools/nl_forge.c
 	$(call msg,CC,$@)

@@ -11,6 +11,8 @@ PKGS=(
 	libmnl-dev libibverbs-dev
 	# tests
 	libcmocka-dev iproute2 ethtool iputils-ping jq procps util-linux
+	# decoding captures with deploy/mrc.lua (tests/tools/dissector.sh)
+	tshark
 	# fuzzing (libFuzzer)
 	libclang-rt-14-dev
 	# lint
@@ -35,5 +37,8 @@ echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 # iperf3 asks whether to start a daemon; the answer is no.
 echo 'iperf3 iperf3/start_daemon boolean false' | debconf-set-selections 2>/dev/null || true
+# wireshark-common asks whether non-root users may capture (a setuid
+# dumpcap); the tests read files as root, so the answer is no.
+echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections 2>/dev/null || true
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

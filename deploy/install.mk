@@ -14,6 +14,7 @@
 #   share    man8/mrcd.8.gz, man8/mrcctl.8.gz, man5/mrcd.conf.5.gz,
 #            bash-completion/completions/mrcctl
 #   unit     mrcd.service;  /etc/mrc/mrcd.conf.example
+#   wireshark  mrc.lua, the dissector, in Wireshark's global Lua plugins
 
 BINDIR       ?= $(PREFIX)/bin
 SBINDIR      ?= $(PREFIX)/sbin
@@ -35,6 +36,12 @@ SYSCONFDIR   ?= /etc
 # PREFIX=/usr, Debian 12's systemd.pc says /lib/systemd/system (with merged
 # /usr the same directory as /usr/lib/systemd/system).
 UNITDIR      ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+# Debian's Wireshark and tshark load Lua plugins from their own global
+# folder (`tshark -G folders`: "Global Lua Plugins") and the user's, never
+# from /usr/local: the dissector goes there whatever the PREFIX, as the
+# configuration goes to /etc. tests/system/002-install.sh checks the
+# folder against the installed tshark.
+WIRESHARK_LUADIR ?= /usr/lib$(if $(MULTIARCH),/$(MULTIARCH))/wireshark/plugins
 
 # libmrc.pc's Version: the application API's, from mrc_api_ver.h.
 LIBMRC_VERSION := $(or $(shell sed -n 's/^.define MRC_API_CURRENT_VERSION[[:space:]]*MRC_API_VER(\([0-9]*\), *\([0-9]*\), *\([0-9]*\)).*/\1.\2.\3/p' include/mrc_api_ver.h),1.0.0)
@@ -68,7 +75,8 @@ install-headers: $(INST_HDRS)
 install: install-headers $(BUILD)/daemon/mrcd $(BUILD)/tools/mrcctl \
 		$(BUILD)/tools/mrc-perf $(BUILD)/libmrc.so.1 $(BUILD)/libmrc.a \
 		$(INST_LIBEXEC) $(INST_MANGZ) deploy/libmrc.pc.in \
-		deploy/mrcd.service deploy/mrcd.conf deploy/mrcctl.bash-completion
+		deploy/mrcd.service deploy/mrcd.conf deploy/mrcctl.bash-completion \
+		deploy/mrc.lua
 	$(call msg,GEN,$(BUILD)/deploy/libmrc.pc)
 	@mkdir -p $(BUILD)/deploy
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
@@ -106,6 +114,9 @@ install: install-headers $(BUILD)/daemon/mrcd $(BUILD)/tools/mrcctl \
 	$(call msg,INSTALL,$(DESTDIR)$(BASHCOMPDIR)/mrcctl)
 	$(Q)install -d $(DESTDIR)$(BASHCOMPDIR)
 	$(Q)install -m 0644 deploy/mrcctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/mrcctl
+	$(call msg,INSTALL,$(DESTDIR)$(WIRESHARK_LUADIR)/mrc.lua)
+	$(Q)install -d $(DESTDIR)$(WIRESHARK_LUADIR)
+	$(Q)install -m 0644 deploy/mrc.lua $(DESTDIR)$(WIRESHARK_LUADIR)/
 	$(Q)if [ -z "$(DESTDIR)" ]; then ldconfig || true; fi
 
 # Never touches $(SYSCONFDIR)/mrc/mrcd.conf: install never wrote it.
@@ -121,6 +132,7 @@ uninstall:
 		$(DESTDIR)$(SYSCONFDIR)/mrc/mrcd.conf.example \
 		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(addsuffix .gz,$(INST_MAN8))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(addsuffix .gz,$(INST_MAN5))) \
-		$(DESTDIR)$(BASHCOMPDIR)/mrcctl
+		$(DESTDIR)$(BASHCOMPDIR)/mrcctl \
+		$(DESTDIR)$(WIRESHARK_LUADIR)/mrc.lua
 	$(Q)rmdir $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(SYSCONFDIR)/mrc 2>/dev/null || true
 	$(Q)if [ -z "$(DESTDIR)" ]; then ldconfig || true; fi

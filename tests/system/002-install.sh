@@ -47,6 +47,8 @@ expected=(
 	"644 $P/share/man/man8/mrcctl.8.gz"
 	"644 $P/share/man/man5/mrcd.conf.5.gz"
 	"644 $P/share/bash-completion/completions/mrcctl"
+	# Wireshark's own folder whatever the PREFIX (deploy/install.mk)
+	"644 usr/lib/$MA/wireshark/plugins/mrc.lua"
 )
 # The public API only: nothing of include/mrc/ (tests/lint/headers.sh
 # compiles each alone).
@@ -69,6 +71,14 @@ printf '%s\n' "${expected[@]#* }" "$LIB/libmrc.so" | sort >"$TMP/want"
 diff -u "$TMP/want" "$TMP/got" >"$TMP/diff" || fail "installed files differ from the list: $(cat "$TMP/diff")"
 [ "$(cat "$DEST/etc/mrc/mrcd.conf")" = "# the admin's" ] || fail "install changed /etc/mrc/mrcd.conf"
 log "${#expected[@]} files and the libmrc.so symlink, modes right, nothing else; soname libmrc.so.1; /etc/mrc/mrcd.conf untouched"
+
+# The dissector is where the installed tshark looks for Lua plugins.
+if command -v tshark >/dev/null; then
+	lua=$(tshark -G folders 2>/dev/null | sed -n 's/^Global Lua Plugins:[[:space:]]*//p')
+	[ "$lua" = "/usr/lib/$MA/wireshark/plugins" ] ||
+		fail "tshark loads global Lua plugins from '$lua', make install puts mrc.lua in /usr/lib/$MA/wireshark/plugins"
+	log "mrc.lua in tshark's Global Lua Plugins folder, $lua"
+fi
 
 # pkg-config from the installed tree: flags, then a program using the three
 # public headers, linked against the shared and then the static library.
