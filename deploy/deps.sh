@@ -11,7 +11,7 @@ PKGS=(
 	libmnl-dev libibverbs-dev
 	# tests
 	libcmocka-dev iproute2 ethtool iputils-ping jq procps util-linux
-	# decoding captures with deploy/mrc.lua (tests/tools/dissector.sh)
+	# decoding captures with deploy/mrc.lua (tests/system/003-dissector.sh)
 	tshark
 	# fuzzing (libFuzzer)
 	libclang-rt-14-dev
