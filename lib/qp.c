@@ -14,16 +14,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "internal.h"
 #include "log.h"
 #include "mrc_ext.h"
 #include "mrc/doorbell.h"
-
-/* Verbs attributes an MRC QP refuses (the API names their replacements). */
-#define VATTR_UNSUPPORTED                                                     \
-	(IBV_QP_PORT | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | \
-	 IBV_QP_MIN_RNR_TIMER | IBV_QP_MAX_QP_RD_ATOMIC |                     \
-	 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE)
 
 /* What each transition requires, verbs and MRC attributes. */
 #define INIT_MRC (MRC_QP_HINT | MRC_EV_PROFILE_ID | MRC_CC_PROFILE_ID)
@@ -260,19 +255,66 @@ static void fill_modify(struct mrc_qp *qp, uint32_t state)
 	m->cc_profile_id = qp->mattr.profile.cc_profile_id;
 }
 
+static const char *state_name(enum ibv_qp_state s)
+{
+	static const char *const names[] = { "RESET", "INIT", "RTR", "RTS",
+					     "SQD",   "SQE",  "ERR" };
+
+	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] :
+								     "?";
+}
+
+struct say_ctx {
+	uint32_t qpn;
+	enum ibv_qp_state from, to;
+};
+
+/* One line per non-portable use: an error when it refuses the call. */
+static void qp_say(void *arg, const char *what, const char *why, bool refused)
+{
+	const struct say_ctx *c = arg;
+
+	if (refused)
+		lib_err("QP %u %s->%s: %s: %s\n", c->qpn, state_name(c->from),
+			state_name(c->to), what, why);
+	else
+		lib_info("QP %u %s->%s: %s: %s\n", c->qpn, state_name(c->from),
+			 state_name(c->to), what, why);
+}
+
 int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 		  struct mrc_qp_attr *mattr, int mmask)
 {
 	struct mrcd_req req = { .op = MRCD_QP_MODIFY };
+	struct mrc_device_attr dev;
+	struct compat_qp_out c;
+	struct say_ctx say;
 	struct mrcd_rep rep;
 	enum ibv_qp_state to;
 	int err;
 
-	if (!qp || (vmask && !vattr) || (vmask & VATTR_UNSUPPORTED))
+	if (!qp || (vmask && !vattr) || (mmask && !mattr))
 		return fail_errno(EINVAL);
 	if ((vmask & IBV_QP_CUR_STATE) && vattr->cur_qp_state != qp->state)
 		return fail_errno(EINVAL);
 	to = (vmask & IBV_QP_STATE) ? vattr->qp_state : qp->state;
+	/* RC-style setup: what MRC makes of it, or strict mode's refusal. */
+	soft_device_attr(&dev);
+	say = (struct say_ctx){ .qpn = qp->qpn, .from = qp->state, .to = to };
+	err = compat_qp_attrs(&(struct compat_qp_in){ .from = qp->state,
+						      .to = to,
+						      .vmask = vmask,
+						      .vattr = vattr,
+						      .mmask = mmask,
+						      .mattr = mattr,
+						      .dev = &dev,
+						      .strict = compat_strict() },
+			      &c, qp_say, &say);
+	if (err)
+		return fail_errno(-err);
+	vmask = c.vmask;
+	mmask = c.mmask;
+	mattr = &c.mattr;
 	switch (to) {
 	case IBV_QPS_INIT:
 		if ((qp->state != IBV_QPS_RESET && qp->state != IBV_QPS_INIT) ||
