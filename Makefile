@@ -337,6 +337,8 @@ UNIT_SRCS_test_clients     := daemon/clients.c daemon/loop.c daemon/log.c \
 			      daemon/clock.c lib/common/msg.c
 UNIT_SRCS_test_lib_log     := lib/log.c
 UNIT_LIBS_test_lib_log     := -lpthread
+UNIT_SRCS_test_lib_compat  := lib/compat.c lib/gid.c lib/log.c
+UNIT_LIBS_test_lib_compat  := -lpthread
 
 UNIT_HDRS := $(wildcard include/*.h include/mrc/*.h tests/lib/*.h \
 	       tests/fabric/*.h lib/*.h lib/common/*.h tools/perf/*.h \

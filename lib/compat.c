@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compat.h"
+#include "log.h"
 
 int compat_api_version(uint32_t asked, uint32_t *in_force)
 {
@@ -226,4 +227,26 @@ int compat_qp_attrs(const struct compat_qp_in *in, struct compat_qp_out *out,
 bool compat_strict(void)
 {
 	return compat_strict_value(getenv(COMPAT_STRICT_ENV));
+}
+
+static const char *state_name(enum ibv_qp_state s)
+{
+	static const char *const names[] = { "RESET", "INIT", "RTR", "RTS",
+					     "SQD",   "SQE",  "ERR" };
+
+	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] :
+								     "?";
+}
+
+void compat_say_log(void *arg, const char *what, const char *why,
+		    bool refused)
+{
+	const struct compat_say_ctx *c = arg;
+
+	if (refused)
+		lib_err("QP %u %s->%s: %s: %s\n", c->qpn, state_name(c->from),
+			state_name(c->to), what, why);
+	else
+		lib_info("QP %u %s->%s: %s: %s\n", c->qpn, state_name(c->from),
+			 state_name(c->to), what, why);
 }

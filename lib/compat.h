@@ -67,6 +67,18 @@ typedef void (*compat_say_fn)(void *arg, const char *what, const char *why,
 int compat_qp_attrs(const struct compat_qp_in *in, struct compat_qp_out *out,
 		    compat_say_fn say, void *arg);
 
+/*
+ * The libmrc side of say(): one line per use on the library's log, as
+ * "QP 7 RESET->INIT: IBV_QP_PORT: <why>", an error when it refuses the
+ * call, at info level when it is only taken or ignored. arg: this.
+ */
+struct compat_say_ctx {
+	uint32_t qpn;
+	enum ibv_qp_state from, to;
+};
+void compat_say_log(void *arg, const char *what, const char *why,
+		    bool refused);
+
 /* The libmrc side: MRC_STRICT from the environment. */
 bool compat_strict(void);
 

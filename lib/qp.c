@@ -255,40 +255,13 @@ static void fill_modify(struct mrc_qp *qp, uint32_t state)
 	m->cc_profile_id = qp->mattr.profile.cc_profile_id;
 }
 
-static const char *state_name(enum ibv_qp_state s)
-{
-	static const char *const names[] = { "RESET", "INIT", "RTR", "RTS",
-					     "SQD",   "SQE",  "ERR" };
-
-	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] :
-								     "?";
-}
-
-struct say_ctx {
-	uint32_t qpn;
-	enum ibv_qp_state from, to;
-};
-
-/* One line per non-portable use: an error when it refuses the call. */
-static void qp_say(void *arg, const char *what, const char *why, bool refused)
-{
-	const struct say_ctx *c = arg;
-
-	if (refused)
-		lib_err("QP %u %s->%s: %s: %s\n", c->qpn, state_name(c->from),
-			state_name(c->to), what, why);
-	else
-		lib_info("QP %u %s->%s: %s: %s\n", c->qpn, state_name(c->from),
-			 state_name(c->to), what, why);
-}
-
 int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 		  struct mrc_qp_attr *mattr, int mmask)
 {
 	struct mrcd_req req = { .op = MRCD_QP_MODIFY };
 	struct mrc_device_attr dev;
 	struct compat_qp_out c;
-	struct say_ctx say;
+	struct compat_say_ctx say;
 	struct mrcd_rep rep;
 	enum ibv_qp_state to;
 	int err;
@@ -300,7 +273,9 @@ int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 	to = (vmask & IBV_QP_STATE) ? vattr->qp_state : qp->state;
 	/* RC-style setup: what MRC makes of it, or strict mode's refusal. */
 	soft_device_attr(&dev);
-	say = (struct say_ctx){ .qpn = qp->qpn, .from = qp->state, .to = to };
+	say = (struct compat_say_ctx){ .qpn = qp->qpn,
+				       .from = qp->state,
+				       .to = to };
 	err = compat_qp_attrs(&(struct compat_qp_in){ .from = qp->state,
 						      .to = to,
 						      .vmask = vmask,
@@ -309,7 +284,7 @@ int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 						      .mattr = mattr,
 						      .dev = &dev,
 						      .strict = compat_strict() },
-			      &c, qp_say, &say);
+			      &c, compat_say_log, &say);
 	if (err)
 		return fail_errno(-err);
 	vmask = c.vmask;
