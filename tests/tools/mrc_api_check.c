@@ -138,6 +138,7 @@ static void device_answers(void **state)
 	assert_int_not_equal(ibv_query_port(a.dev, da.phys_port_cnt + 1, &pa),
 			     0);
 	/* The RoCE layout: 0 and 1 link-local, 2 and 3 the address. */
+	assert_int_equal(ibv_query_port(a.dev, 1, &pa), 0);
 	assert_int_equal(pa.gid_tbl_len, 4);
 	assert_int_equal(ibv_query_gid(a.dev, 1, 0, &gid), 0);
 	assert_int_equal(gid.raw[0], 0xfe);
