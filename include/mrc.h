@@ -68,9 +68,10 @@ int mrcx_query_device_mctx(struct mrc_context *mrc_ctx,
 			   struct mrc_device_attr *attr, int *supported);
 #ifndef __cplusplus
 /* Chosen by the type of the first argument (C++: an overload, below). */
-#define mrc_query_device(ctx, attr, supported)                        \
-	_Generic((ctx), struct mrc_context *: mrcx_query_device_mctx, \
-		 default: mrc_query_device)(ctx, attr, supported)
+#define mrc_query_device(ctx, attr, supported)     \
+	_Generic((ctx), struct mrc_context *       \
+		 : mrcx_query_device_mctx, default \
+		 : mrc_query_device)(ctx, attr, supported)
 #endif
 
 /*

@@ -43,8 +43,8 @@ bool compat_strict_value(const char *value)
 }
 
 /* Accepted and ignored: nothing in MRC means what they set. */
-#define V_IGNORED                                                    \
-	(IBV_QP_PORT | IBV_QP_RNR_RETRY | IBV_QP_MIN_RNR_TIMER |     \
+#define V_IGNORED                                                \
+	(IBV_QP_PORT | IBV_QP_RNR_RETRY | IBV_QP_MIN_RNR_TIMER | \
 	 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC)
 /* Accepted and taken as MRC attributes. */
 #define V_MAPPED (IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT)
@@ -235,11 +235,10 @@ static const char *state_name(enum ibv_qp_state s)
 					     "SQD",   "SQE",  "ERR" };
 
 	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] :
-								     "?";
+								    "?";
 }
 
-void compat_say_log(void *arg, const char *what, const char *why,
-		    bool refused)
+void compat_say_log(void *arg, const char *what, const char *why, bool refused)
 {
 	const struct compat_say_ctx *c = arg;
 

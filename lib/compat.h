@@ -76,8 +76,7 @@ struct compat_say_ctx {
 	uint32_t qpn;
 	enum ibv_qp_state from, to;
 };
-void compat_say_log(void *arg, const char *what, const char *why,
-		    bool refused);
+void compat_say_log(void *arg, const char *what, const char *why, bool refused);
 
 /* The libmrc side: MRC_STRICT from the environment. */
 bool compat_strict(void);

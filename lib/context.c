@@ -27,8 +27,8 @@ void soft_device_attr(struct mrc_device_attr *attr)
 }
 
 /* Parenthesised: mrc.h makes the name a macro from API 1.0.1 on. */
-int(mrc_query_device)(struct ibv_context *context,
-		      struct mrc_device_attr *attr, int *supported)
+int(mrc_query_device)(struct ibv_context *context, struct mrc_device_attr *attr,
+		      int *supported)
 {
 	if (!context || !attr || !supported)
 		return fail_errno(EINVAL);
@@ -69,8 +69,7 @@ struct mrc_context *mrc_create_context(struct ibv_context *vcontext,
 				       struct mrc_context_attr *attr)
 {
 	struct mrc_context *ctx;
-	uint32_t asked = attr ? attr->mrc_api_version_used :
-				MRC_API_VER_LATEST,
+	uint32_t asked = attr ? attr->mrc_api_version_used : MRC_API_VER_LATEST,
 		 v;
 	int err;
 
@@ -97,9 +96,10 @@ struct mrc_context *mrc_create_context(struct ibv_context *vcontext,
 	 * MRC_API_VER(...) was meant. Say so where portability is checked.
 	 */
 	if (v < MRC_API_VER(1, 0, 0) && compat_strict())
-		lib_warn("mrc_create_context: mrc_api_version_used %#x is %u.%u.%u, not a released API version (MRC_API_VER(1, 0, 1) or MRC_API_VER_LATEST): accepted (MRC_STRICT=1)\n",
-			 v, v >> MRC_API_VER_MAJOR_OFFSET,
-			 (v >> MRC_API_VER_MINOR_OFFSET) & 0xff, v & 0xffff);
+		lib_warn(
+			"mrc_create_context: mrc_api_version_used %#x is %u.%u.%u, not a released API version (MRC_API_VER(1, 0, 1) or MRC_API_VER_LATEST): accepted (MRC_STRICT=1)\n",
+			v, v >> MRC_API_VER_MAJOR_OFFSET,
+			(v >> MRC_API_VER_MINOR_OFFSET) & 0xff, v & 0xffff);
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx) {
 		errno = ENOMEM;

@@ -44,8 +44,8 @@ int gid_entry(const uint8_t addr[16], const uint8_t mac[6], uint32_t index,
 }
 
 /* Entry index of port (1-based) of an open soft device: 0 or -errno. */
-static int soft_gid(struct ibv_context *context, uint32_t port,
-		    uint32_t index, struct ibv_gid_entry *e)
+static int soft_gid(struct ibv_context *context, uint32_t port, uint32_t index,
+		    struct ibv_gid_entry *e)
 {
 	struct soft_ctx *sc = (struct soft_ctx *)context;
 	int err;

@@ -283,7 +283,8 @@ int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 						      .mmask = mmask,
 						      .mattr = mattr,
 						      .dev = &dev,
-						      .strict = compat_strict() },
+						      .strict =
+							      compat_strict() },
 			      &c, compat_say_log, &say);
 	if (err)
 		return fail_errno(-err);

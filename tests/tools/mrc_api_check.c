@@ -273,14 +273,13 @@ static void rc_style(void **state)
 	assert_int_equal(mrc_modify_qp(qp, &v, IBV_QP_STATE | IBV_QP_ALT_PATH,
 				       NULL, 0),
 			 EINVAL);
-	assert_int_equal(mrc_modify_qp(qp, &v,
-				       IBV_QP_STATE | IBV_QP_SQ_PSN |
-					       IBV_QP_TIMEOUT |
-					       IBV_QP_RETRY_CNT |
-					       IBV_QP_RNR_RETRY |
-					       IBV_QP_MIN_RNR_TIMER,
-				       NULL, 0),
-			 0);
+	assert_int_equal(
+		mrc_modify_qp(qp, &v,
+			      IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+				      IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				      IBV_QP_MIN_RNR_TIMER,
+			      NULL, 0),
+		0);
 	assert_int_equal(mrc_query_qp(qp, &qa, IBV_QP_STATE, &mq,
 				      MRC_QP_TIMEOUT, NULL),
 			 0);

@@ -133,7 +133,8 @@ static void run(const struct opts *o)
 						.max_send_sge = 1,
 						.max_recv_sge = 1 } };
 	struct ibv_context *vctx = open_dev(o->dev);
-	struct wire me = { .psn = (uint32_t)getpid() & 0xffffff, .len = o->len },
+	struct wire me = { .psn = (uint32_t)getpid() & 0xffffff,
+			   .len = o->len },
 		    peer;
 	struct ibv_qp_attr v;
 	struct mrc_context *mctx;
@@ -245,8 +246,7 @@ static void run(const struct opts *o)
 				  .min_rnr_timer = 12 };
 	modify(qp, &v,
 	       IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_RETRY_CNT |
-		       IBV_QP_RNR_RETRY | IBV_QP_TIMEOUT |
-		       IBV_QP_MIN_RNR_TIMER,
+		       IBV_QP_RNR_RETRY | IBV_QP_TIMEOUT | IBV_QP_MIN_RNR_TIMER,
 	       "RTS");
 
 	if (o->server) {
@@ -329,10 +329,9 @@ static void run(const struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .port = 1,
-			  .gid_index = 3,
-			  .tcp_port = 18515,
-			  .len = 1 << 20 };
+	struct opts o = {
+		.port = 1, .gid_index = 3, .tcp_port = 18515, .len = 1 << 20
+	};
 	int c;
 
 	while ((c = getopt(argc, argv, "d:i:g:p:s:")) != -1) {
@@ -359,7 +358,8 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		o.server = argv[optind];
 	if (!o.dev || !o.len) {
-		fprintf(stderr, "usage: mrc_rc -d DEV [-i PORT] [-g GID] [-p TCP] [-s BYTES] [SERVER]\n");
+		fprintf(stderr,
+			"usage: mrc_rc -d DEV [-i PORT] [-g GID] [-p TCP] [-s BYTES] [SERVER]\n");
 		return 2;
 	}
 	run(&o);

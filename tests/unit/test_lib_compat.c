@@ -131,7 +131,7 @@ static int run(enum ibv_qp_state from, enum ibv_qp_state to, int vmask,
 #define RC_RTR                                                        \
 	(IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | \
 	 IBV_QP_PATH_MTU)
-#define RC_RTS                                                           \
+#define RC_RTS                                                                \
 	(IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | \
 	 IBV_QP_TIMEOUT | IBV_QP_MIN_RNR_TIMER)
 
@@ -230,8 +230,7 @@ static void rts_defaults_without_verbs(void **state)
 			     &o, &s),
 			 0);
 	assert_int_equal(o.mattr.timeout, COMPAT_TIMEOUT_DEFAULT);
-	assert_int_equal(o.mattr.retry.linear_cnt,
-			 COMPAT_RETRY_LINEAR_DEFAULT);
+	assert_int_equal(o.mattr.retry.linear_cnt, COMPAT_RETRY_LINEAR_DEFAULT);
 	assert_int_equal(o.mattr.retry.exp_cnt, COMPAT_RETRY_EXP_DEFAULT);
 }
 
@@ -381,12 +380,13 @@ static void strict_lines(void **state)
 /* --- GID table --------------------------------------------------------------- */
 
 static const uint8_t mac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
-static const uint8_t addr[16] = { [10] = 0xff, [11] = 0xff, [12] = 198,
-				  [13] = 18,   [14] = 0,    [15] = 1 };
+static const uint8_t addr[16] = {
+	[10] = 0xff, [11] = 0xff, [12] = 198, [13] = 18, [14] = 0, [15] = 1
+};
 
 static void gid_layout(void **state)
 {
-	static const uint8_t ll[16] = { 0xfe, 0x80, 0,    0,    0,    0,
+	static const uint8_t ll[16] = { 0xfe, 0x80, 0,	  0,	0,    0,
 					0,    0,    0x00, 0x11, 0x22, 0xff,
 					0xfe, 0x33, 0x44, 0x55 };
 	union ibv_gid g;
@@ -469,15 +469,14 @@ static void gid_verbs(void **state)
 	assert_int_equal(ibv_query_gid_table(c, t, 7, 0), -EINVAL);
 	/* A caller's larger entries: the same, at its stride. */
 	memset(big, 0xaa, sizeof(big));
-	assert_int_equal(_ibv_query_gid_table(c, &big[0].e, 8, 0,
-					      sizeof(big[0])),
-			 8);
+	assert_int_equal(
+		_ibv_query_gid_table(c, &big[0].e, 8, 0, sizeof(big[0])), 8);
 	assert_int_equal(big[7].e.port_num, 2);
 	assert_int_equal(big[7].e.gid.raw[13], 19);
 	assert_int_equal(big[7].newer_field, 0);
 	/* Not ours: refused. */
-	assert_int_equal(ibv_query_gid_ex((struct ibv_context *)&fake_dev, 1,
-					  0, &e, 0),
+	assert_int_equal(ibv_query_gid_ex((struct ibv_context *)&fake_dev, 1, 0,
+					  &e, 0),
 			 EINVAL);
 }
 
