@@ -260,8 +260,9 @@ int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 {
 	struct mrcd_req req = { .op = MRCD_QP_MODIFY };
 	struct mrc_device_attr dev;
-	struct compat_qp_out c;
 	struct compat_say_ctx say;
+	struct compat_qp_out c;
+	struct compat_qp_in in;
 	struct mrcd_rep rep;
 	enum ibv_qp_state to;
 	int err;
@@ -273,19 +274,18 @@ int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 	to = (vmask & IBV_QP_STATE) ? vattr->qp_state : qp->state;
 	/* RC-style setup: what MRC makes of it, or strict mode's refusal. */
 	soft_device_attr(&dev);
+	in = (struct compat_qp_in){ .from = qp->state,
+				    .to = to,
+				    .vmask = vmask,
+				    .vattr = vattr,
+				    .mmask = mmask,
+				    .mattr = mattr,
+				    .dev = &dev,
+				    .strict = compat_strict() };
 	say = (struct compat_say_ctx){ .qpn = qp->qpn,
 				       .from = qp->state,
 				       .to = to };
-	err = compat_qp_attrs(&(struct compat_qp_in){ .from = qp->state,
-						      .to = to,
-						      .vmask = vmask,
-						      .vattr = vattr,
-						      .mmask = mmask,
-						      .mattr = mattr,
-						      .dev = &dev,
-						      .strict =
-							      compat_strict() },
-			      &c, compat_say_log, &say);
+	err = compat_qp_attrs(&in, &c, compat_say_log, &say);
 	if (err)
 		return fail_errno(-err);
 	vmask = c.vmask;
