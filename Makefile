@@ -104,10 +104,10 @@ $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/pin.c \
 
 # libmrc: the OCP MRC application API and the soft verbs device. Programs
 # link it instead of -libverbs (it defines the verbs calls they make).
-LIBMRC_SRCS := lib/verbs.c lib/context.c lib/cq.c lib/qp.c \
+LIBMRC_SRCS := lib/verbs.c lib/context.c lib/cq.c lib/qp.c lib/compat.c lib/gid.c \
 	       lib/doorbell.c lib/ctl.c lib/log.c
 LIBMRC_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIBMRC_SRCS))
-LIBMRC_HDRS := include/mrc.h include/mrc_api_ver.h include/mrc_ext.h lib/internal.h lib/log.h \
+LIBMRC_HDRS := include/mrc.h include/mrc_api_ver.h include/mrc_ext.h lib/internal.h lib/log.h lib/compat.h lib/gid.h \
 	       include/mrc_ctl.h include/mrc_ctl_api_ver.h \
 	       $(wildcard include/mrc/*.h)
 LIBS_MRC   := $(BUILD)/libmrc.a -lpthread
@@ -355,6 +355,8 @@ UNIT_SRCS_test_clients     := daemon/clients.c daemon/loop.c daemon/log.c \
 			      daemon/clock.c lib/common/msg.c
 UNIT_SRCS_test_lib_log     := lib/log.c
 UNIT_LIBS_test_lib_log     := -lpthread
+UNIT_SRCS_test_lib_compat  := lib/compat.c lib/gid.c lib/log.c
+UNIT_LIBS_test_lib_compat  := -lpthread
 
 UNIT_HDRS := $(wildcard include/*.h include/mrc/*.h tests/lib/*.h \
 	       tests/fabric/*.h lib/*.h lib/common/*.h tools/perf/*.h \

@@ -54,9 +54,46 @@ struct mrc_device_attr {
 	} qp_attr;
 };
 
-/* MRC attributes of a verbs device; *supported is 0 if it is no MRC device. */
+/*
+ * MRC attributes of a device; *supported is 0 if it is no MRC device.
+ * API 1.0.0 names the device by its verbs context. From 1.0.1 the MRC
+ * context names it too; a verbs context is still accepted there, so that
+ * programs written either way build with the default MRC_API_VER_USED.
+ */
 int mrc_query_device(struct ibv_context *context, struct mrc_device_attr *attr,
 		     int *supported);
+#if MRC_API_VER_USED >= MRC_API_VER(1, 0, 1)
+/* The 1.0.1 form's entry point: call it as mrc_query_device(mrc_ctx, ...). */
+int mrcx_query_device_mctx(struct mrc_context *mrc_ctx,
+			   struct mrc_device_attr *attr, int *supported);
+#ifndef __cplusplus
+/* Chosen by the type of the first argument (C++: an overload, below). */
+#define mrc_query_device(ctx, attr, supported)     \
+	_Generic((ctx), struct mrc_context *       \
+		 : mrcx_query_device_mctx, default \
+		 : mrc_query_device)(ctx, attr, supported)
+#endif
+
+/*
+ * The MRC API versions this library implements (any pointer may be NULL),
+ * callable before any context exists.
+ */
+void mrc_query_version(uint32_t *current_version,
+		       uint32_t *last_supported_version,
+		       uint32_t *vendor_version,
+		       uint32_t *last_supported_vendor_version);
+#endif
+
+/*
+ * struct mrc_attr is what earlier drafts of the API (and programs written
+ * for them, such as NCCL net plugins) call struct mrc_device_attr. C has
+ * no alias for a struct tag, so the name is a macro: it renames every
+ * identifier mrc_attr in the program the same way. Define
+ * MRC_NO_COMPAT_NAMES before the include to go without it.
+ */
+#ifndef MRC_NO_COMPAT_NAMES
+#define mrc_attr mrc_device_attr
+#endif
 
 struct mrc_context_attr {
 	uint32_t mrc_api_version_used; /* MRC_API_VER(...) or _LATEST */
@@ -187,12 +224,18 @@ int mrc_query_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vattr_mask,
 
 /*
  * Moves the QP through RESET -> INIT -> RTR -> RTS (or to ERR or RESET from
- * any state). Verbs attributes MRC does not use are refused with EINVAL:
- * IBV_QP_PORT, IBV_QP_TIMEOUT and IBV_QP_RETRY_CNT (use MRC_QP_TIMEOUT and
- * MRC_QP_RETRY_CNT), IBV_QP_RNR_RETRY, IBV_QP_MIN_RNR_TIMER,
- * IBV_QP_MAX_QP_RD_ATOMIC, IBV_QP_MAX_DEST_RD_ATOMIC, IBV_QP_ALT_PATH,
- * IBV_QP_PATH_MIG_STATE. IBV_QP_AV names the peer by its GID; the source
- * GID is the device's own. IBV_QP_CUR_STATE asserts the current state.
+ * any state). OCP's API does not support IBV_QP_PORT, IBV_QP_TIMEOUT and
+ * IBV_QP_RETRY_CNT (use MRC_QP_TIMEOUT and MRC_QP_RETRY_CNT),
+ * IBV_QP_RNR_RETRY, IBV_QP_MIN_RNR_TIMER, IBV_QP_MAX_QP_RD_ATOMIC,
+ * IBV_QP_MAX_DEST_RD_ATOMIC, IBV_QP_ALT_PATH and IBV_QP_PATH_MIG_STATE.
+ * libmrc accepts the ones an RC program passes (timeout and retry count
+ * become MRC_QP_TIMEOUT and linear retries, the rest are ignored) and
+ * gives MRC attributes not passed their defaults (docs/libmrc.md); ALT_PATH
+ * and PATH_MIG_STATE are refused (EINVAL). With MRC_STRICT=1 in the
+ * environment every unsupported attribute, and every required MRC
+ * attribute missing, is refused and named on stderr. IBV_QP_AV names the
+ * peer by its GID; the source GID is the device's own. IBV_QP_CUR_STATE
+ * asserts the current state.
  */
 int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vattr_mask,
 		  struct mrc_qp_attr *mrc_attr, int mrc_attr_mask);
@@ -232,6 +275,14 @@ void mrc_ack_cq_events(struct mrc_cq *cq, unsigned int nevents);
 
 #ifdef __cplusplus
 }
+
+#if MRC_API_VER_USED >= MRC_API_VER(1, 0, 1)
+static inline int mrc_query_device(struct mrc_context *mrc_ctx,
+				   struct mrc_device_attr *attr, int *supported)
+{
+	return mrcx_query_device_mctx(mrc_ctx, attr, supported);
+}
+#endif
 #endif
 
 #endif /* MRC_H */

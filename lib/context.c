@@ -10,17 +10,13 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "internal.h"
+#include "log.h"
 
-int mrc_query_device(struct ibv_context *context, struct mrc_device_attr *attr,
-		     int *supported)
+void soft_device_attr(struct mrc_device_attr *attr)
 {
-	if (!context || !attr || !supported)
-		return fail_errno(EINVAL);
 	memset(attr, 0, sizeof(*attr));
-	*supported = soft_is_ours(context);
-	if (!*supported)
-		return 0;
 	attr->mrc_protocol_version = MRC_PROTOCOL_VERSION_1;
 	attr->wimm_attr.max_wimm = 65535;
 	attr->wimm_attr.max_wimm_dest = 65535;
@@ -28,26 +24,82 @@ int mrc_query_device(struct ibv_context *context, struct mrc_device_attr *attr,
 	attr->mpr_attr.mpr_resolution = 1;
 	attr->mpr_attr.dynamic_mpr = 0;
 	attr->qp_attr.max_qp_hint = 1024;
+}
+
+/* Parenthesised: mrc.h makes the name a macro from API 1.0.1 on. */
+int(mrc_query_device)(struct ibv_context *context, struct mrc_device_attr *attr,
+		      int *supported)
+{
+	if (!context || !attr || !supported)
+		return fail_errno(EINVAL);
+	*supported = soft_is_ours(context);
+	if (!*supported) {
+		memset(attr, 0, sizeof(*attr));
+		return 0;
+	}
+	soft_device_attr(attr);
 	return 0;
+}
+
+int mrcx_query_device_mctx(struct mrc_context *ctx,
+			   struct mrc_device_attr *attr, int *supported)
+{
+	if (!ctx)
+		return fail_errno(EINVAL);
+	return (mrc_query_device)(&ctx->sc->ibv, attr, supported);
+}
+
+void mrc_query_version(uint32_t *current_version,
+		       uint32_t *last_supported_version,
+		       uint32_t *vendor_version,
+		       uint32_t *last_supported_vendor_version)
+{
+	if (current_version)
+		*current_version = MRC_API_CURRENT_VERSION;
+	if (last_supported_version)
+		*last_supported_version = MRC_API_LAST_SUPPORTED_VERSION;
+	if (vendor_version)
+		*vendor_version = MRC_VENDOR_API_CURRENT_VERSION;
+	if (last_supported_vendor_version)
+		*last_supported_vendor_version =
+			MRC_VENDOR_API_LAST_SUPPORTED_VERSION;
 }
 
 struct mrc_context *mrc_create_context(struct ibv_context *vcontext,
 				       struct mrc_context_attr *attr)
 {
 	struct mrc_context *ctx;
-	uint32_t v = attr ? attr->mrc_api_version_used : MRC_API_VER_LATEST;
+	uint32_t asked = attr ? attr->mrc_api_version_used : MRC_API_VER_LATEST,
+		 v;
+	int err;
 
 	if (!soft_is_ours(vcontext)) {
 		errno = EOPNOTSUPP; /* not an MRC device */
 		return NULL;
 	}
-	/* Same major version, or "latest". */
-	if (v != MRC_API_VER_LATEST &&
-	    v >> MRC_API_VER_MAJOR_OFFSET !=
-		    MRC_API_CURRENT_VERSION >> MRC_API_VER_MAJOR_OFFSET) {
-		errno = EPROTONOSUPPORT;
+	err = compat_api_version(asked, &v);
+	if (err) {
+		lib_err("mrc_create_context: API version %u.%u.%u (%#x) is newer than this library's %u.%u.%u\n",
+			asked >> MRC_API_VER_MAJOR_OFFSET,
+			(asked >> MRC_API_VER_MINOR_OFFSET) & 0xff,
+			asked & 0xffff, asked,
+			MRC_API_CURRENT_VERSION >> MRC_API_VER_MAJOR_OFFSET,
+			(MRC_API_CURRENT_VERSION >> MRC_API_VER_MINOR_OFFSET) &
+				0xff,
+			MRC_API_CURRENT_VERSION & 0xffff);
+		errno = -err;
 		return NULL;
 	}
+	/*
+	 * Accepted (OCP's oldest is 0.0.0), but a value below 1.0.0 is no
+	 * version of this API: MRC_PROTOCOL_VERSION_1 or 0 where
+	 * MRC_API_VER(...) was meant. Say so where portability is checked.
+	 */
+	if (v < MRC_API_VER(1, 0, 0) && compat_strict())
+		lib_warn(
+			"mrc_create_context: mrc_api_version_used %#x is %u.%u.%u, not a released API version (MRC_API_VER(1, 0, 1) or MRC_API_VER_LATEST): accepted (MRC_STRICT=1)\n",
+			v, v >> MRC_API_VER_MAJOR_OFFSET,
+			(v >> MRC_API_VER_MINOR_OFFSET) & 0xff, v & 0xffff);
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx) {
 		errno = ENOMEM;

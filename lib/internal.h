@@ -122,6 +122,8 @@ struct mrc_context {
 int soft_call(struct soft_ctx *sc, struct mrcd_req *req, struct mrcd_rep *rep,
 	      int *fds, int nfds_max);
 int soft_is_ours(struct ibv_context *ctx);
+/* The soft device's MRC attributes (mrc_query_device's answer). */
+void soft_device_attr(struct mrc_device_attr *attr);
 /* A QP's doorbell fd, which a reconnect replaces in place (dup3). */
 void soft_db_add(struct soft_ctx *sc, uint32_t qpn, int *fd);
 void soft_db_del(struct soft_ctx *sc, uint32_t qpn, int *fd);

@@ -14,16 +14,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "internal.h"
 #include "log.h"
 #include "mrc_ext.h"
 #include "mrc/doorbell.h"
-
-/* Verbs attributes an MRC QP refuses (the API names their replacements). */
-#define VATTR_UNSUPPORTED                                                     \
-	(IBV_QP_PORT | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | \
-	 IBV_QP_MIN_RNR_TIMER | IBV_QP_MAX_QP_RD_ATOMIC |                     \
-	 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE)
 
 /* What each transition requires, verbs and MRC attributes. */
 #define INIT_MRC (MRC_QP_HINT | MRC_EV_PROFILE_ID | MRC_CC_PROFILE_ID)
@@ -264,15 +259,38 @@ int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 		  struct mrc_qp_attr *mattr, int mmask)
 {
 	struct mrcd_req req = { .op = MRCD_QP_MODIFY };
+	struct mrc_device_attr dev;
+	struct compat_say_ctx say;
+	struct compat_qp_out c;
+	struct compat_qp_in in;
 	struct mrcd_rep rep;
 	enum ibv_qp_state to;
 	int err;
 
-	if (!qp || (vmask && !vattr) || (vmask & VATTR_UNSUPPORTED))
+	if (!qp || (vmask && !vattr) || (mmask && !mattr))
 		return fail_errno(EINVAL);
 	if ((vmask & IBV_QP_CUR_STATE) && vattr->cur_qp_state != qp->state)
 		return fail_errno(EINVAL);
 	to = (vmask & IBV_QP_STATE) ? vattr->qp_state : qp->state;
+	/* RC-style setup: what MRC makes of it, or strict mode's refusal. */
+	soft_device_attr(&dev);
+	in = (struct compat_qp_in){ .from = qp->state,
+				    .to = to,
+				    .vmask = vmask,
+				    .vattr = vattr,
+				    .mmask = mmask,
+				    .mattr = mattr,
+				    .dev = &dev,
+				    .strict = compat_strict() };
+	say = (struct compat_say_ctx){ .qpn = qp->qpn,
+				       .from = qp->state,
+				       .to = to };
+	err = compat_qp_attrs(&in, &c, compat_say_log, &say);
+	if (err)
+		return fail_errno(-err);
+	vmask = c.vmask;
+	mmask = c.mmask;
+	mattr = &c.mattr;
 	switch (to) {
 	case IBV_QPS_INIT:
 		if ((qp->state != IBV_QPS_RESET && qp->state != IBV_QPS_INIT) ||

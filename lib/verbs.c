@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gid.h"
 #include "internal.h"
 #include "log.h"
 #include "mrc/msg.h"
@@ -564,7 +565,7 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 			       mtu - MRC_DATA_OVERHEAD_V6 < sc->info.max_mtu ?
 				       mtu - MRC_DATA_OVERHEAD_V6 :
 				       sc->info.max_mtu);
-	a->gid_tbl_len = 1;
+	a->gid_tbl_len = GID_TBL_LEN;
 	a->max_msg_sz = 1u << 31;
 	a->pkey_tbl_len = 1;
 	a->lid = 0;
@@ -578,12 +579,9 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
 		  union ibv_gid *gid)
 {
-	struct soft_ctx *sc = (struct soft_ctx *)context;
+	int err = gid_query(context, port_num, index, gid);
 
-	if (!soft_is_ours(context) || !port_ok(sc, port_num) || index)
-		return fail_errno(EINVAL);
-	memcpy(gid->raw, sc->info.gid[port_num - 1], 16);
-	return 0;
+	return err ? fail_errno(-err) : 0;
 }
 
 int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,

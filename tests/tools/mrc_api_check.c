@@ -99,7 +99,7 @@ static int to_rtr(struct app *a, struct mrc_qp *qp, struct mrc_qp_attr *m,
 
 	v.ah_attr.is_global = 1;
 	v.ah_attr.port_num = 1;
-	assert_int_equal(ibv_query_gid(a->dev, 1, 0, &v.ah_attr.grh.dgid), 0);
+	assert_int_equal(ibv_query_gid(a->dev, 1, 3, &v.ah_attr.grh.dgid), 0);
 	return mrc_modify_qp(qp, &v,
 			     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 				     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
@@ -137,9 +137,16 @@ static void device_answers(void **state)
 	assert_int_not_equal(ibv_query_port(a.dev, 0, &pa), 0);
 	assert_int_not_equal(ibv_query_port(a.dev, da.phys_port_cnt + 1, &pa),
 			     0);
+	/* The RoCE layout: 0 and 1 link-local, 2 and 3 the address. */
+	assert_int_equal(ibv_query_port(a.dev, 1, &pa), 0);
+	assert_int_equal(pa.gid_tbl_len, 4);
 	assert_int_equal(ibv_query_gid(a.dev, 1, 0, &gid), 0);
+	assert_int_equal(gid.raw[0], 0xfe);
+	assert_int_equal(gid.raw[1], 0x80);
+	assert_int_equal(ibv_query_gid(a.dev, 1, 3, &gid), 0);
 	assert_int_equal(gid.raw[10], 0xff); /* IPv4-mapped: 198.18... */
 	assert_int_equal(gid.raw[12], 198);
+	assert_int_not_equal(ibv_query_gid(a.dev, 1, 4, &gid), 0);
 	assert_int_equal(mrc_query_device(a.dev, &ma, &supported), 0);
 	assert_int_equal(supported, 1);
 	assert_int_equal(ma.mrc_protocol_version, MRC_PROTOCOL_VERSION_1);
@@ -162,6 +169,8 @@ static void state_machine(void **state)
 	uint32_t qpn;
 
 	(void)state;
+	/* OCP's letter: what RC-style setup may leave out is refused. */
+	setenv("MRC_STRICT", "1", 1);
 	app_open(&a);
 	qp = new_qp(&a);
 	assert_non_null(qp);
@@ -222,6 +231,67 @@ static void state_machine(void **state)
 	assert_int_equal(mrc_destroy_cq(a.cq), EBUSY);
 	assert_int_equal(mrc_destroy_context(a.ctx), -1);
 	assert_int_equal(errno, EBUSY);
+	assert_int_equal(mrc_destroy_qp(qp), 0);
+	app_close(&a);
+	unsetenv("MRC_STRICT");
+}
+
+/*
+ * Setup written the RC way is taken (docs/libmrc.md): port, pkey index
+ * and RNR attributes ignored, timeout and retry count mapped, MRC
+ * attributes not given defaulted from the device attributes.
+ */
+static void rc_style(void **state)
+{
+	struct ibv_qp_attr v = { .qp_state = IBV_QPS_INIT,
+				 .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+	struct mrc_qp_attr m = {}, mq;
+	struct ibv_qp_attr qa;
+	struct mrc_qp *qp;
+	struct app a;
+
+	(void)state;
+	unsetenv("MRC_STRICT");
+	app_open(&a);
+	qp = new_qp(&a);
+	assert_non_null(qp);
+	assert_int_equal(mrc_modify_qp(qp, &v,
+				       IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					       IBV_QP_PORT |
+					       IBV_QP_ACCESS_FLAGS,
+				       &m, 0),
+			 0);
+	assert_int_equal(to_rtr(&a, qp, &m, 0), 0);
+	v = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS,
+				  .sq_psn = 5,
+				  .timeout = 12,
+				  .retry_cnt = 14, /* more than IB has: 7 */
+				  .rnr_retry = 7,
+				  .min_rnr_timer = 12 };
+	/* An alternate path means something MRC cannot do: still refused. */
+	assert_int_equal(mrc_modify_qp(qp, &v, IBV_QP_STATE | IBV_QP_ALT_PATH,
+				       NULL, 0),
+			 EINVAL);
+	assert_int_equal(
+		mrc_modify_qp(qp, &v,
+			      IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+				      IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				      IBV_QP_MIN_RNR_TIMER,
+			      NULL, 0),
+		0);
+	assert_int_equal(mrc_query_qp(qp, &qa, IBV_QP_STATE, &mq,
+				      MRC_QP_TIMEOUT, NULL),
+			 0);
+	assert_int_equal(qa.qp_state, IBV_QPS_RTS);
+	assert_int_equal(mq.timeout, 12);
+	assert_int_equal(mq.retry.linear_cnt, 7);
+	assert_int_equal(mq.retry.exp_cnt, 0);
+	assert_int_equal(mq.mpr.mpr, 2);
+	assert_int_equal(mq.mpr.mpr_dest, 2);
+	assert_int_equal(mq.wimm.max_wimm, 65535);
+	assert_int_equal(mq.profile.ev_profile_id, 0);
+	assert_int_equal(mq.profile.cc_profile_id, 15);
 	assert_int_equal(mrc_destroy_qp(qp), 0);
 	app_close(&a);
 }
@@ -473,6 +543,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(device_answers),
 		cmocka_unit_test(state_machine),
+		cmocka_unit_test(rc_style),
 		cmocka_unit_test(unknown_ev_profile),
 		cmocka_unit_test(controller_needs_net_admin),
 		cmocka_unit_test(registration_keeps_pointer_and_bytes),

@@ -83,7 +83,7 @@ static int dev_query(struct perf_dev *d)
 		return -err;
 	}
 	d->port_mtu_bytes = mtu_enum_to_bytes(pattr.active_mtu);
-	err = ibv_query_gid(d->vctx, 1, 0, &d->gid);
+	err = ibv_query_gid(d->vctx, 1, 3, &d->gid); /* RoCE v2, the address */
 	if (err) {
 		pr_err("cannot query the GID of port 1: %s", strerror(err));
 		return -err;
