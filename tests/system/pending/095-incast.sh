@@ -8,7 +8,8 @@
 #   - 2->1 and 4->1 into trimming queues, no fault: every flow finishes,
 #     no EV goes ASSUMED_BAD, and trims come back as NACKs the senders
 #     take and resend (never more than the queues made);
-#   - 4->1 into drop-tail queues: no EV blamed for congestion alone;
+#   - 2->1 and 4->1 into drop-tail queues: no EV blamed for congestion
+#     alone;
 #   - 2->1 into trimming queues with a spine of plane 1 blackholed 1.5 s
 #     in: exactly the EVs the fabric hashes onto that spine go
 #     ASSUMED_BAD, for each sender, and nothing else.
@@ -55,9 +56,11 @@ done
 jqe trim4 '.queue_trimmed > 0'
 log "incast 2->1 and 4->1, trimming: byte-exact, no EV blamed, trims NACKed and resent ($(jq -r '"\(.cc_trims) of \(.queue_trimmed)"' "$TMP"/trim4/incast-[0-9]*.json) in 4->1)"
 
-incast drop4 4 drop 200mbit 4 nscc
-jqe drop4 '.bad_bytes == 0 and .evs_blamed == 0 and .queue_trimmed == 0'
-log "incast 4->1, drop-tail: byte-exact, no EV blamed ($(jq .queue_dropped "$TMP"/drop4/incast-[0-9]*.json) packets dropped)"
+for n in 2 4; do
+	incast drop$n "$n" drop 200mbit 4 nscc
+	jqe drop$n '.bad_bytes == 0 and .evs_blamed == 0 and .queue_trimmed == 0'
+	log "incast $n->1, drop-tail: byte-exact, no EV blamed ($(jq .queue_dropped "$TMP"/drop$n/incast-[0-9]*.json) packets dropped)"
+done
 
 INCAST_MAP_PLANE=1 INCAST_FAULT="1500:spine 1 0" incast dead 2 trim 200mbit 4 nscc
 jqe dead '.bad_bytes == 0'
