@@ -243,8 +243,22 @@ run_mrc() {
 	sleep "$((SECS / 2))"
 	"$TOP/build/tools/mrcctl" -s "$TMP/h2.sock" -j qp show >"$OUT/incast-qp-mid.json" 2>&1 || true
 	"$TOP/build/tools/mrcctl" -s "$TMP/h2.sock" -j ev show >"$OUT/incast-ev-mid.json" 2>&1 || true
+	# A flow still running 5 s after its end (mrc-perf gives up at 10 s):
+	# its sender's QPs and EVs then, for the failure to be read by.
+	rm -f "$OUT"/incast-qp-late-h*.json "$OUT"/incast-ev-late-h*.json
+	(sleep "$((SECS - SECS / 2 + 5))" &&
+		for ((i = 2; i <= N + 1; i++)); do
+			kill -0 "${pids[i - 2]}" 2>/dev/null || continue
+			"$TOP/build/tools/mrcctl" -s "$TMP/h$i.sock" -j qp show \
+				>"$OUT/incast-qp-late-h$i.json" 2>&1
+			"$TOP/build/tools/mrcctl" -s "$TMP/h$i.sock" -j ev show \
+				>"$OUT/incast-ev-late-h$i.json" 2>&1
+		done) &
+	local late_pid=$!
 	rc=0
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	kill "$late_pid" 2>/dev/null || true
+	wait "$late_pid" 2>/dev/null || true
 	for p in "${spids[@]}"; do wait "$p" || true; done
 	ping_wait
 	cpu1=$(awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat)
@@ -254,7 +268,7 @@ run_mrc() {
 		# shellcheck disable=SC2086
 		tb heal ${INCAST_FAULT#*:} >/dev/null
 	fi
-	[ $rc = 0 ] || fail "a flow failed: $(cat "$TMP"/flow*.err)"
+	[ $rc = 0 ] || fail "a flow failed: $(cat "$TMP"/flow*.err) (late QP state: $(ls "$OUT"/incast-qp-late-h*.json 2>/dev/null | paste -sd' '))"
 
 	# What the senders' path health did: EV state changes to ASSUMED_BAD
 	# (their reasons kept in $OUT/incast-blamed.txt).
