@@ -282,15 +282,18 @@ void health_gray(struct health *h)
 				&h->ev_stats[qpn * MRC_QP_EVS + i];
 			struct ev_health *e = &q->ev[i];
 			uint64_t n = st->rtt_samples;
+			/* A full queue's drops are no evidence against the
+			 * path (docs/health.md, "Lossy paths"). */
+			uint64_t lost = st->lost - st->lost_queue;
 
 			g[i].srtt_ns = st->rtt_srtt_ns;
 			g[i].samples = (uint32_t)(n - e->prev_samples);
 			g[i].sent = (uint32_t)(st->sent - e->prev_sent);
-			g[i].lost = (uint32_t)(st->lost - e->prev_lost);
+			g[i].lost = (uint32_t)(lost - e->prev_lost);
 			g[i].in_use = !e->state || e->state == MRC_EV_GOOD;
 			e->prev_samples = n;
 			e->prev_sent = st->sent;
-			e->prev_lost = st->lost;
+			e->prev_lost = lost;
 			e->look_sent = g[i].sent;
 			q->look_sent += g[i].sent;
 		}

@@ -68,6 +68,7 @@ struct tx_pick {
 	__u8 hole_lost; /* a resend of a SACK hole: lost_ev_idx lost it */
 	__u8 overdue; /* una resent, its answer overdue: lost_ev_idx lost it */
 	__u8 lost_ev_idx;
+	__u8 lost_queue; /* ...when a queue had been full lately */
 	__u8 ev_bad; /* ...which made lost_ev_idx ASSUMED_BAD: an event */
 	__u8 ev_kept; /* ...or would have, but ev_min_active keeps it */
 	__u8 silent_bad; /* silent_idx was found silent: ASSUMED_BAD */
@@ -134,6 +135,8 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			/* A SACK hole's: lost on the EV it went out on. */
 			p->hole_lost = !!(rec->flags & MRC_REC_LOST);
 			p->lost_ev_idx = rec->ev_idx;
+			p->lost_queue =
+				(__u8)health_congested_lately(qp, rec->tx_ns);
 		}
 		rec->flags &= ~(MRC_REC_RETX_Q | MRC_REC_LOST);
 		if (found)
@@ -150,6 +153,8 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			if (!(rec->flags & MRC_REC_UNSENT)) {
 				p->overdue = 1;
 				p->lost_ev_idx = rec->ev_idx;
+				p->lost_queue = (__u8)health_congested_lately(
+					qp, rec->tx_ns);
 				if (cc)
 					nscc_on_loss(&qp->cc, cc, rec->len);
 			}
@@ -236,6 +241,7 @@ timeout:
 
 		p->timed_out = 1;
 		p->lost_ev_idx = rec->ev_idx;
+		p->lost_queue = (__u8)health_congested_lately(qp, rec->tx_ns);
 		/* A verdict on the EV only if no queue had been full
 		 * lately, the EV has delivered nothing sent after it (a
 		 * path that delivers is not dead, and a drop on it is a
@@ -633,6 +639,8 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 		ev = mrc_ev_of(qpn, p.lost_ev_idx);
 		if (ev)
 			__sync_fetch_and_add(&ev->lost, 1);
+		if (ev && p.lost_queue)
+			__sync_fetch_and_add(&ev->lost_queue, 1);
 	}
 	if (busy) {
 		if (p.cwnd_full)

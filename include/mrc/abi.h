@@ -19,7 +19,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 8
+#define MRC_ABI_VERSION 9
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -613,8 +613,14 @@ struct mrc_ev_stats {
 	__u32 rtt_max_ns;
 	__u32 trimmed; /* NACKs saying a switch cut the packet (never blamed) */
 	__u64 rtt_samples; /* RTT samples taken, ever (the gray look's) */
+	/*
+	 * Of lost, those sent while a queue had been full lately
+	 * (health_congested_lately): a full queue's drops, which mrcd's
+	 * lossy rule does not hold against the path.
+	 */
+	__u64 lost_queue;
 };
-_Static_assert(sizeof(struct mrc_ev_stats) == 72, "ev stats layout");
+_Static_assert(sizeof(struct mrc_ev_stats) == 80, "ev stats layout");
 
 /*
  * Low-latency doorbell: a UDP datagram to 127.0.0.1:MRC_DOORBELL_PORT that

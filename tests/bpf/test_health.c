@@ -168,6 +168,16 @@ static int zero_percpu(struct bpf_map *m, uint32_t n)
 
 static int reset(void)
 {
+	struct mrc_ev_stats st = {};
+	uint32_t e, key;
+
+	/* The QP's EV counters, which mrcd zeroes when it makes a QP. */
+	for (e = 0; e < MRC_QP_EVS; e++) {
+		key = S_QPN * MRC_QP_EVS + e;
+		if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_ev_stats),
+					&key, &st, BPF_ANY))
+			return -1;
+	}
 	if (zero_percpu(rx->maps.mrc_drop, MRC_DROP_MAX) ||
 	    zero_percpu(rx->maps.mrc_rx_stats, MRC_RX_MAX) ||
 	    zero_percpu(rx->maps.mrc_tx_stats, MRC_TX_MAX))
@@ -1317,6 +1327,19 @@ static uint8_t timeout_in_episodes(int old)
 	return get_qp_tx()->ev_state[1];
 }
 
+/* EV e's ev_stats: lost, and of them *queue sent while a queue was full. */
+static uint64_t ev_lost(uint32_t e, uint64_t *queue)
+{
+	struct mrc_ev_stats st;
+	uint32_t key = S_QPN * MRC_QP_EVS + e;
+
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(rx->maps.mrc_ev_stats),
+					     &key, &st),
+			 0);
+	*queue = st.lost_queue;
+	return st.lost;
+}
+
 /*
  * A timeout is judged long after its packet left, when newer full queues
  * have come and gone: the queue it met is remembered by its send time,
@@ -1324,14 +1347,21 @@ static uint8_t timeout_in_episodes(int old)
  */
 static void timeout_in_an_older_episode_blames_nothing(void **state)
 {
+	uint64_t queue;
+
 	(void)state;
 	assert_int_equal(timeout_in_episodes(1), MRC_EV_GOOD);
 	assert_int_equal(drain_events(), 0);
+	/* Lost on EV 1, to a full queue: not held against it as lossy. */
+	assert_int_equal(ev_lost(1, &queue), 1);
+	assert_int_equal(queue, 1);
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_TIMEOUTS), 1);
 	/* Only the newest episode: PSN 1 met no full queue we know of. */
 	assert_int_equal(timeout_in_episodes(0), MRC_EV_ASSUMED_BAD);
 	assert_int_equal(drain_events(), 1);
+	assert_int_equal(ev_lost(1, &queue), 1);
+	assert_int_equal(queue, 0);
 	assert_int_equal(ev[0].reason, MRC_EV_R_TIMEOUT);
 }
 

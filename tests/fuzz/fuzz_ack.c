@@ -201,7 +201,7 @@ struct mq {
 	uint64_t ev_sent[MRC_QP_EVS], ev_retx[MRC_QP_EVS];
 	uint64_t ev_acked[MRC_QP_EVS], ev_samples[MRC_QP_EVS];
 	uint64_t ev_trimmed[MRC_QP_EVS], ev_ecn[MRC_QP_EVS];
-	uint64_t ev_lost[MRC_QP_EVS];
+	uint64_t ev_lost[MRC_QP_EVS], ev_lost_queue[MRC_QP_EVS];
 	uint32_t fatal_per_mille; /* how often a valid NACK is fatal */
 	uint32_t budget; /* PSNs to send before the QP is made anew */
 	uint32_t sent_psns, err_frames, err_wqe;
@@ -1557,6 +1557,7 @@ struct mpick {
 	int fail_build; /* ...and its frame cannot be built */
 	int retx, timed_out, hole_lost, retry_failed;
 	uint32_t lost_e; /* the EV that lost it (timed_out, hole_lost) */
+	int lost_queue; /* ...when a queue had been full lately */
 	uint32_t nbad; /* EVs the pick moved to ASSUMED_BAD */
 	uint32_t wait_ns; /* a timeout resend: the timeout it waited out */
 	int silent_set; /* ev_silent_ns[e] takes this run's clock */
@@ -1623,6 +1624,7 @@ static void pick(struct mq *q, int skb, struct mpick *p)
 			p->retx = 1;
 			p->hole_lost = !!(y->flags & MRC_REC_LOST);
 			p->lost_e = y->ev_idx;
+			p->lost_queue = congested_lately(q, y->tx_ns);
 		}
 		y->flags &= (uint8_t) ~(MRC_REC_RETX_Q | MRC_REC_LOST);
 		if (found) {
@@ -1680,6 +1682,7 @@ static void pick(struct mq *q, int skb, struct mpick *p)
 		if (!(r->flags & MRC_REC_UNSENT) && !q->cq_stalled) {
 			p->timed_out = 1;
 			p->lost_e = r->ev_idx;
+			p->lost_queue = congested_lately(q, r->tx_ns);
 			if (!congested_lately(q, r->tx_ns) &&
 			    q->ev_acked_ns[r->ev_idx & 63] <= r->tx_ns &&
 			    q->acked_tx_ns > r->tx_ns + 2ull * q->reorder_ns +
@@ -1755,6 +1758,8 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 	}
 	if (p->timed_out || p->hole_lost)
 		q->ev_lost[p->lost_e]++;
+	if ((p->timed_out || p->hole_lost) && p->lost_queue)
+		q->ev_lost_queue[p->lost_e]++;
 	if (p->retry_failed) {
 		const struct mwqe *w = &q->wqe[r->wqe % MRC_SQ_DEPTH];
 		struct mrc_cqe c = {
@@ -1997,23 +2002,26 @@ static void check_ev(struct mq *q)
 		    es.acked != q->ev_acked[e] || es.lost != q->ev_lost[e] ||
 		    es.rtt_samples != q->ev_samples[e] ||
 		    es.trimmed != q->ev_trimmed[e] ||
-		    es.ecn_ce != q->ev_ecn[e]) {
+		    es.ecn_ce != q->ev_ecn[e] ||
+		    es.lost_queue != q->ev_lost_queue[e]) {
 			snprintf(
 				why, sizeof(why),
-				"QP %u EV %u: sent %llu retx %llu acked %llu lost %llu samples %llu trimmed %u ce %llu; the model %llu %llu %llu %llu %llu %llu %llu",
+				"QP %u EV %u: sent %llu retx %llu acked %llu lost %llu samples %llu trimmed %u ce %llu lost_queue %llu; the model %llu %llu %llu %llu %llu %llu %llu %llu",
 				q->qpn, e, (unsigned long long)es.sent,
 				(unsigned long long)es.retx,
 				(unsigned long long)es.acked,
 				(unsigned long long)es.lost,
 				(unsigned long long)es.rtt_samples, es.trimmed,
 				(unsigned long long)es.ecn_ce,
+				(unsigned long long)es.lost_queue,
 				(unsigned long long)q->ev_sent[e],
 				(unsigned long long)q->ev_retx[e],
 				(unsigned long long)q->ev_acked[e],
 				(unsigned long long)q->ev_lost[e],
 				(unsigned long long)q->ev_samples[e],
 				(unsigned long long)q->ev_trimmed[e],
-				(unsigned long long)q->ev_ecn[e]);
+				(unsigned long long)q->ev_ecn[e],
+				(unsigned long long)q->ev_lost_queue[e]);
 			violation(NULL, why);
 			q->ev_sent[e] = es.sent;
 			q->ev_retx[e] = es.retx;
@@ -2022,6 +2030,7 @@ static void check_ev(struct mq *q)
 			q->ev_samples[e] = es.rtt_samples;
 			q->ev_trimmed[e] = es.trimmed;
 			q->ev_ecn[e] = es.ecn_ce;
+			q->ev_lost_queue[e] = es.lost_queue;
 		}
 	}
 }
