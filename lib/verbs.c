@@ -3,8 +3,9 @@
  * The soft verbs device: libmrc answers the verbs calls an MRC application
  * makes before it reaches the mrc_* API (device list, open, query, PD,
  * memory registration), so programs written for MRC NICs run unchanged
- * when linked with -lmrc instead of -libverbs. The one device, mrc0, is
- * mrcd: opening it connects to mrcd's socket.
+ * when linked with -lmrc, with or without -libverbs (bind.c makes these
+ * the calls they reach; a real device's are forwarded to libibverbs).
+ * The soft device, mrc0, is mrcd: opening it connects to mrcd's socket.
  *
  * Registering memory lays the device's memory (the region's mmapable map
  * chunks) over the application's own pages: the buffer's contents are
