@@ -47,6 +47,10 @@ done
 readelf -d "$TMP/plugin_host" | grep -q 'libibverbs' || fail "plugin_host does not link libibverbs"
 readelf -d "$TMP/plugin_host" | grep -q 'libmrc' && fail "plugin_host links libmrc"
 log "built -libverbs -lmrc: mrc_rc, mrc_rc as a plugin, verbs_loopback; plugin_host links libibverbs only"
+# Every verbs call libmrc.so exports is one it rebinds (lib/verbs_names.c).
+for f in $(nm -D --defined-only "$TOP/build/libmrc.so.1" | awk '$2 == "T" && $3 ~ /^_?ibv_/ { print $3 }'); do
+	grep -q "X($f)" "$TOP/lib/verbs_names.c" || fail "libmrc exports $f, which lib/verbs_names.c does not rebind"
+done
 
 tb up --hosts 2 --planes 2 --spines 2 >/dev/null
 mrcd_start h1
@@ -67,6 +71,15 @@ transfer() {
 	grep -q "server says Y" "$TMP/$name.cli" || fail "$name: client: $(cat "$TMP/$name.cli")"
 	log "$name: $(grep -v '^plugin_host' "$TMP/$name.cli" | head -1); $(tail -1 "$TMP/$name.srv")"
 }
+# The control: without the rebinding the calls reach the system
+# libibverbs, which has no mrc0.
+rc=0
+as_nobody h1 env MRC_BIND=0 "$TMP/rc-linked" -d mrc0 -p 18700 "$server" >"$TMP/control.out" 2>&1 || rc=$?
+# (No server listens on its port: finding mrc0 would fail later, at connect.)
+if [ $rc = 0 ] || ! grep -Eq "mrc_rc: (ibv_get_device_list|mrc0): " "$TMP/control.out"; then
+	fail "MRC_BIND=0: mrc_rc found mrc0 without the rebinding (exit $rc): $(cat "$TMP/control.out")"
+fi
+log "control, MRC_BIND=0: $(cat "$TMP/control.out")"
 transfer linked 18701 "$TMP/rc-linked"
 transfer plugin 18702 "$TMP/plugin_host" "$TMP/rc-plugin.so" mrc_rc_main
 grep -q "plugin_host: libibverbs lists 0 device(s)" "$TMP/plugin.cli" ||
