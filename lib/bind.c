@@ -74,7 +74,14 @@ static int set_slot(const struct bind_obj *o, void **slot, void *to)
 	unsigned long a = (unsigned long)slot;
 	long pg = sysconf(_SC_PAGESIZE);
 	void *page = (void *)(a & ~(unsigned long)(pg - 1));
-	int ro = o->relro_len && a >= o->relro && a < o->relro + o->relro_len;
+	/*
+	 * The dynamic linker protects RELRO up to its last whole page; the
+	 * page it ends in stays writable (it is .data's too), so only the
+	 * pages below that are opened and closed again here.
+	 */
+	unsigned long ro_end = (o->relro + o->relro_len) &
+			       ~(unsigned long)(pg - 1);
+	int ro = o->relro_len && a >= o->relro && a < ro_end;
 
 	if (*slot == to)
 		return 0;
