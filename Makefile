@@ -364,6 +364,8 @@ UNIT_SRCS_test_lib_verbs   := lib/plain_cq.c lib/plain_qp.c lib/verbs_plain.c \
 			      lib/verbs_async.c lib/verbs_str.c lib/devlist.c \
 			      lib/gid.c
 UNIT_LIBS_test_lib_verbs   := -lpthread
+UNIT_SRCS_test_lib_bind    := lib/bind.c
+UNIT_LIBS_test_lib_bind    := -lpthread -ldl
 
 UNIT_HDRS := $(wildcard include/*.h include/mrc/*.h tests/lib/*.h \
 	       tests/fabric/*.h lib/*.h lib/common/*.h tools/perf/*.h \
