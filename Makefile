@@ -103,7 +103,8 @@ $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/pin.c \
 	$(Q)$(CC) $(CFLAGS) -Idaemon -o $@ $(filter %.c,$^) $(LIBS_BPF)
 
 # libmrc: the OCP MRC application API and the soft verbs device. Programs
-# link it instead of -libverbs (it defines the verbs calls they make).
+# link it alone or beside -libverbs, in either order: it defines the verbs
+# calls they make and rebinds them to itself at load (lib/bind.c).
 LIBMRC_SRCS := lib/verbs.c lib/context.c lib/cq.c lib/qp.c lib/compat.c lib/gid.c \
 	       lib/doorbell.c lib/ctl.c lib/log.c lib/bind.c lib/verbs_names.c \
 	       lib/devlist.c lib/plain_cq.c lib/plain_qp.c lib/verbs_plain.c \
