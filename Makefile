@@ -103,14 +103,18 @@ $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/pin.c \
 	$(Q)$(CC) $(CFLAGS) -Idaemon -o $@ $(filter %.c,$^) $(LIBS_BPF)
 
 # libmrc: the OCP MRC application API and the soft verbs device. Programs
-# link it instead of -libverbs (it defines the verbs calls they make).
+# link it alone or beside -libverbs, in either order: it defines the verbs
+# calls they make and rebinds them to itself at load (lib/bind.c).
 LIBMRC_SRCS := lib/verbs.c lib/context.c lib/cq.c lib/qp.c lib/compat.c lib/gid.c \
-	       lib/doorbell.c lib/ctl.c lib/log.c
+	       lib/doorbell.c lib/ctl.c lib/log.c lib/bind.c lib/verbs_names.c \
+	       lib/devlist.c lib/plain_cq.c lib/plain_qp.c lib/verbs_plain.c \
+	       lib/verbs_async.c lib/verbs_str.c
 LIBMRC_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIBMRC_SRCS))
 LIBMRC_HDRS := include/mrc.h include/mrc_api_ver.h include/mrc_ext.h lib/internal.h lib/log.h lib/compat.h lib/gid.h \
+	       lib/bind.h lib/devlist.h lib/plain.h lib/verbs_names.h \
 	       include/mrc_ctl.h include/mrc_ctl_api_ver.h \
 	       $(wildcard include/mrc/*.h)
-LIBS_MRC   := $(BUILD)/libmrc.a -lpthread
+LIBS_MRC   := $(BUILD)/libmrc.a -lpthread -ldl
 
 # libmrc-common: the userspace code mrcd, libmrc and the tools share, built
 # once (never installed): message framing (msg.c), checksums (csum.c), EV
@@ -154,7 +158,7 @@ $(BUILD)/libmrc.a: $(LIBMRC_OBJS) $(LIBMRC_COMMON)
 
 $(BUILD)/libmrc.so.1: $(LIBMRC_OBJS) $(BUILD)/libmrc-common.a
 	$(call msg,LD,$@)
-	$(Q)$(CC) -shared -Wl,-soname,libmrc.so.1 -o $@ $^ -lpthread
+	$(Q)$(CC) -shared -Wl,-soname,libmrc.so.1 -Wl,-Bsymbolic-functions -o $@ $^ -lpthread -ldl
 
 # mrc-perf: one file per job (tools/perf/*.c).
 PERF_SRCS := $(wildcard tools/perf/*.c)
@@ -357,6 +361,12 @@ UNIT_SRCS_test_lib_log     := lib/log.c
 UNIT_LIBS_test_lib_log     := -lpthread
 UNIT_SRCS_test_lib_compat  := lib/compat.c lib/gid.c lib/log.c
 UNIT_LIBS_test_lib_compat  := -lpthread
+UNIT_SRCS_test_lib_verbs   := lib/plain_cq.c lib/plain_qp.c lib/verbs_plain.c \
+			      lib/verbs_async.c lib/verbs_str.c lib/devlist.c \
+			      lib/gid.c
+UNIT_LIBS_test_lib_verbs   := -lpthread
+UNIT_SRCS_test_lib_bind    := lib/bind.c
+UNIT_LIBS_test_lib_bind    := -lpthread -ldl
 
 UNIT_HDRS := $(wildcard include/*.h include/mrc/*.h tests/lib/*.h \
 	       tests/fabric/*.h lib/*.h lib/common/*.h tools/perf/*.h \

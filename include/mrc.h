@@ -6,8 +6,9 @@
  * are this project's own.
  *
  * Programs open the device with the usual verbs calls (ibv_get_device_list,
- * ibv_open_device, ibv_alloc_pd, ibv_reg_mr), which libmrc itself answers:
- * link with -lmrc, not -libverbs. Everything else goes through the mrc_*
+ * ibv_open_device, ibv_alloc_pd, ibv_reg_mr), which libmrc itself answers
+ * for its device and forwards to libibverbs for real ones, whatever the
+ * link order (docs/libmrc.md). Everything else goes through the mrc_*
  * calls below. Calls that return int return 0 on success; on failure they
  * return an errno value (and set errno), except where a comment says -1.
  */

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "bind.h"
 #include "gid.h"
 #include "internal.h"
 
@@ -82,7 +83,12 @@ int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 		       unsigned int index, int *type)
 {
 	struct ibv_gid_entry e;
-	int err = soft_gid(context, port_num, index, &e);
+	int err;
+
+	if (context && !soft_is_ours(context))
+		BIND_FORWARD(ibv_query_gid_type, ENODEV, context, port_num,
+			     index, type);
+	err = soft_gid(context, port_num, index, &e);
 
 	if (err)
 		return fail_errno(-err);
@@ -98,6 +104,9 @@ int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
 	struct ibv_gid_entry e;
 	int err;
 
+	if (context && !soft_is_ours(context))
+		BIND_FORWARD(_ibv_query_gid_ex, ENODEV, context, port_num,
+			     gid_index, entry, flags, entry_size);
 	/* No flags are defined; a caller's struct may be newer (larger). */
 	if (flags || !entry || entry_size < sizeof(e))
 		return EINVAL;
@@ -117,7 +126,10 @@ ssize_t _ibv_query_gid_table(struct ibv_context *context,
 	size_t n = 0;
 	uint32_t port, i;
 
-	if (!soft_is_ours(context) || flags || !entries ||
+	if (context && !soft_is_ours(context))
+		BIND_FORWARD(_ibv_query_gid_table, -ENODEV, context, entries,
+			     max_entries, flags, entry_size);
+	if (!context || flags || !entries ||
 	    entry_size < sizeof(struct ibv_gid_entry))
 		return -EINVAL;
 	if (max_entries < (size_t)sc->info.nports * GID_TBL_LEN)

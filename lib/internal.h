@@ -16,6 +16,8 @@
 #include "mrc/abi.h"
 #include "mrc/mrcd_proto.h"
 
+#define SOFT_MAX_ASYNC 64
+
 struct soft_ctx {
 	struct ibv_context ibv; /* first: the handle applications hold */
 	int sock; /* to mrcd */
@@ -33,6 +35,10 @@ struct soft_ctx {
 	uint64_t next_check_ns; /* soft_check_link's, MONOTONIC_COARSE */
 	pthread_mutex_t db_lock; /* taken after lock, never before */
 	int *db[MRC_MAX_QP]; /* by QP number: &qp->db_fd, NULL: none */
+	/* Verbs async events of plain QPs and CQs; ibv.async_fd counts them. */
+	pthread_mutex_t ev_lock;
+	struct ibv_async_event ev[SOFT_MAX_ASYNC];
+	int nev, ev_lost;
 };
 
 struct soft_mr {
@@ -41,6 +47,7 @@ struct soft_mr {
 	uint32_t head; /* addr's offset in its page */
 	uint8_t *base; /* addr rounded down to a page: the map starts here */
 	uint64_t span; /* bytes laid over, from base, whole pages */
+	unsigned int access; /* enum ibv_access_flags, as registered */
 };
 
 struct mrc_comp_channel {

@@ -3,8 +3,9 @@
  * The soft verbs device: libmrc answers the verbs calls an MRC application
  * makes before it reaches the mrc_* API (device list, open, query, PD,
  * memory registration), so programs written for MRC NICs run unchanged
- * when linked with -lmrc instead of -libverbs. The one device, mrc0, is
- * mrcd: opening it connects to mrcd's socket.
+ * when linked with -lmrc, with or without -libverbs (bind.c makes these
+ * the calls they reach; a real device's are forwarded to libibverbs).
+ * The soft device, mrc0, is mrcd: opening it connects to mrcd's socket.
  *
  * Registering memory lays the device's memory (the region's mmapable map
  * chunks) over the application's own pages: the buffer's contents are
@@ -26,10 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bind.h"
+#include "devlist.h"
 #include "gid.h"
 #include "internal.h"
 #include "log.h"
 #include "mrc/msg.h"
+#include "plain.h"
 
 /* The header's macro would route the call through an inline wrapper. */
 #undef ibv_query_port
@@ -64,18 +68,31 @@ static const char *sock_path(void)
 	return p && *p ? p : MRCD_SOCKET_DEFAULT;
 }
 
+/*
+ * The host's real devices, as the real libibverbs lists them, then mrc0
+ * while mrcd listens. A real list that fails (no RDMA subsystem: an empty
+ * one, or NULL with ENOSYS) is no reason to hide mrc0.
+ */
 struct ibv_device **ibv_get_device_list(int *num_devices)
 {
-	struct ibv_device **list = calloc(2, sizeof(*list));
-	int n = 0;
+	struct ibv_device **(*real_get)(int *) =
+		(struct ibv_device * *(*)(int *))
+			bind_real("ibv_get_device_list");
+	void (*real_free)(struct ibv_device **) = (void (*)(
+		struct ibv_device **))bind_real("ibv_free_device_list");
+	struct ibv_device **real = NULL, **list;
+	int nreal = 0, n = 0;
 
+	if (real_get && real_free)
+		real = real_get(&nreal);
+	list = devlist_merge(real, nreal,
+			     access(sock_path(), F_OK) ? NULL : &soft_device,
+			     &n);
 	if (!list) {
-		errno = ENOMEM;
+		if (real)
+			real_free(real);
 		return NULL;
 	}
-	/* The device exists while mrcd listens. */
-	if (!access(sock_path(), F_OK))
-		list[n++] = &soft_device;
 	if (num_devices)
 		*num_devices = n;
 	return list;
@@ -83,18 +100,39 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 
 void ibv_free_device_list(struct ibv_device **list)
 {
-	free(list);
+	void (*real_free)(struct ibv_device **) = (void (*)(
+		struct ibv_device **))bind_real("ibv_free_device_list");
+	struct ibv_device **real;
+
+	if (!devlist_release(list, &real)) {
+		real = list; /* the real libibverbs made it */
+		if (!real_free)
+			return;
+	}
+	if (real && real_free)
+		real_free(real);
 }
 
 const char *ibv_get_device_name(struct ibv_device *device)
 {
-	return device->name;
+	if (device == &soft_device)
+		return device->name;
+	BIND_FORWARD(ibv_get_device_name, NULL, device);
 }
 
 __be64 ibv_get_device_guid(struct ibv_device *device)
 {
-	(void)device;
-	return htobe64(0x6d72630000000001ull); /* "mrc" */
+	if (device == &soft_device)
+		return htobe64(0x6d72630000000001ull); /* "mrc" */
+	BIND_FORWARD(ibv_get_device_guid, 0, device);
+}
+
+/* The kernel's index of the device: the soft device has none. */
+int ibv_get_device_index(struct ibv_device *device)
+{
+	if (device == &soft_device)
+		return -1;
+	BIND_FORWARD(ibv_get_device_index, -1, device);
 }
 
 int soft_is_ours(struct ibv_context *ctx)
@@ -427,10 +465,8 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	struct mrcd_rep rep;
 	int err;
 
-	if (device != &soft_device) {
-		errno = ENODEV;
-		return NULL;
-	}
+	if (device != &soft_device)
+		BIND_FORWARD(ibv_open_device, NULL, device);
 	sc = calloc(1, sizeof(*sc));
 	if (!sc) {
 		errno = ENOMEM;
@@ -460,10 +496,14 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	sc->reconnect_ms = reconnect_ms();
 	sc->ibv.device = device;
 	sc->ibv.cmd_fd = sc->sock;
-	sc->ibv.async_fd = -1;
 	sc->ibv.num_comp_vectors = 1;
 	sc->ibv.ops._compat_query_device = (void *)ctx_op_unsupported;
+	/* What verbs.h's inline calls (ibv_post_send, ibv_poll_cq) reach. */
+	plain_ops_set(&sc->ibv);
 	pthread_mutex_init(&sc->ibv.mutex, NULL);
+	err = -async_init(&sc->ibv);
+	if (err)
+		goto fail;
 	return &sc->ibv;
 fail:
 	if (sc->sock >= 0)
@@ -478,7 +518,8 @@ int ibv_close_device(struct ibv_context *context)
 	struct soft_ctx *sc = (struct soft_ctx *)context;
 
 	if (!soft_is_ours(context))
-		return fail_errno(EINVAL);
+		BIND_FORWARD(ibv_close_device, -1, context);
+	async_fini(context);
 	/*
 	 * mrcd frees whatever the connection still owns. After a reconnect
 	 * sock is the same number, now the new connection.
@@ -495,7 +536,7 @@ int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
 	struct soft_ctx *sc = (struct soft_ctx *)context;
 
 	if (!soft_is_ours(context))
-		return fail_errno(EINVAL);
+		BIND_FORWARD(ibv_query_device, ENODEV, context, attr);
 	memset(attr, 0, sizeof(*attr));
 	snprintf(attr->fw_ver, sizeof(attr->fw_ver), "mrc %d",
 		 MRCD_PROTO_VERSION);
@@ -538,7 +579,10 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 	struct ibv_port_attr *a = (struct ibv_port_attr *)port_attr;
 	uint32_t mtu;
 
-	if (!soft_is_ours(context) || !port_ok(sc, port_num))
+	if (!soft_is_ours(context))
+		BIND_FORWARD(ibv_query_port, ENODEV, context, port_num,
+			     port_attr);
+	if (!port_ok(sc, port_num))
 		return fail_errno(EINVAL);
 	{
 		/* Ask anew: carrier, admin state and MTU change at run time. */
@@ -579,8 +623,11 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
 		  union ibv_gid *gid)
 {
-	int err = gid_query(context, port_num, index, gid);
+	int err;
 
+	if (!soft_is_ours(context))
+		BIND_FORWARD(ibv_query_gid, -1, context, port_num, index, gid);
+	err = gid_query(context, port_num, index, gid);
 	return err ? fail_errno(-err) : 0;
 }
 
@@ -589,7 +636,10 @@ int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
 {
 	struct soft_ctx *sc = (struct soft_ctx *)context;
 
-	if (!soft_is_ours(context) || !port_ok(sc, port_num) || index)
+	if (!soft_is_ours(context))
+		BIND_FORWARD(ibv_query_pkey, -1, context, port_num, index,
+			     pkey);
+	if (!port_ok(sc, port_num) || index)
 		return fail_errno(EINVAL);
 	*pkey = htobe16(0xffff);
 	return 0;
@@ -602,10 +652,8 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 	struct ibv_pd *pd;
 	int err;
 
-	if (!soft_is_ours(context)) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!soft_is_ours(context))
+		BIND_FORWARD(ibv_alloc_pd, NULL, context);
 	pd = calloc(1, sizeof(*pd));
 	if (!pd) {
 		errno = ENOMEM;
@@ -626,9 +674,11 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	struct mrcd_req req = { .op = MRCD_PD_FREE, .obj.idx = pd->handle };
 	struct mrcd_rep rep;
-	int err =
-		soft_call((struct soft_ctx *)pd->context, &req, &rep, NULL, 0);
+	int err;
 
+	if (!soft_is_ours(pd->context))
+		BIND_FORWARD(ibv_dealloc_pd, ENODEV, pd);
+	err = soft_call((struct soft_ctx *)pd->context, &req, &rep, NULL, 0);
 	if (err)
 		return fail_errno(err);
 	free(pd);
@@ -720,8 +770,10 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	struct soft_mr *mr;
 	int fd, err;
 
-	if (!soft_is_ours(pd->context) || !addr || !length ||
-	    iova != (uintptr_t)addr ||
+	if (!soft_is_ours(pd->context))
+		BIND_FORWARD(ibv_reg_mr_iova2, NULL, pd, addr, length, iova,
+			     access);
+	if (!addr || !length || iova != (uintptr_t)addr ||
 	    (access &
 	     ~(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 	       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_RELAXED_ORDERING))) {
@@ -766,6 +818,7 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	mr->ibv.length = length;
 	mr->ibv.handle = mr->idx;
 	mr->ibv.lkey = mr->ibv.rkey = rep.mr.key;
+	mr->access = access;
 	sc->mr[mr->idx] = mr;
 out:
 	pthread_mutex_unlock(&sc->mr_lock);
@@ -780,12 +833,17 @@ out:
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			  int access)
 {
+	if (!soft_is_ours(pd->context))
+		BIND_FORWARD(ibv_reg_mr, NULL, pd, addr, length, access);
 	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, access);
 }
 
 struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
 			       uint64_t iova, int access)
 {
+	if (!soft_is_ours(pd->context))
+		BIND_FORWARD(ibv_reg_mr_iova, NULL, pd, addr, length, iova,
+			     access);
 	return ibv_reg_mr_iova2(pd, addr, length, iova, access);
 }
 
@@ -797,6 +855,8 @@ int ibv_dereg_mr(struct ibv_mr *ibv)
 	struct mrcd_rep rep;
 	int err;
 
+	if (!soft_is_ours(ibv->context))
+		BIND_FORWARD(ibv_dereg_mr, ENODEV, ibv);
 	pthread_mutex_lock(&sc->mr_lock);
 	err = soft_call(sc, &req, &rep, NULL, 0);
 	if (!err) {

@@ -417,6 +417,13 @@ int soft_is_ours(struct ibv_context *ctx)
 	return ctx == &fake.ibv;
 }
 
+/* No real libibverbs here: a real device's call fails with ENODEV. */
+void *bind_real(const char *name)
+{
+	(void)name;
+	return NULL;
+}
+
 static void fake_open(void)
 {
 	memset(&fake, 0, sizeof(fake));
@@ -474,10 +481,10 @@ static void gid_verbs(void **state)
 	assert_int_equal(big[7].e.port_num, 2);
 	assert_int_equal(big[7].e.gid.raw[13], 19);
 	assert_int_equal(big[7].newer_field, 0);
-	/* Not ours: refused. */
+	/* Not ours: the real libibverbs' (none here: ENODEV). */
 	assert_int_equal(ibv_query_gid_ex((struct ibv_context *)&fake_dev, 1, 0,
 					  &e, 0),
-			 EINVAL);
+			 ENODEV);
 }
 
 int main(void)
