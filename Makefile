@@ -170,12 +170,14 @@ $(BUILD)/tools/mrc-perf: $(PERF_SRCS) $(wildcard tools/perf/*.h) \
 
 # mrcctl: one file per object (tools/mrcctl/OBJECT.c) around main.c.
 MRCCTL_SRCS := $(wildcard tools/mrcctl/*.c)
+# capture.c loads bpf/mrc_capture.bpf.c (its skeleton), hence libbpf.
 $(BUILD)/tools/mrcctl: $(MRCCTL_SRCS) $(wildcard tools/mrcctl/*.h) \
-		$(BUILD)/libmrc.a $(BUILD)/libmrc-common.a $(COMMON_HDRS)
+		$(BUILD)/libmrc.a $(BUILD)/libmrc-common.a $(COMMON_HDRS) \
+		$(BUILD)/bpf/mrc_capture.skel.h
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itools/mrcctl -Ilib/common -o $@ $(filter %.c,$^) \
-		$(BUILD)/libmrc.a $(BUILD)/libmrc-common.a -lpthread
+	$(Q)$(CC) $(CFLAGS) -Itools/mrcctl -Ilib/common -I$(BUILD)/bpf -o $@ $(filter %.c,$^) \
+		$(BUILD)/libmrc.a $(BUILD)/libmrc-common.a -lpthread $(LIBS_BPF)
 
 MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/dev_lowlat.c daemon/pin.c daemon/health.c daemon/links.c \

@@ -29,7 +29,7 @@ static const char *err_where; /* "FILE:LINE" in a batch */
 
 static const struct object *const objects[] = {
 	&obj_dev,	 &obj_port, &obj_ev_fmt, &obj_ev_profile, &obj_ev,
-	&obj_cc_profile, &obj_qp,   &obj_probe,	 &obj_monitor,
+	&obj_cc_profile, &obj_qp,   &obj_probe,	 &obj_monitor,	  &obj_capture,
 };
 #define NOBJ ((int)ARRAY_SIZE(objects))
 

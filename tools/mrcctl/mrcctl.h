@@ -66,7 +66,7 @@ struct object {
 };
 
 extern const struct object obj_dev, obj_port, obj_ev_fmt, obj_ev_profile,
-	obj_ev, obj_cc_profile, obj_qp, obj_probe, obj_monitor;
+	obj_ev, obj_cc_profile, obj_qp, obj_probe, obj_monitor, obj_capture;
 
 /* Help fragments shared by several objects. */
 #define HELP_PROFILE_STATE "STATE := { init | offline | online }"

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrcctl capture's program: it stands in front of mrc_xdp_rx on one port
+ * while a capture runs, copies each arriving frame that passes the filter
+ * into a perf event array (bpf_perf_event_output with the frame as
+ * context data), and tail-calls the receive program, which then does
+ * exactly what it does without a capture.
+ *
+ * Why not fentry/fexit on mrc_xdp_rx, which would also see what the
+ * program sends back (ACKs turned around with XDP_TX) and what the
+ * transmit program builds: the kernel this project runs on refuses every
+ * fentry and fexit program at load (EPERM, with an empty verifier log,
+ * even on a kernel function), so nothing can be attached to a running
+ * XDP program. docs/mrcd.md ("Capturing a port") has the details.
+ *
+ * Nothing here is part of the device: mrcctl loads this object, swaps it
+ * in for mrc_xdp_rx on the port (XDP_FLAGS_REPLACE) and back when the
+ * capture ends. Its maps are its own, so they are declared here and not
+ * in bpf/lib/maps.h.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <stddef.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "mrc/capture.h"
+#include "mrc/wire.h"
+
+/* The filter, set by mrcctl before load. */
+const volatile __u32 cap_classes = MRC_CAP_ALL;
+const volatile __u32 cap_qpn_on; /* 1: only BTH destination QP cap_qpn */
+const volatile __u32 cap_qpn;
+const volatile __u32 cap_snaplen = 65535;
+
+/* The frames, to mrcctl (one ring per CPU). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} mrc_cap_ring SEC(".maps");
+
+/* Entry 0: the port's receive program, which every frame goes on to. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} mrc_cap_next SEC(".maps");
+
+/* Per CPU counters, enum mrc_cap_stat, read by mrcctl at the end. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MRC_CAP_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} mrc_cap_stats SEC(".maps");
+
+static __always_inline void count(__u32 what)
+{
+	__u64 *v = bpf_map_lookup_elem(&mrc_cap_stats, &what);
+
+	if (v)
+		*v += 1;
+}
+
+/*
+ * Enough of a frame for its headers: Ethernet, one VLAN tag, IPv6 with one
+ * routing header (SRv6) or IPv4 with options, UDP, BTH and AETH.
+ */
+#define CAP_HDR 255 /* a mask, for the verifier */
+/* UDP, BTH and the AETH's first byte. */
+#define CAP_L4 (8 + sizeof(struct mrc_bth) + 1)
+
+/* The frame's class and BTH destination QP (~0 when it has none). */
+static __always_inline __u32 classify(const __u8 *h, __u32 n, __u32 *qpn)
+{
+	__u32 off = ETH_HLEN, proto;
+	__u8 l4;
+
+	*qpn = ~0u;
+	if (n < ETH_HLEN)
+		return MRC_CAP_OTHER;
+	proto = (__u32)h[12] << 8 | h[13];
+	if (proto == ETH_P_8021Q || proto == ETH_P_8021AD) {
+		proto = (__u32)h[16] << 8 | h[17];
+		off += 4;
+	}
+	if (proto == ETH_P_IP) {
+		if (off + 20 > n)
+			return MRC_CAP_OTHER;
+		l4 = h[off + 9];
+		off += (h[off] & 0xf) * 4;
+	} else if (proto == ETH_P_IPV6) {
+		if (off + 40 > n)
+			return MRC_CAP_OTHER;
+		l4 = h[off + 6];
+		off += 40;
+		if (l4 == 43) { /* routing header: SRv6 */
+			if (off > CAP_HDR - 2 || off + 2 > n)
+				return MRC_CAP_OTHER;
+			l4 = h[off];
+			off += (h[off + 1] + 1) * 8;
+		}
+	} else {
+		return MRC_CAP_OTHER;
+	}
+	/* off against a constant first: the verifier bounds it from that. */
+	if (l4 != IPPROTO_UDP || off > CAP_HDR - CAP_L4 || off + CAP_L4 > n)
+		return MRC_CAP_OTHER;
+	if (((__u32)h[off + 2] << 8 | h[off + 3]) != MRC_UDP_PORT)
+		return MRC_CAP_OTHER;
+	off += 8;
+	/*
+	 * Byte by byte: the headers sit at any offset in h, and the verifier
+	 * refuses a misaligned stack read.
+	 */
+	*qpn = (__u32)h[off + offsetof(struct mrc_bth, dqpn) + 1] << 16 |
+	       (__u32)h[off + offsetof(struct mrc_bth, dqpn) + 2] << 8 |
+	       h[off + offsetof(struct mrc_bth, dqpn) + 3];
+	switch (h[off + offsetof(struct mrc_bth, opcode)]) {
+	case MRC_OP_WRITE_ONLY:
+	case MRC_OP_WRITE_ONLY_IMM:
+		return MRC_CAP_DATA;
+	case MRC_OP_ACK:
+		/* The AETH's syndrome: its first byte (n checked above). */
+		return (h[off + sizeof(struct mrc_bth)] & 0xe0) ==
+				       MRC_AETH_NAK ?
+			       MRC_CAP_NACK :
+			       MRC_CAP_ACK;
+	case MRC_OP_PROBE:
+	case MRC_OP_PROBE_ANSWER:
+		return MRC_CAP_PROBE;
+	}
+	return MRC_CAP_OTHER;
+}
+
+static __always_inline void capture(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct mrc_cap_rec r = {};
+	__u8 h[CAP_HDR + 1] = {};
+	__u32 n;
+
+	count(MRC_CAP_SEEN);
+	r.pkt_len = (__u32)(end - data);
+	n = r.pkt_len;
+	/*
+	 * The verifier wants the length of bpf_xdp_load_bytes bounded from
+	 * both sides, and the header reads in classify() within h.
+	 */
+	if (n > CAP_HDR)
+		n = CAP_HDR;
+	n &= CAP_HDR;
+	if (n < 1 || bpf_xdp_load_bytes(ctx, 0, h, n) < 0)
+		n = 0;
+	r.cls = (__u8)classify(h, n, &r.qpn);
+	if (!(r.cls & cap_classes) || (cap_qpn_on && r.qpn != cap_qpn))
+		return;
+	count(MRC_CAP_MATCHED);
+	r.ts_ns = bpf_ktime_get_ns();
+	r.cap_len = r.pkt_len < cap_snaplen ? r.pkt_len : cap_snaplen;
+	if (bpf_perf_event_output(ctx, &mrc_cap_ring,
+				  BPF_F_CURRENT_CPU | (__u64)r.cap_len << 32,
+				  &r, sizeof(r)) < 0)
+		count(MRC_CAP_OUTPUT_FAILED);
+}
+
+SEC("xdp")
+int mrc_cap_xdp(struct xdp_md *ctx)
+{
+	capture(ctx);
+	bpf_tail_call(ctx, &mrc_cap_next, 0);
+	/*
+	 * Only if mrcctl has not put the receive program in mrc_cap_next (it
+	 * does before attaching this program): without it nobody can place
+	 * or answer the frame.
+	 */
+	count(MRC_CAP_TAIL_FAILED);
+	return XDP_DROP;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains what mrcctl capture and its XDP program
+ * (bpf/mrc_capture.bpf.c) share: the packet classes its filter names, the
+ * record that leads each sample in the perf event array, and the program's
+ * counters.
+ *
+ * Only fixed-width types and explicit padding (include/mrc/abi.h's rule).
+ */
+#ifndef MRC_CAPTURE_H
+#define MRC_CAPTURE_H
+
+#include <linux/types.h>
+
+/* Packet classes, as filter bits. */
+#define MRC_CAP_DATA 0x01u /* WRITE, WRITE with immediate */
+#define MRC_CAP_ACK 0x02u /* ACK (AETH syndrome not NAK) */
+#define MRC_CAP_NACK 0x04u /* ACK opcode with a NAK syndrome */
+#define MRC_CAP_PROBE 0x08u /* EV probe and its answer */
+#define MRC_CAP_OTHER 0x10u /* anything else that reaches the port */
+#define MRC_CAP_ALL 0x1fu
+
+/* The record before each sample's frame bytes (perf raw sample). */
+struct mrc_cap_rec {
+	__u64 ts_ns; /* bpf_ktime_get_ns() on arrival: CLOCK_MONOTONIC */
+	__u32 pkt_len; /* bytes of the frame */
+	__u32 cap_len; /* bytes of it that follow (snap length) */
+	__u32 qpn; /* BTH destination QP; ~0 when it has none */
+	__u8 cls; /* one MRC_CAP_* class bit */
+	__u8 pad[3];
+};
+
+/* Counters the program keeps (per CPU, mrc_cap_stats). */
+enum mrc_cap_stat {
+	MRC_CAP_SEEN = 0, /* frames that arrived on the port */
+	MRC_CAP_MATCHED = 1, /* of those, frames the filter kept */
+	MRC_CAP_OUTPUT_FAILED = 2, /* kept, but the perf ring was full */
+	MRC_CAP_TAIL_FAILED =
+		3, /* the receive program was not reached: dropped */
+	MRC_CAP_NSTATS = 4,
+};
+
+_Static_assert(sizeof(struct mrc_cap_rec) == 24, "capture record layout");
+
+#endif /* MRC_CAPTURE_H */

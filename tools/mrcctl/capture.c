@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrcctl capture: a pcap of the frames that arrive on one of the device's
+ * ports, as the data path sees them. tcpdump on a port sees nothing of the
+ * XDP data path, so the frames are taken from the port's XDP hook itself:
+ * for the length of the capture, bpf/mrc_capture.bpf.c stands in front of
+ * mrc_xdp_rx on the port (an atomic XDP_FLAGS_REPLACE), copies what passes
+ * the filter into a perf event array and tail-calls mrc_xdp_rx, which does
+ * what it always does; at the end mrc_xdp_rx is put back the same way.
+ * Without a capture nothing of this is loaded and the data path pays
+ * nothing.
+ *
+ * Only what arrives: this kernel refuses fentry and fexit programs, so
+ * what the data path sends (ACKs turned around with XDP_TX, packets the
+ * transmit program builds) cannot be seen from here (docs/mrcd.md).
+ *
+ * This is the one mrcctl command that loads BPF (STYLE.md 28 keeps the
+ * rest to mrcd's socket and read-only maps): a capture, like tcpdump's, is
+ * the operator's own tool, lives as long as the command and changes
+ * nothing the device owns.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "mrcctl.h"
+#include "capture.h"
+#include "pcap.h"
+#include "mrc/capture.h"
+#include "mrc_capture.skel.h"
+
+#define CAP_PAGES 256 /* perf ring pages per CPU: 1 MiB */
+#define CAP_POLL_MS 100
+
+static const char *const class_words[] = { "data",  "ack",   "nack",
+					   "probe", "other", "all" };
+static const uint32_t class_bits[] = { MRC_CAP_DATA,  MRC_CAP_ACK,
+				       MRC_CAP_NACK,  MRC_CAP_PROBE,
+				       MRC_CAP_OTHER, MRC_CAP_ALL };
+static const char *const dir_words[] = { "in", "out", "both" };
+
+/* CLASS[,CLASS...] */
+static int arg_classes(struct args *a, uint32_t *mask)
+{
+	char *list, *w, *save = NULL;
+	int rc = 0, idx;
+
+	if (!args_left(a))
+		return err_usage("missing value for 'class' (want: data, ack,"
+				 " nack, probe, other, all, or a list with"
+				 " commas)");
+	list = xstrdup(a->argv[a->i++]);
+	*mask = 0;
+	for (w = strtok_r(list, ",", &save); w && !rc;
+	     w = strtok_r(NULL, ",", &save)) {
+		rc = match_word(w, class_words, ARRAY_SIZE(class_words),
+				"class", a->cmd, &idx);
+		if (!rc)
+			*mask |= class_bits[idx];
+	}
+	if (!rc && !*mask)
+		rc = err_usage("empty value for 'class'");
+	free(list);
+	return rc;
+}
+
+int cap_parse(struct args *a, struct cap_opts *o)
+{
+	static const char *const kws[] = { "dev",      "dir",	  "qpn",
+					   "class",    "snaplen", "count",
+					   "duration", "write",	  "-w" };
+	enum {
+		K_DEV,
+		K_DIR,
+		K_QPN,
+		K_CLASS,
+		K_SNAP,
+		K_COUNT,
+		K_DUR,
+		K_W,
+		K_W2
+	};
+	unsigned int seen = 0;
+	int rc = 0, kw, dir;
+
+	memset(o, 0, sizeof(*o));
+	o->classes = MRC_CAP_ALL;
+	o->snaplen = CAP_SNAPLEN_MAX;
+	o->count = CAP_COUNT_DEFAULT;
+	o->seconds = CAP_SECONDS_DEFAULT;
+	while (!rc && args_left(a)) {
+		rc = arg_keyword(a, kws, ARRAY_SIZE(kws), &kw);
+		if (!rc)
+			rc = arg_once(&seen, kw == K_W2 ? K_W : kw, kws);
+		if (rc)
+			break;
+		switch (kw) {
+		case K_DEV:
+			if (!args_left(a))
+				return err_usage("missing value for 'dev'");
+			if (!*a->argv[a->i] ||
+			    strlen(a->argv[a->i]) >= sizeof(o->dev))
+				return err_usage("bad interface name '%s' for"
+						 " 'dev'",
+						 a->argv[a->i]);
+			strcpy(o->dev, a->argv[a->i++]);
+			break;
+		case K_DIR:
+			rc = arg_choice(a, "dir", dir_words,
+					ARRAY_SIZE(dir_words), &dir);
+			if (!rc && dir != 0)
+				rc = err_usage(
+					"dir '%s': only 'in' can be captured"
+					" here (this kernel refuses the fexit"
+					" programs that would see what the"
+					" data path sends; see mrcctl(8))",
+					dir_words[dir]);
+			break;
+		case K_QPN:
+			rc = arg_u32(a, "qpn", 0, MRC_BTH_QPN_MASK, &o->qpn);
+			o->qpn_on = 1;
+			break;
+		case K_CLASS:
+			rc = arg_classes(a, &o->classes);
+			break;
+		case K_SNAP:
+			rc = arg_u32(a, "snaplen", CAP_SNAPLEN_MIN,
+				     CAP_SNAPLEN_MAX, &o->snaplen);
+			break;
+		case K_COUNT:
+			rc = arg_u32(a, "count", 1, CAP_COUNT_MAX, &o->count);
+			break;
+		case K_DUR:
+			rc = arg_u32(a, "duration", 1, CAP_SECONDS_MAX,
+				     &o->seconds);
+			break;
+		default: /* write, -w */
+			if (!args_left(a))
+				return err_usage("missing FILE for '%s' (- for"
+						 " stdout)",
+						 kws[kw]);
+			o->file = a->argv[a->i++];
+			if (!*o->file)
+				return err_usage("empty FILE for '%s'",
+						 kws[kw]);
+			break;
+		}
+	}
+	if (!rc && !*o->dev)
+		rc = arg_required(a, "dev IFNAME");
+	if (!rc && !o->file)
+		rc = arg_required(a, "-w FILE");
+	return rc;
+}
+
+/* ---- running it ---------------------------------------------------------- */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+struct cap_run {
+	FILE *f;
+	const char *file;
+	uint32_t count; /* the bound */
+	uint64_t written; /* packets in the file */
+	uint64_t over; /* arrived in the ring after the bound was reached */
+	uint64_t lost; /* records the perf ring lost (its own count) */
+	uint64_t bad; /* samples too short for their record */
+	int64_t mono_to_real_ns;
+	int err; /* the first write error, -errno */
+};
+
+static void on_sample(void *ctx, int cpu, void *data, uint32_t size)
+{
+	struct cap_run *r = ctx;
+	struct mrc_cap_rec rec;
+	int err;
+
+	(void)cpu;
+	if (size < sizeof(rec)) {
+		r->bad++;
+		return;
+	}
+	memcpy(&rec, data, sizeof(rec));
+	if (rec.cap_len > size - sizeof(rec) || rec.cap_len > rec.pkt_len) {
+		r->bad++;
+		return;
+	}
+	if (r->written >= r->count || r->err) {
+		r->over++;
+		return;
+	}
+	err = pcap_write_record(
+		r->f, (uint64_t)((int64_t)rec.ts_ns + r->mono_to_real_ns),
+		rec.pkt_len, rec.cap_len, (const uint8_t *)data + sizeof(rec));
+	if (err)
+		r->err = err;
+	else
+		r->written++;
+}
+
+static void on_lost(void *ctx, int cpu, unsigned long long n)
+{
+	(void)cpu;
+	((struct cap_run *)ctx)->lost += n;
+}
+
+static int64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The port's receive program: a new fd, or an exit code. */
+static int find_rx(const char *dev, int ifindex, int *fd)
+{
+	struct bpf_prog_info info = {};
+	uint32_t id = 0, len = sizeof(info);
+	int err;
+
+	err = bpf_xdp_query_id(ifindex, XDP_FLAGS_DRV_MODE, &id);
+	if (err)
+		return err_api(-err, "bpf_xdp_query_id", "dev %s", dev);
+	if (!id)
+		return err_runtime("dev %s: no XDP program on it (not a port"
+				   " of a running mrcd?)",
+				   dev);
+	*fd = bpf_prog_get_fd_by_id(id);
+	if (*fd < 0)
+		return err_api(errno, "bpf_prog_get_fd_by_id", "dev %s", dev);
+	if (bpf_obj_get_info_by_fd(*fd, &info, &len)) {
+		err = errno;
+		close(*fd);
+		return err_api(err, "bpf_obj_get_info_by_fd", "dev %s", dev);
+	}
+	if (!strcmp(info.name, "mrc_cap_xdp")) {
+		close(*fd);
+		return err_runtime("dev %s: a capture already runs on it", dev);
+	}
+	if (strcmp(info.name, "mrc_xdp_rx")) {
+		close(*fd);
+		return err_runtime("dev %s: its XDP program is '%s', not"
+				   " mrcd's mrc_xdp_rx",
+				   dev, info.name);
+	}
+	return 0;
+}
+
+static uint64_t stat_sum(int fd, uint32_t key)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	uint64_t *v, sum = 0;
+
+	if (ncpu <= 0)
+		return 0;
+	v = xcalloc((size_t)ncpu, sizeof(*v));
+	if (!bpf_map_lookup_elem(fd, &key, v))
+		for (i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static void summary(const struct cap_opts *o, const struct cap_run *r,
+		    const uint64_t *st)
+{
+	FILE *f = strcmp(o->file, "-") ? stdout : stderr;
+	struct jv *j;
+
+	if (!opts.json) {
+		fprintf(stderr,
+			"mrcctl capture: %" PRIu64 " packets written to %s;"
+			" arrived %" PRIu64 ", matched %" PRIu64
+			", over the bound %" PRIu64
+			", lost in the perf buffer %" PRIu64
+			" (ring full %" PRIu64 ", lost records %" PRIu64
+			"), dropped with no receive program %" PRIu64 "\n",
+			r->written, strcmp(o->file, "-") ? o->file : "stdout",
+			st[MRC_CAP_SEEN], st[MRC_CAP_MATCHED], r->over,
+			st[MRC_CAP_OUTPUT_FAILED] + r->lost + r->bad,
+			st[MRC_CAP_OUTPUT_FAILED], r->lost + r->bad,
+			st[MRC_CAP_TAIL_FAILED]);
+		return;
+	}
+	j = jv_obj();
+	jv_add(j, "dev", jv_str(o->dev));
+	jv_add(j, "file", jv_str(o->file));
+	jv_add(j, "packets_written", jv_u64(r->written));
+	jv_add(j, "packets_arrived", jv_u64(st[MRC_CAP_SEEN]));
+	jv_add(j, "packets_matched", jv_u64(st[MRC_CAP_MATCHED]));
+	jv_add(j, "packets_over_bound", jv_u64(r->over));
+	jv_add(j, "packets_lost_ring_full", jv_u64(st[MRC_CAP_OUTPUT_FAILED]));
+	jv_add(j, "packets_lost_records", jv_u64(r->lost + r->bad));
+	jv_add(j, "packets_dropped_no_rx", jv_u64(st[MRC_CAP_TAIL_FAILED]));
+	jv_print(f, j, opts.pretty);
+	jv_free(j);
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level != LIBBPF_WARN)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int capture_run(struct args *a)
+{
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	LIBBPF_OPTS(bpf_xdp_attach_opts, swap_in);
+	LIBBPF_OPTS(bpf_xdp_attach_opts, swap_out);
+	struct cap_run r = { 0 };
+	struct perf_buffer_opts pbo = { .sz = sizeof(pbo) };
+	struct mrc_capture *skel = NULL;
+	struct perf_buffer *pb = NULL;
+	uint64_t st[MRC_CAP_NSTATS] = { 0 };
+	int64_t deadline;
+	int rc, err, ifindex, rx_fd = -1, cap_fd, key = 0, attached = 0;
+	struct cap_opts o;
+	uint32_t i;
+
+	rc = cap_parse(a, &o);
+	if (rc)
+		return rc;
+	ifindex = (int)if_nametoindex(o.dev);
+	if (!ifindex)
+		return err_runtime("dev %s: no such interface", o.dev);
+	rc = find_rx(o.dev, ifindex, &rx_fd);
+	if (rc)
+		return rc;
+	libbpf_set_print(libbpf_quiet);
+	skel = mrc_capture__open();
+	if (!skel) {
+		rc = err_api(errno, "opening the capture program", "dev %s",
+			     o.dev);
+		goto out_rx;
+	}
+	skel->rodata->cap_classes = o.classes;
+	skel->rodata->cap_qpn_on = (uint32_t)o.qpn_on;
+	skel->rodata->cap_qpn = o.qpn;
+	skel->rodata->cap_snaplen = o.snaplen;
+	err = mrc_capture__load(skel);
+	if (err) {
+		rc = err_api(-err, "loading the capture program", "dev %s",
+			     o.dev);
+		goto out_skel;
+	}
+	cap_fd = bpf_program__fd(skel->progs.mrc_cap_xdp);
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_cap_next), &key,
+				&rx_fd, BPF_ANY)) {
+		rc = err_api(errno, "putting mrc_xdp_rx behind the capture",
+			     "dev %s", o.dev);
+		goto out_skel;
+	}
+	r.file = o.file;
+	r.count = o.count;
+	if (!strcmp(o.file, "-")) {
+		r.f = stdout;
+	} else {
+		r.f = fopen(o.file, "wb");
+		if (!r.f) {
+			rc = err_api(errno, "fopen", "-w %s", o.file);
+			goto out_skel;
+		}
+	}
+	err = pcap_write_header(r.f, o.snaplen);
+	if (err) {
+		rc = err_api(-err, "writing", "-w %s", o.file);
+		goto out_file;
+	}
+	pb = perf_buffer__new(bpf_map__fd(skel->maps.mrc_cap_ring), CAP_PAGES,
+			      on_sample, on_lost, &r, &pbo);
+	if (!pb) {
+		rc = err_api(errno, "perf_buffer__new", "dev %s", o.dev);
+		goto out_file;
+	}
+	r.mono_to_real_ns =
+		clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	/* No SA_RESTART: a signal ends the poll at once. */
+	sigemptyset(&sa.sa_mask);
+	stop = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	swap_in.old_prog_fd = rx_fd;
+	err = bpf_xdp_attach(ifindex, cap_fd,
+			     XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE, &swap_in);
+	if (err) {
+		rc = err_api(-err, "putting the capture in front of mrc_xdp_rx",
+			     "dev %s", o.dev);
+		goto out_signals;
+	}
+	attached = 1;
+	deadline = clock_ns(CLOCK_MONOTONIC) + (int64_t)o.seconds * 1000000000;
+	while (!stop && r.written < o.count && !r.err &&
+	       clock_ns(CLOCK_MONOTONIC) < deadline) {
+		err = perf_buffer__poll(pb, CAP_POLL_MS);
+		if (err < 0 && err != -EINTR) {
+			rc = err_api(-err, "perf_buffer__poll", "dev %s",
+				     o.dev);
+			break;
+		}
+	}
+out_signals:
+	if (attached) {
+		swap_out.old_prog_fd = cap_fd;
+		err = bpf_xdp_attach(ifindex, rx_fd,
+				     XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE,
+				     &swap_out);
+		if (err && !rc)
+			rc = err_api(-err,
+				     "putting mrc_xdp_rx back (someone"
+				     " replaced the capture?)",
+				     "dev %s", o.dev);
+		/* What reached the ring before the swap. */
+		perf_buffer__consume(pb);
+		for (i = 0; i < MRC_CAP_NSTATS; i++)
+			st[i] = stat_sum(bpf_map__fd(skel->maps.mrc_cap_stats),
+					 i);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	perf_buffer__free(pb);
+	if (fflush(r.f) && !r.err)
+		r.err = -errno;
+	if (r.err && !rc)
+		rc = err_api(-r.err, "writing", "-w %s", o.file);
+	if (attached)
+		summary(&o, &r, st);
+out_file:
+	if (r.f != stdout && fclose(r.f) && !rc)
+		rc = err_api(errno, "closing", "-w %s", o.file);
+out_skel:
+	mrc_capture__destroy(skel);
+out_rx:
+	close(rx_fd);
+	return rc;
+}
+
+static const char *const defs[] = {
+	"IFNAME := a port of the device (an interface mrcd attached to);"
+	" FILE := a pcap file, - for stdout",
+	"CLASS := { data | ack | nack | probe | other | all }[,CLASS...]"
+	" (default all)",
+	"QPN := the BTH destination QP; BYTES := 14.." CAP_SNAPLEN_MAX_STR
+	" bytes kept of each frame (default " CAP_SNAPLEN_MAX_STR ")",
+	"N := packets to write, then stop (default " CAP_COUNT_DEFAULT_STR
+	"); SEC := seconds, then stop (default " CAP_SECONDS_DEFAULT_STR ")",
+	"Only what arrives on the port ('dir in'): see mrcctl(8). A summary"
+	" goes to stderr (-j: JSON on stdout, stderr with -w -).",
+	NULL,
+};
+
+const struct object obj_capture = {
+	.name = "capture",
+	.what = "write a pcap of the frames the data path receives on a port",
+	.run = capture_run,
+	.form = "dev IFNAME -w FILE [ dir in ] [ qpn QPN ] [ class CLASS ]",
+	.usage = (const char *const[]){ " [ snaplen BYTES ] [ count N ]"
+					" [ duration SEC ]",
+					NULL },
+	.defs = defs,
+	.streams = 1,
+};
