@@ -70,6 +70,7 @@ $(BUILD)/%.bpf.o: $(BUILD)/%.tmp.bpf.o
 # fabric.bpf.c -> struct mrc_fab (see SKEL_NAME_fabric).
 SKEL_NAME_fabric := mrc_fab
 SKEL_NAME_fabgen := fabgen
+SKEL_NAME_pass := mrc_fab_pass
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(or $(SKEL_NAME_$(notdir $*)),$(notdir $*)) > $@
@@ -302,7 +303,8 @@ $(BUILD)/tests/ctl_e2e: tests/tools/ctl_e2e.c $(BUILD)/libmrc.a $(LIBMRC_HDRS)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_MRC)
 
 $(BUILD)/tests/fabricctl: tests/fabric/fabricctl.c tests/fabric/fault_parse.c \
-		$(BUILD)/tests/fabric/fabric.skel.h $(wildcard tests/fabric/*.h)
+		$(BUILD)/tests/fabric/fabric.skel.h $(BUILD)/tests/fabric/pass.skel.h \
+		$(wildcard tests/fabric/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(LIBS_BPF) -lm
@@ -368,21 +370,24 @@ UNIT_SRCS_test_lib_verbs   := lib/plain_cq.c lib/plain_qp.c lib/verbs_plain.c \
 			      lib/gid.c
 UNIT_LIBS_test_lib_verbs   := -lpthread
 UNIT_SRCS_test_lib_bind    := lib/bind.c
+UNIT_SRCS_test_capture     := tools/mrcctl/capture_args.c tools/mrcctl/args.c \
+			      tools/mrcctl/pcap.c lib/common/xalloc.c
+UNIT_CFLAGS_test_capture   := -Itools/mrcctl -Ilib/common
 UNIT_LIBS_test_lib_bind    := -lpthread -ldl
 
 UNIT_HDRS := $(wildcard include/*.h include/mrc/*.h tests/lib/*.h \
 	       tests/fabric/*.h lib/*.h lib/common/*.h tools/perf/*.h \
-	       daemon/*.h tests/unit/*.h)
+	       daemon/*.h tests/unit/*.h tools/mrcctl/*.h)
 
 define unit_rule
 $(BUILD)/unit/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(UNIT_HDRS)
 	$$(call msg,CC,$$@)
 	@mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(CFLAGS) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) $$(UNIT_LIBS_$(1)) -lm
+	$$(Q)$$(CC) $$(CFLAGS) $$(UNIT_CFLAGS_$(1)) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) $$(UNIT_LIBS_$(1)) -lm
 $(BUILD)/unit-san/$(1): tests/unit/$(1).c $$(UNIT_SRCS_$(1)) $$(UNIT_HDRS)
 	$$(call msg,CC-SAN,$$@)
 	@mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(CFLAGS) $$(SAN_FLAGS) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) $$(UNIT_LIBS_$(1)) -lm
+	$$(Q)$$(CC) $$(CFLAGS) $$(SAN_FLAGS) $$(UNIT_CFLAGS_$(1)) -Itests/lib -Ilib -Itests/fabric -Idaemon -o $$@ $$(filter %.c,$$^) $$(LIBS_CMOCKA) $$(UNIT_LIBS_$(1)) -lm
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 

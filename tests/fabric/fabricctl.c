@@ -33,6 +33,7 @@
 #include "fabric_abi.h"
 #include "fault_parse.h"
 #include "fabric.skel.h"
+#include "pass.skel.h"
 
 static const char *const counter_names[] = {
 #define FAB_X_NAME(name, str) str,
@@ -56,6 +57,7 @@ static int usage(void)
 	fprintf(stderr,
 		"Usage: fabricctl [-j] attach NODE IFNAME...\n"
 		"       fabricctl detach NODE IFNAME...\n"
+		"       fabricctl pass NODE IFNAME... (kernel forwarding: XDP_PASS)\n"
 		"       fabricctl fault NODE IFNAME ACTION...\n"
 		"       fabricctl queue NODE IFNAME { off | rate RATE [buffer BYTES]\n"
 		"                 [ecn KMIN[-KMAX] [ecn-prob PROB]] [full drop|trim]\n"
@@ -236,6 +238,40 @@ static int cmd_attach(const struct node *n, int argc, char **argv)
 out:
 	/* Attached programs and pinned maps keep living without us. */
 	mrc_fab__destroy(skel);
+	return err;
+}
+
+/*
+ * pass: tests/fabric/pass.bpf.c on each interface, for a router that
+ * forwards in the kernel (testbed up --kernel) but must accept frames a
+ * host's XDP program sends it; no maps, nothing pinned.
+ */
+static int cmd_pass(int argc, char **argv)
+{
+	struct mrc_fab_pass *skel = mrc_fab_pass__open_and_load();
+	int i, idx, err = 0;
+
+	if (!skel) {
+		err = -errno;
+		fprintf(stderr, "fabricctl: loading the pass program: %s\n",
+			strerror(-err));
+		return err;
+	}
+	for (i = 0; i < argc && !err; i++) {
+		idx = ifindex_of(argv[i]);
+		if (idx < 0) {
+			err = idx;
+			break;
+		}
+		err = bpf_xdp_attach(idx,
+				     bpf_program__fd(skel->progs.mrc_fab_pass),
+				     XDP_FLAGS_DRV_MODE, NULL);
+		if (err)
+			fprintf(stderr, "fabricctl: attaching XDP to %s: %s\n",
+				argv[i], strerror(-err));
+	}
+	/* The attached program keeps living without us. */
+	mrc_fab_pass__destroy(skel);
 	return err;
 }
 
@@ -772,6 +808,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (!strcmp(argv[1], "attach") && argc > 3)
 		err = cmd_attach(&n, argc - 3, argv + 3);
+	else if (!strcmp(argv[1], "pass") && argc > 3)
+		err = cmd_pass(argc - 3, argv + 3);
 	else if (!strcmp(argv[1], "detach") && argc > 3)
 		err = cmd_detach(&n, argc - 3, argv + 3);
 	else if (!strcmp(argv[1], "fault"))

@@ -127,6 +127,15 @@ expect_err 1 "'ev-profile replace' needs 'with" ev-profile replace 1 ev 1 port 1
 expect_err 1 "'field' needs 'width W'" ev-profile set 1 field init 3
 expect_err 1 "unexpected 'extra'" dev show extra
 expect_err 1 "unknown option" --bogus
+expect_err 1 "'capture' needs '-w FILE'" capture dev lo
+expect_err 1 "'capture' needs 'dev IFNAME'" capture -w "$TMP/x.pcap"
+expect_err 1 "unknown class 'bogus'" capture dev lo -w "$TMP/x.pcap" class data,bogus
+expect_err 1 "dir 'out'" capture dev lo -w "$TMP/x.pcap" dir out
+expect_err 1 "'0' for 'count'" capture dev lo -w "$TMP/x.pcap" count 0
+expect_err 1 "'99999' for 'snaplen'" capture dev lo -w "$TMP/x.pcap" snaplen 99999
+expect_err 1 "'write' given twice" capture dev lo -w "$TMP/x.pcap" write "$TMP/y.pcap"
+expect_err 2 "dev nosuch0: no such interface" capture dev nosuch0 -w "$TMP/x.pcap"
+[ ! -e "$TMP/x.pcap" ] || fail "a refused capture created its file"
 
 # A batch stops at its bad line (3), after running what came before.
 cat >"$TMP/batch" <<'EOF'

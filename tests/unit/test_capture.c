@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of mrcctl capture's pieces that need no kernel: the argument
+ * parser (tools/mrcctl/capture_args.c over args.c) and the pcap writer
+ * (tools/mrcctl/pcap.c), whose bytes are checked against the format
+ * libpcap defines.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mrcctl.h"
+#include "capture.h"
+#include "pcap.h"
+#include "mrc/capture.h"
+
+/* ---- what args.c needs from main.c and names.c ---------------------------- */
+
+struct mrcctl_opts opts;
+FILE *out;
+int out_keep;
+static char last_err[512];
+
+int err_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_err, sizeof(last_err), fmt, ap);
+	va_end(ap);
+	return MRCCTL_EXIT_USAGE;
+}
+
+int err_runtime(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_err, sizeof(last_err), fmt, ap);
+	va_end(ap);
+	return MRCCTL_EXIT_RUNTIME;
+}
+
+void ev_set(struct mrc_ctl_ev *ev, uint32_t val, uint8_t port)
+{
+	(void)ev;
+	(void)val;
+	(void)port;
+}
+
+/* parse "WORDS" (split at spaces) into o; the exit code */
+static int parse(const char *words, struct cap_opts *o)
+{
+	static char buf[512];
+	static char *argv[64];
+	struct args a = { .cmd = "capture" };
+	char *w, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", words);
+	for (w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		argv[a.argc++] = w;
+	a.argv = argv;
+	last_err[0] = '\0';
+	return cap_parse(&a, o);
+}
+
+static void defaults(void **state)
+{
+	struct cap_opts o;
+
+	(void)state;
+	assert_int_equal(parse("dev p0 -w x.pcap", &o), 0);
+	assert_string_equal(o.dev, "p0");
+	assert_string_equal(o.file, "x.pcap");
+	assert_int_equal(o.classes, MRC_CAP_ALL);
+	assert_int_equal(o.qpn_on, 0);
+	assert_int_equal(o.snaplen, CAP_SNAPLEN_MAX);
+	/* Both bounds hold without being asked for. */
+	assert_int_equal(o.count, CAP_COUNT_DEFAULT);
+	assert_int_equal(o.seconds, CAP_SECONDS_DEFAULT);
+}
+
+static void every_keyword(void **state)
+{
+	struct cap_opts o;
+
+	(void)state;
+	assert_int_equal(parse("write - dev eth1 dir in qpn 0x1234 class "
+			       "ack,nack snaplen 128 count 5 duration 3",
+			       &o),
+			 0);
+	assert_string_equal(o.file, "-");
+	assert_string_equal(o.dev, "eth1");
+	assert_int_equal(o.qpn_on, 1);
+	assert_int_equal(o.qpn, 0x1234);
+	assert_int_equal(o.classes, MRC_CAP_ACK | MRC_CAP_NACK);
+	assert_int_equal(o.snaplen, 128);
+	assert_int_equal(o.count, 5);
+	assert_int_equal(o.seconds, 3);
+	/* Unique prefixes, as everywhere in mrcctl. */
+	assert_int_equal(parse("de p0 -w f cl pro,d sn 64 co 1 du 1", &o), 0);
+	assert_int_equal(o.classes, MRC_CAP_PROBE | MRC_CAP_DATA);
+	assert_int_equal(o.snaplen, 64);
+}
+
+/* Each bad word: exit 1, and the message names it. */
+static void bad_words(void **state)
+{
+	static const struct {
+		const char *words, *named;
+	} cases[] = {
+		{ "-w f", "dev IFNAME" },
+		{ "dev p0", "-w FILE" },
+		{ "dev p0 -w f count 0", "count" },
+		{ "dev p0 -w f count 10000001", "count" },
+		{ "dev p0 -w f duration 0", "duration" },
+		{ "dev p0 -w f duration 86401", "duration" },
+		{ "dev p0 -w f snaplen 13", "snaplen" },
+		{ "dev p0 -w f snaplen 16385", "snaplen" },
+		{ "dev p0 -w f qpn 0x1000000", "qpn" },
+		{ "dev p0 -w f qpn x", "qpn" },
+		{ "dev p0 -w f class data,bogus", "bogus" },
+		{ "dev p0 -w f class", "class" },
+		{ "dev p0 -w f dir out", "dir 'out'" },
+		{ "dev p0 -w f dir both", "dir 'both'" },
+		{ "dev p0 -w f dir sideways", "sideways" },
+		{ "dev p0 -w f -w g", "given twice" },
+		{ "dev p0 -w f write g", "given twice" },
+		{ "dev p0 dev p1 -w f", "given twice" },
+		{ "dev p0 -w", "FILE" },
+		{ "dev 0123456789abcdef -w f", "0123456789abcdef" },
+		{ "dev p0 -w f bogus", "bogus" },
+		{ "dev p0 -w f d x", "ambiguous" }, /* dev, dir, duration */
+	};
+	struct cap_opts o;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(parse(cases[i].words, &o), MRCCTL_EXIT_USAGE);
+		if (!strstr(last_err, cases[i].named))
+			fail_msg("'%s': '%s' does not name '%s'",
+				 cases[i].words, last_err, cases[i].named);
+	}
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4); /* the writer's own byte order, as libpcap's */
+	return v;
+}
+
+static void pcap_bytes(void **state)
+{
+	const uint8_t frame[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 2 };
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream((char **)&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(pcap_write_header(f, 128), 0);
+	assert_int_equal(pcap_write_record(f, 1700000000123456789ull, 60, 20,
+					   frame),
+			 0);
+	/* A snap length longer than the frame is a caller's bug. */
+	assert_int_equal(pcap_write_record(f, 0, 10, 11, frame), -EINVAL);
+	fclose(f);
+	assert_int_equal(len, 24 + 16 + 20);
+	assert_int_equal(le32(buf), 0xa1b23c4d); /* nanosecond pcap */
+	assert_int_equal(buf[4] | buf[5] << 8, 2); /* version 2.4 */
+	assert_int_equal(buf[6] | buf[7] << 8, 4);
+	assert_int_equal(le32(buf + 8), 0); /* thiszone */
+	assert_int_equal(le32(buf + 12), 0); /* sigfigs */
+	assert_int_equal(le32(buf + 16), 128); /* snaplen */
+	assert_int_equal(le32(buf + 20), 1); /* LINKTYPE_ETHERNET */
+	assert_int_equal(le32(buf + 24), 1700000000u); /* seconds */
+	assert_int_equal(le32(buf + 28), 123456789u); /* nanoseconds */
+	assert_int_equal(le32(buf + 32), 20); /* captured */
+	assert_int_equal(le32(buf + 36), 60); /* on the wire */
+	assert_memory_equal(buf + 40, frame, 20);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(every_keyword),
+		cmocka_unit_test(bad_words),
+		cmocka_unit_test(pcap_bytes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
