@@ -156,3 +156,26 @@ for bad in "dev $h1p0 -w $TMP/y.pcap count 0:count" "dev $h1p0 -w $TMP/y.pcap cl
 done
 [ "$(xdp_name h1 "$h1p0")" = mrc_xdp_rx ] || fail "a refused capture changed $h1p0"
 log "bad arguments refused by name; mrc_xdp_rx back on every port"
+
+# A capture killed without its cleanup (SIGKILL) leaves its program on the
+# port, traffic still flowing through it; the next capture there puts
+# mrc_xdp_rx back first.
+cap k h1 dev "$h1p0" -w "$TMP/k.pcap" duration 60
+cap_wait k
+for _ in $(seq 50); do
+	[ "$(xdp_name h1 "$h1p0")" = mrc_cap_xdp ] && break
+	sleep 0.1
+done
+[ "$(xdp_name h1 "$h1p0")" = mrc_cap_xdp ] || fail "capture k never attached: $(cat "$TMP/k.err")"
+kill -KILL "$(cat "$TMP/k.pid")"
+wait "${caps[-1]}" 2>/dev/null || true
+[ "$(xdp_name h1 "$h1p0")" = mrc_cap_xdp ] || fail "after SIGKILL: $(xdp_name h1 "$h1p0") on the port"
+perf dead --test bw --verify -s 4K -n 100
+perf_clean dead
+tb exec h1 "$CTL" capture dev "$h1p0" -w "$TMP/r.pcap" duration 1 >/dev/null 2>"$TMP/r.err" ||
+	fail "capture after a dead one: $(cat "$TMP/r.err")"
+grep -q "put mrc_xdp_rx back" "$TMP/r.err" || fail "no repair said: $(cat "$TMP/r.err")"
+[ "$(xdp_name h1 "$h1p0")" = mrc_xdp_rx ] || fail "after the repair: $(xdp_name h1 "$h1p0") on the port"
+perf after --test bw --verify -s 4K -n 100
+perf_clean after
+log "a SIGKILLed capture: traffic still verified through its program; the next capture put mrc_xdp_rx back"

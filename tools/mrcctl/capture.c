@@ -20,6 +20,7 @@
  * nothing the device owns.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <net/if.h>
 #include <signal.h>
@@ -27,6 +28,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -39,6 +42,7 @@
 
 #define CAP_PAGES 256 /* perf ring pages per CPU: 1 MiB */
 #define CAP_POLL_MS 100
+#define CAP_LOCK_DIR "/run/lock" /* Debian's, root's to write */
 
 /* ---- running it ---------------------------------------------------------- */
 
@@ -105,12 +109,90 @@ static int64_t clock_ns(clockid_t c)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* The port's receive program: a new fd, or an exit code. */
-static int find_rx(const char *dev, int ifindex, int *fd)
+/* A program's name; 0 or -errno. */
+static int prog_name(int fd, char name[BPF_OBJ_NAME_LEN])
 {
 	struct bpf_prog_info info = {};
-	uint32_t id = 0, len = sizeof(info);
-	int err;
+	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	memcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	name[BPF_OBJ_NAME_LEN - 1] = '\0';
+	return 0;
+}
+
+/*
+ * The receive program a capture killed without its cleanup left behind
+ * its own (entry 0 of its mrc_cap_next): a new fd, or -errno.
+ */
+static int stale_rx(int cap_fd)
+{
+	uint32_t ids[8], len, i, key = 0, id;
+	struct bpf_prog_info info = {};
+	struct bpf_map_info mi;
+	int fd, rx = -ENOENT;
+
+	len = sizeof(info);
+	info.nr_map_ids = ARRAY_SIZE(ids);
+	info.map_ids = (uint64_t)(uintptr_t)ids;
+	if (bpf_obj_get_info_by_fd(cap_fd, &info, &len))
+		return -errno;
+	for (i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(ids) && rx < 0; i++) {
+		fd = bpf_map_get_fd_by_id(ids[i]);
+		if (fd < 0)
+			continue;
+		memset(&mi, 0, sizeof(mi));
+		len = sizeof(mi);
+		if (!bpf_obj_get_info_by_fd(fd, &mi, &len) &&
+		    mi.type == BPF_MAP_TYPE_PROG_ARRAY &&
+		    !strcmp(mi.name, "mrc_cap_next") &&
+		    !bpf_map_lookup_elem(fd, &key, &id)) {
+			rx = bpf_prog_get_fd_by_id(id);
+			if (rx < 0)
+				rx = -errno;
+		}
+		close(fd);
+	}
+	return rx;
+}
+
+/*
+ * The capture's lock on the port: an flock on a file named after the
+ * network namespace and the ifindex, held for the whole capture, so that
+ * a capture program on the port with the lock free is a dead capture's.
+ */
+static int lock_port(const char *dev, int ifindex, int *lock_fd)
+{
+	struct stat st;
+	char path[128];
+
+	if (stat("/proc/self/ns/net", &st))
+		return err_api(errno, "stat /proc/self/ns/net", "dev %s", dev);
+	snprintf(path, sizeof(path), CAP_LOCK_DIR "/mrcctl-capture-%lu-%d.lock",
+		 (unsigned long)st.st_ino, ifindex);
+	*lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (*lock_fd < 0)
+		return err_api(errno, "open", "capture lock %s", path);
+	if (flock(*lock_fd, LOCK_EX | LOCK_NB)) {
+		close(*lock_fd);
+		*lock_fd = -1;
+		return err_runtime("dev %s: a capture already runs on it", dev);
+	}
+	return 0;
+}
+
+/*
+ * The port's receive program: a new fd, or an exit code. A dead
+ * capture's program (mrcctl killed by SIGKILL) is replaced by the receive
+ * program behind it first.
+ */
+static int find_rx(const char *dev, int ifindex, int *fd)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, swap);
+	char name[BPF_OBJ_NAME_LEN];
+	uint32_t id = 0;
+	int err, rx;
 
 	err = bpf_xdp_query_id(ifindex, XDP_FLAGS_DRV_MODE, &id);
 	if (err)
@@ -122,20 +204,44 @@ static int find_rx(const char *dev, int ifindex, int *fd)
 	*fd = bpf_prog_get_fd_by_id(id);
 	if (*fd < 0)
 		return err_api(errno, "bpf_prog_get_fd_by_id", "dev %s", dev);
-	if (bpf_obj_get_info_by_fd(*fd, &info, &len)) {
-		err = errno;
+	err = prog_name(*fd, name);
+	if (!err && !strcmp(name, "mrc_cap_xdp")) {
+		rx = stale_rx(*fd);
+		if (rx < 0) {
+			close(*fd);
+			return err_api(-rx,
+				       "finding mrc_xdp_rx behind a dead"
+				       " capture",
+				       "dev %s", dev);
+		}
+		swap.old_prog_fd = *fd;
+		err = bpf_xdp_attach(ifindex, rx,
+				     XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE,
+				     &swap);
 		close(*fd);
-		return err_api(err, "bpf_obj_get_info_by_fd", "dev %s", dev);
+		*fd = rx;
+		if (err) {
+			close(rx);
+			return err_api(-err,
+				       "putting mrc_xdp_rx back after a"
+				       " dead capture",
+				       "dev %s", dev);
+		}
+		fprintf(stderr,
+			"mrcctl: dev %s: put mrc_xdp_rx back in place"
+			" of a dead capture's program\n",
+			dev);
+		err = prog_name(*fd, name);
 	}
-	if (!strcmp(info.name, "mrc_cap_xdp")) {
+	if (err) {
 		close(*fd);
-		return err_runtime("dev %s: a capture already runs on it", dev);
+		return err_api(-err, "bpf_obj_get_info_by_fd", "dev %s", dev);
 	}
-	if (strcmp(info.name, "mrc_xdp_rx")) {
+	if (strcmp(name, "mrc_xdp_rx")) {
 		close(*fd);
 		return err_runtime("dev %s: its XDP program is '%s', not"
 				   " mrcd's mrc_xdp_rx",
-				   dev, info.name);
+				   dev, name);
 	}
 	return 0;
 }
@@ -210,6 +316,7 @@ static int capture_run(struct args *a)
 	uint64_t st[MRC_CAP_NSTATS] = { 0 };
 	int64_t deadline;
 	int rc, err, ifindex, rx_fd = -1, cap_fd, key = 0, attached = 0;
+	int lock_fd = -1;
 	struct cap_opts o;
 	uint32_t i;
 
@@ -219,9 +326,14 @@ static int capture_run(struct args *a)
 	ifindex = (int)if_nametoindex(o.dev);
 	if (!ifindex)
 		return err_runtime("dev %s: no such interface", o.dev);
-	rc = find_rx(o.dev, ifindex, &rx_fd);
+	rc = lock_port(o.dev, ifindex, &lock_fd);
 	if (rc)
 		return rc;
+	rc = find_rx(o.dev, ifindex, &rx_fd);
+	if (rc) {
+		close(lock_fd);
+		return rc;
+	}
 	libbpf_set_print(libbpf_quiet);
 	skel = mrc_capture__open();
 	if (!skel) {
@@ -327,6 +439,7 @@ out_skel:
 	mrc_capture__destroy(skel);
 out_rx:
 	close(rx_fd);
+	close(lock_fd); /* the lock goes with it */
 	return rc;
 }
 

@@ -89,10 +89,11 @@ int cap_parse(struct args *a, struct cap_opts *o)
 					ARRAY_SIZE(dir_words), &dir);
 			if (!rc && dir != 0)
 				rc = err_usage(
-					"dir '%s': only 'in' can be captured"
-					" here (this kernel refuses the fexit"
-					" programs that would see what the"
-					" data path sends; see mrcctl(8))",
+					"dir '%s': not supported: what the data"
+					" path sends could only be seen by"
+					" fexit programs on its XDP programs,"
+					" which the kernel this was built on"
+					" refuses (see mrcctl(8)); only 'in'",
 					dir_words[dir]);
 			break;
 		case K_QPN:
