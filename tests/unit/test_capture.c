@@ -167,9 +167,8 @@ static void pcap_bytes(void **state)
 	(void)state;
 	assert_non_null(f);
 	assert_int_equal(pcap_write_header(f, 128), 0);
-	assert_int_equal(pcap_write_record(f, 1700000000123456789ull, 60, 20,
-					   frame),
-			 0);
+	assert_int_equal(
+		pcap_write_record(f, 1700000000123456789ull, 60, 20, frame), 0);
 	/* A snap length longer than the frame is a caller's bug. */
 	assert_int_equal(pcap_write_record(f, 0, 10, 11, frame), -EINVAL);
 	fclose(f);
