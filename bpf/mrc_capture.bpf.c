@@ -174,12 +174,15 @@ int mrc_cap_xdp(struct xdp_md *ctx)
 	capture(ctx);
 	bpf_tail_call(ctx, &mrc_cap_next, 0);
 	/*
-	 * Only if mrcctl has not put the receive program in mrc_cap_next (it
-	 * does before attaching this program): without it nobody can place
-	 * or answer the frame.
+	 * mrc_cap_next is empty: the kernel clears a program array when the
+	 * last file descriptor of it closes, so this happens only when every
+	 * mrcctl process of the capture died without putting mrc_xdp_rx back
+	 * (docs/mrcd.md). Nobody can place or answer the frame; the kernel
+	 * stack keeps the port's other traffic (ARP, ND, TCP) alive until
+	 * the next capture on the port or mrcd repairs it.
 	 */
 	count(MRC_CAP_TAIL_FAILED);
-	return XDP_DROP;
+	return XDP_PASS;
 }
 
 char LICENSE[] SEC("license") = "GPL";

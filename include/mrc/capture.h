@@ -35,8 +35,7 @@ enum mrc_cap_stat {
 	MRC_CAP_SEEN = 0, /* frames that arrived on the port */
 	MRC_CAP_MATCHED = 1, /* of those, frames the filter kept */
 	MRC_CAP_OUTPUT_FAILED = 2, /* kept, but the perf ring was full */
-	MRC_CAP_TAIL_FAILED =
-		3, /* the receive program was not reached: dropped */
+	MRC_CAP_TAIL_FAILED = 3, /* mrc_xdp_rx not reached: to the stack */
 	MRC_CAP_NSTATS = 4,
 };
 

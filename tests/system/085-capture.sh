@@ -118,7 +118,7 @@ for c in a b c; do
 		w=$(jq .packets_written "$TMP/$c.json")
 		[ "$w" = "$total" ] || fail "capture $c: summary says $w written, the file holds $total"
 		jq -e '.packets_written <= 50000 and .packets_matched >= .packets_written and
-			.packets_arrived >= .packets_matched and .packets_dropped_no_rx == 0' \
+			.packets_arrived >= .packets_matched and .packets_not_to_rx == 0' \
 			"$TMP/$c.json" >/dev/null || fail "capture $c: summary: $(cat "$TMP/$c.json")"
 	fi
 	log "capture $c: $total frames, $mrc mrc, no malformed frame or warning"
@@ -159,25 +159,40 @@ done
 [ "$(xdp_name h1 "$h1p0")" = mrc_xdp_rx ] || fail "a refused capture changed $h1p0"
 log "bad arguments refused by name; mrc_xdp_rx back on every port"
 
-# A capture killed without its cleanup (SIGKILL) leaves its program on the
-# port, traffic still flowing through it; the next capture there puts
-# mrc_xdp_rx back first.
+# A capture killed without its cleanup (SIGKILL): its guard process puts
+# mrc_xdp_rx back. Both killed, the guard first: the capture program stays,
+# its program array emptied by the kernel, frames go to the stack; the
+# next capture on the port puts mrc_xdp_rx back first.
+attached() {
+	for _ in $(seq 50); do
+		[ "$(xdp_name h1 "$h1p0")" = "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "$2: $(xdp_name h1 "$h1p0") on the port, want $1"
+}
 cap k h1 dev "$h1p0" -w "$TMP/k.pcap" duration 60
 cap_wait k
-for _ in $(seq 50); do
-	[ "$(xdp_name h1 "$h1p0")" = mrc_cap_xdp ] && break
-	sleep 0.1
-done
-[ "$(xdp_name h1 "$h1p0")" = mrc_cap_xdp ] || fail "capture k never attached: $(cat "$TMP/k.err")"
+attached mrc_cap_xdp "capture k never attached: $(cat "$TMP/k.err")"
 kill -KILL "$(cat "$TMP/k.pid")"
 wait "${caps[-1]}" 2>/dev/null || true
-[ "$(xdp_name h1 "$h1p0")" = mrc_cap_xdp ] || fail "after SIGKILL: $(xdp_name h1 "$h1p0") on the port"
-perf dead --test bw --verify -s 4K -n 100
-perf_clean dead
+attached mrc_xdp_rx "the guard did not put mrc_xdp_rx back after SIGKILL"
+perf guarded --test bw --verify -s 4K -n 100
+perf_clean guarded
+cap k2 h1 dev "$h1p0" -w "$TMP/k2.pcap" duration 60
+cap_wait k2
+attached mrc_cap_xdp "capture k2 never attached: $(cat "$TMP/k2.err")"
+guard=$(pgrep -P "$(cat "$TMP/k2.pid")")
+[ -n "$guard" ] || fail "capture k2 has no guard process"
+kill -KILL "$guard"
+sleep 0.2
+kill -KILL "$(cat "$TMP/k2.pid")"
+wait "${caps[-1]}" 2>/dev/null || true
+sleep 0.5
+[ "$(xdp_name h1 "$h1p0")" = mrc_cap_xdp ] || fail "both killed: $(xdp_name h1 "$h1p0") on the port"
 tb exec h1 "$CTL" capture dev "$h1p0" -w "$TMP/r.pcap" duration 1 >/dev/null 2>"$TMP/r.err" ||
 	fail "capture after a dead one: $(cat "$TMP/r.err")"
 grep -q "put mrc_xdp_rx back" "$TMP/r.err" || fail "no repair said: $(cat "$TMP/r.err")"
 [ "$(xdp_name h1 "$h1p0")" = mrc_xdp_rx ] || fail "after the repair: $(xdp_name h1 "$h1p0") on the port"
 perf after --test bw --verify -s 4K -n 100
 perf_clean after
-log "a SIGKILLed capture: traffic still verified through its program; the next capture put mrc_xdp_rx back"
+log "SIGKILLed capture: its guard put mrc_xdp_rx back; guard and capture killed: the next capture did; transfers verified after each"

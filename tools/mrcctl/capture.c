@@ -19,6 +19,7 @@
  * the operator's own tool, lives as long as the command and changes
  * nothing the device owns.
  */
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -158,6 +160,47 @@ static int stale_rx(int cap_fd)
 }
 
 /*
+ * mrc_xdp_rx as attached to another interface of this network namespace
+ * (every port of a device runs the same program): a new fd, or -errno.
+ * Only if exactly one program of that name is found.
+ */
+static int rx_of_other_port(int ifindex)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+	char name[BPF_OBJ_NAME_LEN];
+	uint32_t id, found = 0;
+	int fd, rx = -ENOENT;
+
+	if (!ifs)
+		return -errno;
+	for (i = ifs; i->if_index; i++) {
+		id = 0;
+		if ((int)i->if_index == ifindex ||
+		    bpf_xdp_query_id((int)i->if_index, XDP_FLAGS_DRV_MODE,
+				     &id) ||
+		    !id || id == found)
+			continue;
+		fd = bpf_prog_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		if (prog_name(fd, name) || strcmp(name, "mrc_xdp_rx")) {
+			close(fd);
+			continue;
+		}
+		if (found) { /* two devices here: which one is not known */
+			close(fd);
+			close(rx);
+			rx = -ENOTUNIQ;
+			break;
+		}
+		found = id;
+		rx = fd;
+	}
+	if_freenameindex(ifs);
+	return rx;
+}
+
+/*
  * The capture's lock on the port: an flock on a file named after the
  * network namespace and the ifindex, held for the whole capture, so that
  * a capture program on the port with the lock free is a dead capture's.
@@ -207,6 +250,8 @@ static int find_rx(const char *dev, int ifindex, int *fd)
 	err = prog_name(*fd, name);
 	if (!err && !strcmp(name, "mrc_cap_xdp")) {
 		rx = stale_rx(*fd);
+		if (rx < 0) /* its program array emptied with its last fd */
+			rx = rx_of_other_port(ifindex);
 		if (rx < 0) {
 			close(*fd);
 			return err_api(-rx,
@@ -274,7 +319,7 @@ static void summary(const struct cap_opts *o, const struct cap_run *r,
 			", over the bound %" PRIu64
 			", lost in the perf buffer %" PRIu64
 			" (ring full %" PRIu64 ", lost records %" PRIu64
-			"), dropped with no receive program %" PRIu64 "\n",
+			"), not handed to mrc_xdp_rx %" PRIu64 "\n",
 			r->written, strcmp(o->file, "-") ? o->file : "stdout",
 			st[MRC_CAP_SEEN], st[MRC_CAP_MATCHED], r->over,
 			st[MRC_CAP_OUTPUT_FAILED] + r->lost + r->bad,
@@ -291,9 +336,41 @@ static void summary(const struct cap_opts *o, const struct cap_run *r,
 	jv_add(j, "packets_over_bound", jv_u64(r->over));
 	jv_add(j, "packets_lost_ring_full", jv_u64(st[MRC_CAP_OUTPUT_FAILED]));
 	jv_add(j, "packets_lost_records", jv_u64(r->lost + r->bad));
-	jv_add(j, "packets_dropped_no_rx", jv_u64(st[MRC_CAP_TAIL_FAILED]));
+	jv_add(j, "packets_not_to_rx", jv_u64(st[MRC_CAP_TAIL_FAILED]));
 	jv_print(f, j, opts.pretty);
 	jv_free(j);
+}
+
+/*
+ * The guard: a child that outlives a capture killed without its cleanup
+ * (SIGKILL, a crash) and puts mrc_xdp_rx back. It waits for the end of a
+ * pipe whose other end only the capture holds; when that closes it swaps
+ * mrc_xdp_rx in for the capture program, which the kernel does only if
+ * the capture program is still there (a capture that ended well has put
+ * mrc_xdp_rx back already). Until then it also holds the program array,
+ * which the kernel would empty with its last file descriptor, and the
+ * port's lock.
+ */
+static void guard(int rfd, int ifindex, int rx_fd, int cap_fd)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, swap, .old_prog_fd = cap_fd);
+	int nul = open("/dev/null", O_RDWR);
+	char c;
+
+	/* Its swap fails after a clean end ("does not match"): no noise. */
+	libbpf_set_print(NULL);
+	signal(SIGINT, SIG_IGN); /* a ^C to the group is the capture's */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	if (nul >= 0) { /* never keep a pipe to a pcap reader open */
+		dup2(nul, STDIN_FILENO);
+		dup2(nul, STDOUT_FILENO);
+	}
+	while (read(rfd, &c, 1) < 0 && errno == EINTR)
+		;
+	bpf_xdp_attach(ifindex, rx_fd, XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE,
+		       &swap);
+	_exit(0);
 }
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
@@ -316,7 +393,8 @@ static int capture_run(struct args *a)
 	uint64_t st[MRC_CAP_NSTATS] = { 0 };
 	int64_t deadline;
 	int rc, err, ifindex, rx_fd = -1, cap_fd, key = 0, attached = 0;
-	int lock_fd = -1;
+	int lock_fd = -1, guard_pipe[2] = { -1, -1 };
+	pid_t guard_pid = -1;
 	struct cap_opts o;
 	uint32_t i;
 
@@ -387,6 +465,22 @@ static int capture_run(struct args *a)
 	stop = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	if (pipe2(guard_pipe, O_CLOEXEC)) {
+		rc = err_api(errno, "pipe2", "dev %s", o.dev);
+		goto out_signals;
+	}
+	fflush(NULL); /* nothing buffered twice */
+	guard_pid = fork();
+	if (guard_pid < 0) {
+		rc = err_api(errno, "fork", "dev %s", o.dev);
+		goto out_signals;
+	}
+	if (!guard_pid) {
+		close(guard_pipe[1]);
+		guard(guard_pipe[0], ifindex, rx_fd, cap_fd);
+	}
+	close(guard_pipe[0]);
+	guard_pipe[0] = -1;
 	swap_in.old_prog_fd = rx_fd;
 	err = bpf_xdp_attach(ifindex, cap_fd,
 			     XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE, &swap_in);
@@ -423,6 +517,10 @@ out_signals:
 			st[i] = stat_sum(bpf_map__fd(skel->maps.mrc_cap_stats),
 					 i);
 	}
+	if (guard_pipe[1] >= 0)
+		close(guard_pipe[1]); /* the guard finds nothing to do */
+	if (guard_pid > 0)
+		waitpid(guard_pid, NULL, 0);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	perf_buffer__free(pb);
