@@ -664,6 +664,7 @@ int main(int argc, char **argv)
 	char err[512];
 	sigset_t sigs;
 	int c, i, rc, handover, sig_fd;
+	uint64_t t0 = now_ns();
 
 	m.scan.fd = m.sig.fd = m.lock_fd = m.loop.epfd = -1;
 	m.pin_lock_fd = -1;
@@ -770,9 +771,13 @@ int main(int argc, char **argv)
 		teardown(&m, m.adopted);
 		return 1;
 	}
-	log_info("ready: %d ports, socket %s%s%s\n", m.nports, m.sock_path,
-		 m.config_path ? ", configuration " : "",
-		 m.config_path ? m.config_path : "");
+	log_info("ready: %d ports, socket %s%s%s (%.1f ms after start%s)\n",
+		 m.nports, m.sock_path, m.config_path ? ", configuration " : "",
+		 m.config_path ? m.config_path : "",
+		 (double)(now_ns() - t0) / 1e6,
+		 !m.adopted   ? "" :
+		 m.dev.reused ? ", running programs reused" :
+				", programs loaded afresh");
 	notify_send("READY=1\nSTATUS=running");
 	m.cli = &o;
 	rc = run(&m);
