@@ -214,6 +214,7 @@ static int prog_describe(int fd, const uint32_t *ids, int n,
 	int j;
 
 	memset(bp, 0, sizeof(*bp));
+	memset(map_id, 0, sizeof(map_id)); /* valgrind: the kernel fills it */
 	info.nr_map_ids = BUILD_MAPS + 1;
 	info.map_ids = (uint64_t)(uintptr_t)map_id;
 	len = sizeof(info);

@@ -43,6 +43,14 @@
 #define SCAN_NS 1000000ull /* sweep for work nobody rang mrcd about */
 
 static int stop;
+static uint64_t start_ns; /* when main began */
+
+/* Where a start or takeover spends its time (log-level debug). */
+static void step(const char *what)
+{
+	log_debug("start: %s at %.2f ms\n", what,
+		  (double)(now_ns() - start_ns) / 1e6);
+}
 
 static void reload(struct mrcd *m, const struct cli *o);
 
@@ -211,6 +219,7 @@ static int adopt(struct mrcd *m)
 
 	if (err)
 		return err;
+	step("books read");
 	links_resync(&m->links); /* ports down while no mrcd watched */
 	dev_lowlat_adopt_qdisc((int)m->books.b->lowlat_made_qdisc);
 	for (i = 0; i < MRC_MAX_QP; i++)
@@ -220,7 +229,9 @@ static int adopt(struct mrcd *m)
 		nmr += m->obj.mr_owner[i] != NULL;
 	for (i = 0; i < MRC_MAX_CQ; i++)
 		ncq += m->obj.cq_owner[i] != NULL;
+	step("QPs taken over");
 	adopt_sweep(m);
+	step("leftovers swept");
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
 		nproc += m->clients.client[i].orphan != 0;
 	log_info(
@@ -419,12 +430,14 @@ static int setup(struct mrcd *m, const char *anchor)
 			return -EADDRNOTAVAIL;
 		}
 	}
+	step("pins claimed");
 	err = running ? dev_open_pinned(&m->dev, m->pin_dir) :
 			dev_open(&m->dev);
 	if (!err && running)
 		err = books_check(&m->books);
 	if (err)
 		return err;
+	step("programs ready");
 	for (i = 0; i < m->nports; i++) {
 		err = dev_add_port(&m->dev, i, m->port[i].ifname,
 				   m->port[i].mac, m->v6);
@@ -434,6 +447,7 @@ static int setup(struct mrcd *m, const char *anchor)
 	err = dev_set_anchor(&m->dev, anchor);
 	if (err)
 		return err;
+	step("ports and anchor attached");
 	/* Without it applications ring mrcd; slower, still correct. */
 	m->lowlat = dev_lowlat_attach(&m->dev) == 0;
 	if (!m->lowlat)
@@ -445,12 +459,15 @@ static int setup(struct mrcd *m, const char *anchor)
 		if (err)
 			return err;
 	}
+	step("tc attached, pinned");
 	i = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (i < 0 || loop_add(&m->loop, &m->scan, i, scan))
 		return -EIO;
 	err = wire(m);
+	step("modules wired");
 	if (!err && m->pin_dir)
 		err = running ? adopt(m) : books_create(&m->books);
+	step(running ? "taken over" : "books made");
 	/* The CC profiles as they stand now: the device's own default, or
 	 * what the books kept of a predecessor's. */
 	if (!err)
@@ -460,10 +477,12 @@ static int setup(struct mrcd *m, const char *anchor)
 	if (m->books.b)
 		m->books.b->lowlat_made_qdisc |=
 			(uint32_t)dev_lowlat_made_qdisc();
+	step("CC profiles published");
 	/* Last: applications that connect find everything in place. */
 	err = clients_listen(&m->clients, m->sock_path);
 	if (err)
 		return err;
+	step("listening");
 	{
 		struct itimerspec it = {
 			.it_interval.tv_nsec = SCAN_NS,
@@ -664,7 +683,8 @@ int main(int argc, char **argv)
 	char err[512];
 	sigset_t sigs;
 	int c, i, rc, handover, sig_fd;
-	uint64_t t0 = now_ns();
+
+	start_ns = now_ns();
 
 	m.scan.fd = m.sig.fd = m.lock_fd = m.loop.epfd = -1;
 	m.pin_lock_fd = -1;
@@ -774,7 +794,7 @@ int main(int argc, char **argv)
 	log_info("ready: %d ports, socket %s%s%s (%.1f ms after start%s)\n",
 		 m.nports, m.sock_path, m.config_path ? ", configuration " : "",
 		 m.config_path ? m.config_path : "",
-		 (double)(now_ns() - t0) / 1e6,
+		 (double)(now_ns() - start_ns) / 1e6,
 		 !m.adopted   ? "" :
 		 m.dev.reused ? ", running programs reused" :
 				", programs loaded afresh");
