@@ -688,6 +688,43 @@ int dev_has(const struct dev *d, enum dev_obj kind, uint32_t idx)
 			idx, &id);
 }
 
+int dev_has_all(const struct dev *d, enum dev_obj kind, uint8_t *has,
+		uint32_t n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bo);
+	uint32_t *keys, *ids, count = n, i, out;
+	const struct bpf_map *m;
+	int err = 0;
+
+	memset(has, 0, n);
+	if (!d->rx)
+		return 0;
+	m = kind == DEV_SQ ? d->rx->maps.mrc_sq :
+	    kind == DEV_MR ? d->rx->maps.mrc_mr :
+			     d->rx->maps.mrc_cq;
+	if (n > bpf_map__max_entries(m))
+		return -EINVAL;
+	keys = calloc(n, sizeof(*keys));
+	ids = calloc(n, sizeof(*ids));
+	/* Empty slots are skipped; the end of the map is ENOENT. */
+	if (!keys || !ids ||
+	    (bpf_map_lookup_batch(bpf_map__fd(m), NULL, &out, keys, ids, &count,
+				  &bo) &&
+	     errno != ENOENT)) {
+		/* Without batches (an older kernel): one at a time. */
+		for (i = 0; i < n; i++)
+			has[i] = (uint8_t)dev_has(d, kind, i);
+		goto out;
+	}
+	for (i = 0; i < count && i < n; i++)
+		if (keys[i] < n)
+			has[keys[i]] = 1;
+out:
+	free(keys);
+	free(ids);
+	return err;
+}
+
 int dev_port_get(const struct dev *d, uint32_t p, struct mrc_port *port)
 {
 	return d->rx ? map_get(d->rx->maps.mrc_port, p, port) : -ENODEV;

@@ -191,19 +191,25 @@ static int run(struct mrcd *m)
  * changing the data path and writing the books). */
 static void adopt_sweep(struct mrcd *m)
 {
+	static uint8_t has[MRC_MAX_QP];
 	uint32_t i;
 
-	for (i = 0; i < MRC_MAX_QP; i++)
-		if (!m->obj.qp[i].owner && dev_has(&m->dev, DEV_SQ, i)) {
-			dev_qp_destroy(&m->dev, i, NULL);
-			dev_pin_sq(m->pin_dir, i, -1);
-		}
-	for (i = 0; i < MRC_MAX_MR; i++)
-		if (!m->obj.mr_owner[i] && dev_has(&m->dev, DEV_MR, i))
-			dev_mr_remove(&m->dev, i);
-	for (i = 0; i < MRC_MAX_CQ; i++)
-		if (!m->obj.cq_owner[i] && dev_has(&m->dev, DEV_CQ, i))
-			dev_cq_remove(&m->dev, i);
+	_Static_assert(MRC_MAX_QP >= MRC_MAX_MR && MRC_MAX_QP >= MRC_MAX_CQ,
+		       "has[] holds every kind");
+	if (!dev_has_all(&m->dev, DEV_SQ, has, MRC_MAX_QP))
+		for (i = 0; i < MRC_MAX_QP; i++)
+			if (!m->obj.qp[i].owner && has[i]) {
+				dev_qp_destroy(&m->dev, i, NULL);
+				dev_pin_sq(m->pin_dir, i, -1);
+			}
+	if (!dev_has_all(&m->dev, DEV_MR, has, MRC_MAX_MR))
+		for (i = 0; i < MRC_MAX_MR; i++)
+			if (!m->obj.mr_owner[i] && has[i])
+				dev_mr_remove(&m->dev, i);
+	if (!dev_has_all(&m->dev, DEV_CQ, has, MRC_MAX_CQ))
+		for (i = 0; i < MRC_MAX_CQ; i++)
+			if (!m->obj.cq_owner[i] && has[i])
+				dev_cq_remove(&m->dev, i);
 }
 
 /*

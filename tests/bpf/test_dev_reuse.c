@@ -6,7 +6,8 @@
  * program's .bss mrcd writes is the running one's; a device of another
  * build identity (MRCD_TEST_BUILD_ID), a pin that is not the program
  * recorded, a record of another layout or a missing .bss pin: the
- * programs are loaded afresh, over the same maps. Pins go to a scratch
+ * programs are loaded afresh, over the same maps; the takeover's sweep
+ * of leftovers (dev_has_all) finds what dev_has finds. Pins go to a scratch
  * directory of the host's bpffs; nothing is attached. The time a reusing
  * takeover takes is printed, not asserted.
  */
@@ -256,6 +257,41 @@ static void bad_record_loads(void **state)
 	dev_release(&d);
 }
 
+/* The takeover's sweep: dev_has_all finds what dev_has finds. */
+static void has_all_is_has(void **state)
+{
+	static uint8_t has[MRC_MAX_QP];
+	const uint32_t n[] = {
+		[DEV_SQ] = MRC_MAX_QP, [DEV_MR] = MRC_MAX_MR, [DEV_CQ] = MRC_MAX_CQ
+	};
+	struct mrc_sq *sq;
+	struct dev_mr mr;
+	struct dev d;
+	uint32_t i, found;
+	int k, cq;
+
+	(void)state;
+	take_over(&d);
+	assert_int_equal(dev_sq_create(&d, 9, &sq, NULL), 0);
+	assert_int_equal(dev_mr_create(&d, 7, 4096, 1, 0, 0, &mr), 0);
+	cq = dev_cq_map(&d, MRC_MAX_CQ - 1);
+	assert_true(cq >= 0);
+	for (k = DEV_SQ; k <= DEV_CQ; k++) {
+		assert_int_equal(dev_has_all(&d, k, has, n[k]), 0);
+		for (found = 0, i = 0; i < n[k]; i++) {
+			assert_int_equal(has[i], dev_has(&d, k, i));
+			found += has[i];
+		}
+		assert_true(found >= 1);
+	}
+	dev_qp_destroy(&d, 9, sq);
+	dev_mr_remove(&d, 7);
+	dev_mr_destroy(&mr);
+	dev_cq_remove(&d, MRC_MAX_CQ - 1);
+	close(cq);
+	dev_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +302,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(pin_not_recorded_loads, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(bad_record_loads, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(has_all_is_has, setup,
 						teardown),
 	};
 	struct statfs fs;
