@@ -412,7 +412,7 @@ fresh:
  * Pins the transmit program's .bss (reused, it is the pinned one
  * already) and writes the record of the programs now pinned.
  */
-static int build_record(struct dev *d, const char *dir, int tc_fd)
+static int build_record_write(struct dev *d, const char *dir, int tc_fd)
 {
 	struct build_rec rec = { .magic = BUILD_MAGIC,
 				 .version = BUILD_VERSION };
@@ -450,6 +450,19 @@ static int build_record(struct dev *d, const char *dir, int tc_fd)
 		err = err_msg(-errno, "writing", "maps/mrcd_build");
 	close(fd);
 	return err;
+}
+
+/*
+ * A device without a record only costs the next mrcd a fresh load:
+ * never a reason to stop this one.
+ */
+static void build_record(struct dev *d, const char *dir, int tc_fd)
+{
+	if (build_record_write(d, dir, tc_fd)) {
+		dev_pin_del(dir, "maps", "mrcd_build");
+		log_info(
+			"no record of the programs (see above): the next mrcd loads its own\n");
+	}
 }
 
 int dev_take_tc(struct dev *d)
@@ -1322,6 +1335,6 @@ int dev_pin(struct dev *d, const char *dir, int lowlat_fd, int maps)
 	if (!err && lowlat_fd >= 0)
 		err = dev_pin_prog(lowlat_fd, dir, "mrc_tc_tx");
 	if (!err)
-		err = build_record(d, dir, lowlat_fd);
+		build_record(d, dir, lowlat_fd);
 	return err;
 }
