@@ -93,7 +93,15 @@ TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume \
 	      $(BUILD)/tests/inject $(BUILD)/tests/nl_forge \
 	      $(BUILD)/tests/wire_pcap $(BUILD)/tests/icrc_cost
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
-	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h
+	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h $(BUILD)/bpf/mrc_build_id.h
+
+# The data path's build identity, the SHA-256 of its objects: a restarted
+# mrcd reuses the running programs only when theirs is its own
+# (docs/mrcd.md, "Takeover").
+DEV_BPF_OBJS := $(patsubst %,$(BUILD)/bpf/%.bpf.o,mrc_xdp_rx mrc_xdp_tx mrc_xdp_ctl mrc_tc_tx)
+$(BUILD)/bpf/mrc_build_id.h: $(DEV_BPF_OBJS)
+	$(call msg,GEN,$@)
+	$(Q)printf '#define MRC_BUILD_ID "%s"\n' "$$(cat $^ | sha256sum | cut -c1-64)" >$@
 
 $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/pin.c \
 		daemon/log.c daemon/clock.c daemon/nscc_params.c \
@@ -412,6 +420,8 @@ BPF_TEST_SKEL_test_dev_sq := $(DEV_SKELS)
 # Beyond the fixture library: the daemon's device layer, for test_dev_sq.
 BPF_TEST_SRC_test_dev_sq := daemon/dev.c daemon/pin.c daemon/log.c \
 	daemon/clock.c daemon/nscc_params.c
+BPF_TEST_SKEL_test_dev_reuse := $(DEV_SKELS) $(BUILD)/bpf/mrc_tc_tx.skel.h
+BPF_TEST_SRC_test_dev_reuse := $(BPF_TEST_SRC_test_dev_sq)
 
 define bpf_test_rule
 $(BUILD)/bpftest/$(1): tests/bpf/$(1).c tests/lib/pkt.c tests/lib/fixture.c $$(BPF_TEST_SRC_$(1)) $(BUILD)/libmrc-common.a $$(BPF_TEST_SKEL_$(1)) $$(wildcard tests/lib/*.h include/mrc/*.h tests/fabric/*.h daemon/*.h)

@@ -30,6 +30,7 @@
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
 #include "mrc_xdp_ctl.skel.h"
+#include "mrc_build_id.h"
 
 /*
  * The largest frame the transmit program builds: DEV_PAYLOAD_MAX with
@@ -122,40 +123,398 @@ static int reuse_pinned(struct dev *d, const char *dir)
 	return 0;
 }
 
+/*
+ * The build record (maps/mrcd_build): what the running programs are, so
+ * a restarted mrcd of the same build runs them instead of loading and
+ * verifying its own (the receive program alone is some 900k verifier
+ * instructions, half a second). Written by dev_pin once the programs are
+ * pinned, so it never describes programs the pins do not hold. A
+ * program is reused only if its pin is, in every respect recorded, what
+ * this build's mrcd loaded: the tag (the kernel's hash of its
+ * instructions), the type and the exact set of maps it uses (the pinned
+ * ones this mrcd just checked, and its own .bss/.rodata). A record of
+ * another layout or build, a missing pin, any mismatch: load afresh.
+ */
+#define BUILD_MAGIC 0x4d524349u /* "MRCI" */
+#define BUILD_VERSION 1
+#define BUILD_MAPS 32 /* maps one program may use, at most */
+#define BUILD_ID_LEN 96
+
+struct build_prog {
+	uint8_t tag[BPF_TAG_SIZE];
+	uint32_t type; /* enum bpf_prog_type; 0: none recorded */
+	uint32_t nmaps;
+	uint32_t own; /* bit i: map_id[i] is the program's own (.bss, ...) */
+	uint32_t map_id[BUILD_MAPS]; /* ascending */
+};
+
+struct build_rec {
+	uint32_t magic, version;
+	char id[BUILD_ID_LEN]; /* dev_build_id() */
+	struct build_prog prog[DEV_NPROGS];
+};
+
+static const char *const prog_name[DEV_NPROGS] = {
+	[DEV_PROG_RX] = "mrc_xdp_rx",
+	[DEV_PROG_TX] = "mrc_xdp_tx",
+	[DEV_PROG_CTL] = "mrc_xdp_ctl",
+	[DEV_PROG_TC] = "mrc_tc_tx",
+};
+
+const char *dev_build_id(void)
+{
+	static char id[BUILD_ID_LEN];
+	const char *test;
+
+	test = getenv("MRCD_TEST_BUILD_ID");
+	snprintf(id, sizeof(id), "%s%s%s", MRC_BUILD_ID,
+		 test && *test ? ":" : "", test && *test ? test : "");
+	return id;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The ids of the data path's maps (the receive program's, pinned). */
+static int data_map_ids(struct dev *d, uint32_t *ids, int max)
+{
+	struct bpf_map_info info;
+	struct bpf_map *m;
+	uint32_t len;
+	int n = 0;
+
+	bpf_object__for_each_map(m, d->rx->obj)
+	{
+		if (bpf_map__is_internal(m))
+			continue;
+		if (n == max)
+			return -E2BIG;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (bpf_obj_get_info_by_fd(bpf_map__fd(m), &info, &len))
+			return -errno;
+		ids[n++] = info.id;
+	}
+	return n;
+}
+
+/*
+ * Program fd as the record has it: type, tag, its maps (ascending) and
+ * which are not among ids[n] (the data path's). name: its kernel name.
+ */
+static int prog_describe(int fd, const uint32_t *ids, int n,
+			 struct build_prog *bp, char name[BPF_OBJ_NAME_LEN])
+{
+	uint32_t map_id[BUILD_MAPS + 1], len, i;
+	struct bpf_prog_info info = {};
+	int j;
+
+	memset(bp, 0, sizeof(*bp));
+	memset(map_id, 0, sizeof(map_id)); /* valgrind: the kernel fills it */
+	info.nr_map_ids = BUILD_MAPS + 1;
+	info.map_ids = (uint64_t)(uintptr_t)map_id;
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	if (info.nr_map_ids > BUILD_MAPS)
+		return -E2BIG;
+	memcpy(bp->tag, info.tag, sizeof(bp->tag));
+	memcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	name[BPF_OBJ_NAME_LEN - 1] = 0;
+	bp->type = info.type;
+	bp->nmaps = info.nr_map_ids;
+	qsort(map_id, bp->nmaps, sizeof(map_id[0]), cmp_u32);
+	for (i = 0; i < bp->nmaps; i++) {
+		bp->map_id[i] = map_id[i];
+		for (j = 0; j < n && ids[j] != map_id[i]; j++)
+			;
+		if (j == n)
+			bp->own |= 1u << i;
+	}
+	return 0;
+}
+
+static uint32_t prog_id(int fd)
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info);
+
+	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.id :
+								     0;
+}
+
+/* The pinned record, if it has this build's layout: its fd, or -errno. */
+static int build_rec_get(const char *dir)
+{
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+	int fd = dev_pin_get(dir, "maps", "mrcd_build");
+
+	if (fd < 0)
+		return fd;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    info.type != BPF_MAP_TYPE_ARRAY || info.key_size != 4 ||
+	    info.value_size != sizeof(struct build_rec) ||
+	    info.max_entries != 1) {
+		close(fd);
+		return -EPROTO;
+	}
+	return fd;
+}
+
+/*
+ * The transmit program's .bss as the pinned one (maps/mrcd_tx_bss, mrcd
+ * writes the QP to send for there): mapped where the skeleton has it,
+ * as loading would. own: the ids the record gives the program for its
+ * own maps.
+ */
+static int tx_bss_adopt(struct dev *d, const char *dir,
+			const struct build_prog *bp)
+{
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info), i;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t sz = ((size_t)bpf_map__value_size(d->tx->maps.bss) + 7) / 8 * 8;
+	int fd = dev_pin_get(dir, "maps", "mrcd_tx_bss"), err = -EPROTO;
+	void *p;
+
+	if (fd < 0)
+		return fd;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		goto out;
+	}
+	for (i = 0; i < bp->nmaps; i++)
+		if (bp->map_id[i] == info.id && (bp->own & (1u << i)))
+			break;
+	if (i == bp->nmaps || info.type != BPF_MAP_TYPE_ARRAY ||
+	    info.value_size != bpf_map__value_size(d->tx->maps.bss) ||
+	    info.max_entries != 1 || !(info.map_flags & BPF_F_MMAPABLE))
+		goto out;
+	sz = (sz + page - 1) / page * page;
+	p = mmap(d->tx->bss, sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 fd, 0);
+	err = p == MAP_FAILED ? -errno : 0;
+out:
+	close(fd);
+	return err;
+}
+
+/*
+ * The running programs, if the record says they are this build's and
+ * every pin is the program recorded: 0 (d->prog_fd[] set, d->reused).
+ * Otherwise 1, the reason logged: load afresh.
+ */
+static int reuse_progs(struct dev *d, const char *dir)
+{
+	uint32_t ids[BUILD_MAPS];
+	char name[BPF_OBJ_NAME_LEN], why[160] = "";
+	int fd[DEV_NPROGS] = { -1, -1, -1, -1 }, rfd, n, p, err;
+	enum bpf_prog_type want[DEV_NPROGS] = {
+		[DEV_PROG_RX] = bpf_program__type(d->rx->progs.mrc_xdp_rx),
+		[DEV_PROG_TX] = bpf_program__type(d->tx->progs.mrc_xdp_tx),
+		[DEV_PROG_CTL] = bpf_program__type(d->ctl->progs.mrc_xdp_ctl),
+		[DEV_PROG_TC] = BPF_PROG_TYPE_SCHED_CLS,
+	};
+	struct build_prog now;
+	struct build_rec rec;
+	uint32_t key = 0;
+
+	rfd = build_rec_get(dir);
+	if (rfd < 0) {
+		snprintf(why, sizeof(why), "%s maps/mrcd_build (%s)",
+			 rfd == -EPROTO ? "another layout of" : "no",
+			 strerror(-rfd));
+		goto fresh;
+	}
+	err = bpf_map_lookup_elem(rfd, &key, &rec) ? -errno : 0;
+	close(rfd);
+	if (err || rec.magic != BUILD_MAGIC || rec.version != BUILD_VERSION) {
+		snprintf(why, sizeof(why),
+			 "maps/mrcd_build unreadable or of another version");
+		goto fresh;
+	}
+	rec.id[BUILD_ID_LEN - 1] = 0;
+	if (strcmp(rec.id, dev_build_id())) {
+		snprintf(
+			why, sizeof(why),
+			"they are of another build (%.12s...%s, this mrcd %.12s...%s)",
+			rec.id, strchr(rec.id, ':') ? strchr(rec.id, ':') : "",
+			dev_build_id(),
+			strchr(dev_build_id(), ':') ?
+				strchr(dev_build_id(), ':') :
+				"");
+		goto fresh;
+	}
+	n = data_map_ids(d, ids, BUILD_MAPS);
+	if (n < 0) {
+		snprintf(why, sizeof(why), "reading the maps' ids: %s",
+			 strerror(-n));
+		goto fresh;
+	}
+	for (p = 0; p < DEV_NPROGS; p++) {
+		/* Without a recorded tc program, dev_lowlat loads one. */
+		if (p == DEV_PROG_TC && !rec.prog[p].type)
+			break;
+		fd[p] = dev_pin_get(dir, "progs", prog_name[p]);
+		err = fd[p] < 0 ? fd[p] :
+				  prog_describe(fd[p], ids, n, &now, name);
+		if (err) {
+			snprintf(why, sizeof(why), "progs/%s: %s", prog_name[p],
+				 strerror(-err));
+		} else if (now.type != (uint32_t)want[p] ||
+			   strcmp(name, prog_name[p])) {
+			snprintf(why, sizeof(why),
+				 "progs/%s is another program (%s, type %u)",
+				 prog_name[p], name, now.type);
+		} else if (memcmp(&now, &rec.prog[p], sizeof(now))) {
+			snprintf(why, sizeof(why),
+				 "progs/%s is not the program recorded (%s)",
+				 prog_name[p],
+				 memcmp(now.tag, rec.prog[p].tag,
+					sizeof(now.tag)) ?
+					 "another tag" :
+					 "other maps");
+		}
+		if (why[0])
+			goto fresh;
+	}
+	err = tx_bss_adopt(d, dir, &rec.prog[DEV_PROG_TX]);
+	if (err) {
+		snprintf(why, sizeof(why), "maps/mrcd_tx_bss: %s",
+			 strerror(-err));
+		goto fresh;
+	}
+	memcpy(d->prog_fd, fd, sizeof(fd));
+	d->reused = 1;
+	log_info(
+		"reusing the running programs of this build (%.12s...): mrc_xdp_rx id %u, mrc_xdp_tx id %u, mrc_xdp_ctl id %u, mrc_tc_tx %s%u\n",
+		dev_build_id(), prog_id(fd[DEV_PROG_RX]),
+		prog_id(fd[DEV_PROG_TX]), prog_id(fd[DEV_PROG_CTL]),
+		fd[DEV_PROG_TC] >= 0 ? "id " : "loaded: none recorded ",
+		prog_id(fd[DEV_PROG_TC]));
+	return 0;
+fresh:
+	for (p = 0; p < DEV_NPROGS; p++)
+		if (fd[p] >= 0)
+			close(fd[p]);
+	log_info(
+		"loading the data path's programs afresh: the running ones are not reusable: %s\n",
+		why);
+	return 1;
+}
+
+/*
+ * Pins the transmit program's .bss (reused, it is the pinned one
+ * already) and writes the record of the programs now pinned.
+ */
+static int build_record_write(struct dev *d, const char *dir, int tc_fd)
+{
+	struct build_rec rec = { .magic = BUILD_MAGIC,
+				 .version = BUILD_VERSION };
+	uint32_t ids[BUILD_MAPS], key = 0;
+	char name[BPF_OBJ_NAME_LEN];
+	int fd, n, p, err = 0;
+
+	if (!d->reused) {
+		err = dev_pin_obj(bpf_map__fd(d->tx->maps.bss), dir, "maps",
+				  "mrcd_tx_bss");
+		if (err)
+			return err;
+	}
+	snprintf(rec.id, sizeof(rec.id), "%s", dev_build_id());
+	n = data_map_ids(d, ids, BUILD_MAPS);
+	if (n < 0)
+		return err_msg(n, "reading the ids of", "the device's maps");
+	for (p = 0; p < DEV_NPROGS && !err; p++) {
+		int pfd = p == DEV_PROG_TC ? tc_fd : d->prog_fd[p];
+
+		if (pfd >= 0)
+			err = prog_describe(pfd, ids, n, &rec.prog[p], name);
+		if (err)
+			return err_msg(err, "describing", prog_name[p]);
+	}
+	fd = build_rec_get(dir);
+	if (fd < 0) {
+		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrcd_build", 4,
+				    sizeof(rec), 1, NULL);
+		if (fd < 0)
+			return err_msg(-errno, "creating", "maps/mrcd_build");
+		err = dev_pin_obj(fd, dir, "maps", "mrcd_build");
+	}
+	if (!err && bpf_map_update_elem(fd, &key, &rec, BPF_ANY))
+		err = err_msg(-errno, "writing", "maps/mrcd_build");
+	close(fd);
+	return err;
+}
+
+/*
+ * A device without a record only costs the next mrcd a fresh load:
+ * never a reason to stop this one.
+ */
+static void build_record(struct dev *d, const char *dir, int tc_fd)
+{
+	if (build_record_write(d, dir, tc_fd)) {
+		dev_pin_del(dir, "maps", "mrcd_build");
+		log_info(
+			"no record of the programs (see above): the next mrcd loads its own\n");
+	}
+}
+
+int dev_take_tc(struct dev *d)
+{
+	int fd = d->prog_fd[DEV_PROG_TC];
+
+	d->prog_fd[DEV_PROG_TC] = -1;
+	return fd;
+}
+
 static int dev_load(struct dev *d, const char *adopt_dir)
 {
-	int err;
+	int err, p;
 
 	memset(d, 0, sizeof(*d));
+	for (p = 0; p < DEV_NPROGS; p++)
+		d->prog_fd[p] = -1;
 	d->rx = mrc_xdp_rx__open();
 	if (!d->rx)
 		return err_msg(-errno, "opening", "mrc_xdp_rx");
+	d->tx = mrc_xdp_tx__open();
+	if (!d->tx)
+		return err_msg(-errno, "opening", "mrc_xdp_tx");
+	d->ctl = mrc_xdp_ctl__open();
+	if (!d->ctl)
+		return err_msg(-errno, "opening", "mrc_xdp_ctl");
 	if (adopt_dir) {
 		err = reuse_pinned(d, adopt_dir);
 		if (err)
 			return err;
+		if (!reuse_progs(d, adopt_dir))
+			goto loaded;
 	}
 	err = mrc_xdp_rx__load(d->rx);
 	if (err)
 		return err_msg(err, "loading", "mrc_xdp_rx");
-	d->tx = mrc_xdp_tx__open();
-	if (!d->tx)
-		return err_msg(-errno, "opening", "mrc_xdp_tx");
 	err = share_maps(d, d->tx->obj);
 	if (err)
 		return err;
 	err = mrc_xdp_tx__load(d->tx);
 	if (err)
 		return err_msg(err, "loading", "mrc_xdp_tx");
-	d->ctl = mrc_xdp_ctl__open();
-	if (!d->ctl)
-		return err_msg(-errno, "opening", "mrc_xdp_ctl");
 	err = share_maps(d, d->ctl->obj);
 	if (err)
 		return err;
 	err = mrc_xdp_ctl__load(d->ctl);
 	if (err)
 		return err_msg(err, "loading", "mrc_xdp_ctl");
+	d->prog_fd[DEV_PROG_RX] = bpf_program__fd(d->rx->progs.mrc_xdp_rx);
+	d->prog_fd[DEV_PROG_TX] = bpf_program__fd(d->tx->progs.mrc_xdp_tx);
+	d->prog_fd[DEV_PROG_CTL] = bpf_program__fd(d->ctl->progs.mrc_xdp_ctl);
+loaded:
 	if (getrandom(&d->next_rkey_rand, sizeof(d->next_rkey_rand), 0) < 0)
 		return err_msg(-errno, "getrandom", NULL);
 	return 0;
@@ -267,7 +626,7 @@ int dev_add_port(struct dev *d, int port, const char *ifname,
 	    bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_tx_port), &key,
 				&ifindex, BPF_ANY))
 		return err_msg(-errno, "port maps for", ifname);
-	err = bpf_xdp_attach(ifindex, bpf_program__fd(d->rx->progs.mrc_xdp_rx),
+	err = bpf_xdp_attach(ifindex, d->prog_fd[DEV_PROG_RX],
 			     XDP_FLAGS_DRV_MODE, NULL);
 	if (err)
 		return err_msg(err, "attaching XDP to", ifname);
@@ -286,7 +645,7 @@ int dev_set_anchor(struct dev *d, const char *ifname)
 
 	if (!ifindex)
 		return err_msg(-errno, "no interface", ifname);
-	err = bpf_xdp_attach(ifindex, bpf_program__fd(d->tx->progs.mrc_xdp_tx),
+	err = bpf_xdp_attach(ifindex, d->prog_fd[DEV_PROG_TX],
 			     XDP_FLAGS_DRV_MODE, NULL);
 	if (err)
 		return err_msg(err, "attaching the transmit program to",
@@ -310,10 +669,18 @@ void dev_close(struct dev *d)
 
 void dev_release(struct dev *d)
 {
+	int p;
+
+	/* Reused, the fds are the pins' (a skeleton's close with it). */
+	for (p = 0; p < DEV_NPROGS; p++)
+		if (d->prog_fd[p] >= 0 && (d->reused || p == DEV_PROG_TC))
+			close(d->prog_fd[p]);
 	mrc_xdp_ctl__destroy(d->ctl);
 	mrc_xdp_tx__destroy(d->tx);
 	mrc_xdp_rx__destroy(d->rx);
 	memset(d, 0, sizeof(*d));
+	for (p = 0; p < DEV_NPROGS; p++)
+		d->prog_fd[p] = -1;
 }
 
 /* Entry key of map m into val: 0 or -errno. */
@@ -332,6 +699,43 @@ int dev_has(const struct dev *d, enum dev_obj kind, uint32_t idx)
 			kind == DEV_MR ? d->rx->maps.mrc_mr :
 					 d->rx->maps.mrc_cq,
 			idx, &id);
+}
+
+int dev_has_all(const struct dev *d, enum dev_obj kind, uint8_t *has,
+		uint32_t n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bo);
+	uint32_t *keys, *ids, count = n, i, out;
+	const struct bpf_map *m;
+	int err = 0;
+
+	memset(has, 0, n);
+	if (!d->rx)
+		return 0;
+	m = kind == DEV_SQ ? d->rx->maps.mrc_sq :
+	    kind == DEV_MR ? d->rx->maps.mrc_mr :
+			     d->rx->maps.mrc_cq;
+	if (n > bpf_map__max_entries(m))
+		return -EINVAL;
+	keys = calloc(n, sizeof(*keys));
+	ids = calloc(n, sizeof(*ids));
+	/* Empty slots are skipped; the end of the map is ENOENT. */
+	if (!keys || !ids ||
+	    (bpf_map_lookup_batch(bpf_map__fd(m), NULL, &out, keys, ids, &count,
+				  &bo) &&
+	     errno != ENOENT)) {
+		/* Without batches (an older kernel): one at a time. */
+		for (i = 0; i < n; i++)
+			has[i] = (uint8_t)dev_has(d, kind, i);
+		goto out;
+	}
+	for (i = 0; i < count && i < n; i++)
+		if (keys[i] < n)
+			has[keys[i]] = 1;
+out:
+	free(keys);
+	free(ids);
+	return err;
 }
 
 int dev_port_get(const struct dev *d, uint32_t p, struct mrc_port *port)
@@ -381,8 +785,7 @@ static int dp_cmd(struct dev *d, struct mrc_dp_cmd *c, struct mrc_qp_view *v)
 		    .data_size_out = sizeof(out));
 	_Static_assert(sizeof(struct mrc_dp_cmd) <= 64, "a command fits");
 	in.c.magic = MRC_DP_MAGIC;
-	if (bpf_prog_test_run_opts(bpf_program__fd(d->ctl->progs.mrc_xdp_ctl),
-				   &o))
+	if (bpf_prog_test_run_opts(d->prog_fd[DEV_PROG_CTL], &o))
 		return -errno;
 	if (o.retval != XDP_PASS || o.data_size_out < sizeof(out.c))
 		return -EIO;
@@ -903,8 +1306,7 @@ int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
 		return 0;
 	before = tx_packets(d);
 	d->tx->bss->tx_qpn = qpn;
-	if (bpf_prog_test_run_opts(bpf_program__fd(d->tx->progs.mrc_xdp_tx),
-				   &o))
+	if (bpf_prog_test_run_opts(d->prog_fd[DEV_PROG_TX], &o))
 		return -errno;
 	return (int)(tx_packets(d) - before);
 }
@@ -924,15 +1326,15 @@ int dev_pin(struct dev *d, const char *dir, int lowlat_fd, int maps)
 		if (err)
 			return err;
 	}
-	err = dev_pin_prog(bpf_program__fd(d->rx->progs.mrc_xdp_rx), dir,
-			   "mrc_xdp_rx");
+	err = dev_pin_prog(d->prog_fd[DEV_PROG_RX], dir, "mrc_xdp_rx");
 	if (!err)
-		err = dev_pin_prog(bpf_program__fd(d->tx->progs.mrc_xdp_tx),
-				   dir, "mrc_xdp_tx");
+		err = dev_pin_prog(d->prog_fd[DEV_PROG_TX], dir, "mrc_xdp_tx");
 	if (!err)
-		err = dev_pin_prog(bpf_program__fd(d->ctl->progs.mrc_xdp_ctl),
-				   dir, "mrc_xdp_ctl");
+		err = dev_pin_prog(d->prog_fd[DEV_PROG_CTL], dir,
+				   "mrc_xdp_ctl");
 	if (!err && lowlat_fd >= 0)
 		err = dev_pin_prog(lowlat_fd, dir, "mrc_tc_tx");
+	if (!err)
+		build_record(d, dir, lowlat_fd);
 	return err;
 }

@@ -31,10 +31,27 @@ struct dev_port {
 	int attached; /* our XDP program is on it */
 };
 
+/* The data path's programs: receive, transmit, control, tc doorbells. */
+enum dev_prog {
+	DEV_PROG_RX,
+	DEV_PROG_TX,
+	DEV_PROG_CTL,
+	DEV_PROG_TC,
+	DEV_NPROGS
+};
+
 struct dev {
 	struct mrc_xdp_rx *rx;
 	struct mrc_xdp_tx *tx;
 	struct mrc_xdp_ctl *ctl;
+	/*
+	 * The programs everything runs and attaches: the loaded skeletons',
+	 * or, reused (dev_open_pinned), the running device's pinned ones,
+	 * this dev's to close. [DEV_PROG_TC] is a reusable pinned tc
+	 * program for dev_lowlat (dev_take_tc), else -1.
+	 */
+	int prog_fd[DEV_NPROGS];
+	int reused; /* the programs are a predecessor's of this build */
 	struct dev_port port[MRC_MAX_PORTS];
 	int nports;
 	int anchor_ifindex; /* idle interface the transmit program sits on */
@@ -89,6 +106,13 @@ int dev_map_fd(const struct dev *d, enum dev_map which);
  * outer map), owned or not. */
 enum dev_obj { DEV_SQ, DEV_MR, DEV_CQ };
 int dev_has(const struct dev *d, enum dev_obj kind, uint32_t idx);
+/*
+ * dev_has for every index at once, into has[n] (n: MRC_MAX_QP, _MR or
+ * _CQ): one batch lookup, where n lookups took 3-5 ms of a takeover on
+ * the busy machine. 0 or -errno.
+ */
+int dev_has_all(const struct dev *d, enum dev_obj kind, uint8_t *has,
+		uint32_t n);
 /* Port p's addresses as the data path has them (mrc_port). 0 or -errno. */
 int dev_port_get(const struct dev *d, uint32_t p, struct mrc_port *port);
 /* Counter key of mrc_tx_stats (MRC_TX_*), summed over the CPUs, into
@@ -100,13 +124,31 @@ int dev_mr_info(const struct dev *d, uint32_t idx, struct mrc_mr_info *info);
 int dev_open(struct dev *d);
 /*
  * dev_open over the maps a running device pinned in dir (pin.h): its
- * state is kept, the programs are this build's. A map missing or of
- * another layout is refused (-EPROTO, said on stderr by name).
+ * state is kept. A map missing or of another layout is refused (-EPROTO,
+ * said on stderr by name). The programs are the running ones when the
+ * device's build record (maps/mrcd_build, written by dev_pin) names this
+ * build (dev_build_id) and every pinned program is the one recorded
+ * (type, tag, the maps it uses): d->reused, nothing loaded or verified.
+ * Otherwise, or in any doubt, this build's are loaded (the reason is
+ * logged).
  */
 int dev_open_pinned(struct dev *d, const char *dir);
-/* Pins every map of the data path as maps/NAME in dir (pin.h; maps: 0,
+/*
+ * This build's identity: the SHA-256 of its BPF objects (Makefile),
+ * with ":VALUE" added when $MRCD_TEST_BUILD_ID is set (tests: an mrcd
+ * that must not take the running programs for its own). It can only
+ * differ from another build's, never equal it.
+ */
+const char *dev_build_id(void);
+/* The reusable pinned tc program dev_open_pinned found (the caller's to
+ * close), or -1: load it. */
+int dev_take_tc(struct dev *d);
+/*
+ * Pins every map of the data path as maps/NAME in dir (pin.h; maps: 0,
  * already there) and its programs as progs/NAME (lowlat_fd >= 0: the tc
- * one too). */
+ * one too), then records them (maps/mrcd_build): this build's identity
+ * and each program's type, tag and maps, for the next mrcd to reuse.
+ */
 int dev_pin(struct dev *d, const char *dir, int lowlat_fd, int maps);
 /* Attach the receive program to ifname as port index port; dmac is the
  * next hop's MAC on that plane, v6 chooses the address family. */

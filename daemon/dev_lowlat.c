@@ -10,6 +10,7 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -23,7 +24,9 @@
 #define LOWLAT_PRIORITY 1
 
 static struct {
-	struct mrc_tc_tx *skel;
+	struct mrc_tc_tx *skel; /* loaded here; NULL: reused */
+	int on; /* prog_fd is set */
+	int prog_fd; /* the skeleton's, or a running device's (ours to close) */
 	int ifindex;
 	int made_qdisc; /* the clsact qdisc is ours to remove */
 	int attached;
@@ -35,11 +38,18 @@ static int ll_err(int err, const char *what)
 	return err;
 }
 
+/* The program: a running device's of this build (dev_take_tc), or
+ * loaded. */
 static int ll_load(struct dev *d)
 {
 	struct bpf_map *m, *same;
-	int err;
+	int err, fd = dev_take_tc(d);
 
+	if (fd >= 0) {
+		ll.prog_fd = fd;
+		ll.on = 1;
+		return 0;
+	}
 	ll.skel = mrc_tc_tx__open();
 	if (!ll.skel)
 		return ll_err(-errno, "opening mrc_tc_tx");
@@ -56,7 +66,21 @@ static int ll_load(struct dev *d)
 			return ll_err(err, "sharing a map with mrc_tc_tx");
 	}
 	err = mrc_tc_tx__load(ll.skel);
-	return err ? ll_err(err, "loading mrc_tc_tx") : 0;
+	if (err)
+		return ll_err(err, "loading mrc_tc_tx");
+	ll.prog_fd = bpf_program__fd(ll.skel->progs.mrc_tc_tx);
+	ll.on = 1;
+	return 0;
+}
+
+/* What this process holds of the program: the skeleton, or the fd. */
+static void ll_free(void)
+{
+	if (ll.skel)
+		mrc_tc_tx__destroy(ll.skel);
+	else if (ll.on)
+		close(ll.prog_fd);
+	memset(&ll, 0, sizeof(ll));
 }
 
 int dev_lowlat_attach(struct dev *d)
@@ -66,7 +90,7 @@ int dev_lowlat_attach(struct dev *d)
 		    .priority = LOWLAT_PRIORITY);
 	int err;
 
-	if (ll.skel)
+	if (ll.on)
 		return -EBUSY;
 	ll.ifindex = if_nametoindex("lo");
 	if (!ll.ifindex)
@@ -81,7 +105,7 @@ int dev_lowlat_attach(struct dev *d)
 		goto destroy;
 	}
 	ll.made_qdisc = !err;
-	opts.prog_fd = bpf_program__fd(ll.skel->progs.mrc_tc_tx);
+	opts.prog_fd = ll.prog_fd;
 	/* Replace a filter a killed predecessor left at our handle. */
 	opts.flags = BPF_TC_F_REPLACE;
 	err = bpf_tc_attach(&hook, &opts);
@@ -98,14 +122,13 @@ remove_qdisc:
 		bpf_tc_hook_destroy(&hook);
 	}
 destroy:
-	mrc_tc_tx__destroy(ll.skel);
-	memset(&ll, 0, sizeof(ll));
+	ll_free();
 	return err;
 }
 
 int dev_lowlat_prog_fd(void)
 {
-	return ll.skel ? bpf_program__fd(ll.skel->progs.mrc_tc_tx) : -1;
+	return ll.on ? ll.prog_fd : -1;
 }
 
 void dev_lowlat_detach(struct dev *d)
@@ -116,7 +139,7 @@ void dev_lowlat_detach(struct dev *d)
 		    .priority = LOWLAT_PRIORITY);
 
 	(void)d;
-	if (!ll.skel)
+	if (!ll.on)
 		return;
 	if (ll.attached)
 		bpf_tc_detach(&hook, &opts);
@@ -125,8 +148,7 @@ void dev_lowlat_detach(struct dev *d)
 		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
 		bpf_tc_hook_destroy(&hook);
 	}
-	mrc_tc_tx__destroy(ll.skel);
-	memset(&ll, 0, sizeof(ll));
+	ll_free();
 }
 
 int dev_lowlat_made_qdisc(void)
@@ -141,7 +163,5 @@ void dev_lowlat_adopt_qdisc(int made)
 
 void dev_lowlat_release(void)
 {
-	if (ll.skel)
-		mrc_tc_tx__destroy(ll.skel);
-	memset(&ll, 0, sizeof(ll));
+	ll_free();
 }

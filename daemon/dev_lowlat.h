@@ -11,9 +11,10 @@
 struct dev;
 
 /*
- * Load the program sharing every map of d's receive program and attach
- * it to lo's egress (creating the clsact qdisc if there is none). 0 or
- * -errno; -EEXIST when a filter already sits at our handle and priority.
+ * Load the program sharing every map of d's receive program (or take the
+ * running device's, of this build: dev_take_tc) and attach it to lo's
+ * egress (creating the clsact qdisc if there is none). 0 or -errno;
+ * -EEXIST when a filter already sits at our handle and priority.
  */
 int dev_lowlat_attach(struct dev *d);
 /* Detach what dev_lowlat_attach attached (and the qdisc if it made it). */

@@ -43,6 +43,14 @@
 #define SCAN_NS 1000000ull /* sweep for work nobody rang mrcd about */
 
 static int stop;
+static uint64_t start_ns; /* when main began */
+
+/* Where a start or takeover spends its time (log-level debug). */
+static void step(const char *what)
+{
+	log_debug("start: %s at %.2f ms\n", what,
+		  (double)(now_ns() - start_ns) / 1e6);
+}
 
 static void reload(struct mrcd *m, const struct cli *o);
 
@@ -183,19 +191,25 @@ static int run(struct mrcd *m)
  * changing the data path and writing the books). */
 static void adopt_sweep(struct mrcd *m)
 {
+	static uint8_t has[MRC_MAX_QP];
 	uint32_t i;
 
-	for (i = 0; i < MRC_MAX_QP; i++)
-		if (!m->obj.qp[i].owner && dev_has(&m->dev, DEV_SQ, i)) {
-			dev_qp_destroy(&m->dev, i, NULL);
-			dev_pin_sq(m->pin_dir, i, -1);
-		}
-	for (i = 0; i < MRC_MAX_MR; i++)
-		if (!m->obj.mr_owner[i] && dev_has(&m->dev, DEV_MR, i))
-			dev_mr_remove(&m->dev, i);
-	for (i = 0; i < MRC_MAX_CQ; i++)
-		if (!m->obj.cq_owner[i] && dev_has(&m->dev, DEV_CQ, i))
-			dev_cq_remove(&m->dev, i);
+	_Static_assert(MRC_MAX_QP >= MRC_MAX_MR && MRC_MAX_QP >= MRC_MAX_CQ,
+		       "has[] holds every kind");
+	if (!dev_has_all(&m->dev, DEV_SQ, has, MRC_MAX_QP))
+		for (i = 0; i < MRC_MAX_QP; i++)
+			if (!m->obj.qp[i].owner && has[i]) {
+				dev_qp_destroy(&m->dev, i, NULL);
+				dev_pin_sq(m->pin_dir, i, -1);
+			}
+	if (!dev_has_all(&m->dev, DEV_MR, has, MRC_MAX_MR))
+		for (i = 0; i < MRC_MAX_MR; i++)
+			if (!m->obj.mr_owner[i] && has[i])
+				dev_mr_remove(&m->dev, i);
+	if (!dev_has_all(&m->dev, DEV_CQ, has, MRC_MAX_CQ))
+		for (i = 0; i < MRC_MAX_CQ; i++)
+			if (!m->obj.cq_owner[i] && has[i])
+				dev_cq_remove(&m->dev, i);
 }
 
 /*
@@ -211,6 +225,7 @@ static int adopt(struct mrcd *m)
 
 	if (err)
 		return err;
+	step("books read");
 	links_resync(&m->links); /* ports down while no mrcd watched */
 	dev_lowlat_adopt_qdisc((int)m->books.b->lowlat_made_qdisc);
 	for (i = 0; i < MRC_MAX_QP; i++)
@@ -220,7 +235,9 @@ static int adopt(struct mrcd *m)
 		nmr += m->obj.mr_owner[i] != NULL;
 	for (i = 0; i < MRC_MAX_CQ; i++)
 		ncq += m->obj.cq_owner[i] != NULL;
+	step("QPs taken over");
 	adopt_sweep(m);
+	step("leftovers swept");
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
 		nproc += m->clients.client[i].orphan != 0;
 	log_info(
@@ -419,12 +436,14 @@ static int setup(struct mrcd *m, const char *anchor)
 			return -EADDRNOTAVAIL;
 		}
 	}
+	step("pins claimed");
 	err = running ? dev_open_pinned(&m->dev, m->pin_dir) :
 			dev_open(&m->dev);
 	if (!err && running)
 		err = books_check(&m->books);
 	if (err)
 		return err;
+	step("programs ready");
 	for (i = 0; i < m->nports; i++) {
 		err = dev_add_port(&m->dev, i, m->port[i].ifname,
 				   m->port[i].mac, m->v6);
@@ -434,6 +453,7 @@ static int setup(struct mrcd *m, const char *anchor)
 	err = dev_set_anchor(&m->dev, anchor);
 	if (err)
 		return err;
+	step("ports and anchor attached");
 	/* Without it applications ring mrcd; slower, still correct. */
 	m->lowlat = dev_lowlat_attach(&m->dev) == 0;
 	if (!m->lowlat)
@@ -445,12 +465,15 @@ static int setup(struct mrcd *m, const char *anchor)
 		if (err)
 			return err;
 	}
+	step("tc attached, pinned");
 	i = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (i < 0 || loop_add(&m->loop, &m->scan, i, scan))
 		return -EIO;
 	err = wire(m);
+	step("modules wired");
 	if (!err && m->pin_dir)
 		err = running ? adopt(m) : books_create(&m->books);
+	step(running ? "taken over" : "books made");
 	/* The CC profiles as they stand now: the device's own default, or
 	 * what the books kept of a predecessor's. */
 	if (!err)
@@ -460,10 +483,12 @@ static int setup(struct mrcd *m, const char *anchor)
 	if (m->books.b)
 		m->books.b->lowlat_made_qdisc |=
 			(uint32_t)dev_lowlat_made_qdisc();
+	step("CC profiles published");
 	/* Last: applications that connect find everything in place. */
 	err = clients_listen(&m->clients, m->sock_path);
 	if (err)
 		return err;
+	step("listening");
 	{
 		struct itimerspec it = {
 			.it_interval.tv_nsec = SCAN_NS,
@@ -665,6 +690,8 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	int c, i, rc, handover, sig_fd;
 
+	start_ns = now_ns();
+
 	m.scan.fd = m.sig.fd = m.lock_fd = m.loop.epfd = -1;
 	m.pin_lock_fd = -1;
 	clients_init(&m.clients, &m.loop);
@@ -770,9 +797,13 @@ int main(int argc, char **argv)
 		teardown(&m, m.adopted);
 		return 1;
 	}
-	log_info("ready: %d ports, socket %s%s%s\n", m.nports, m.sock_path,
-		 m.config_path ? ", configuration " : "",
-		 m.config_path ? m.config_path : "");
+	log_info("ready: %d ports, socket %s%s%s (%.1f ms after start%s)\n",
+		 m.nports, m.sock_path, m.config_path ? ", configuration " : "",
+		 m.config_path ? m.config_path : "",
+		 (double)(now_ns() - start_ns) / 1e6,
+		 !m.adopted   ? "" :
+		 m.dev.reused ? ", running programs reused" :
+				", programs loaded afresh");
 	notify_send("READY=1\nSTATUS=running");
 	m.cli = &o;
 	rc = run(&m);

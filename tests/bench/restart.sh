@@ -14,6 +14,8 @@
 # goodput. The data path keeps receiving, placing and acknowledging while
 # no mrcd runs; the sender's pump is what stops. ONLY=NAME ONLY_ARGS="h1
 # KILL" runs one kind alone (NAME.N.json in the kept TMP, KEEP_TMP=1).
+# MRCD_ARGS="-v" adds to the restarted mrcds' arguments (-v: the time of
+# each start step in HOST.mrcd.log).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${BENCH_OUT:-$TOP/build/bench}
@@ -33,7 +35,7 @@ disown -a
 for h in h1 h2; do
 	# shellcheck disable=SC2046
 	echo "$TOP/build/daemon/mrcd" $(mrcd_ports $h) -a anc0 -s "$TMP/$h.sock" \
-		-P "$(mrcd_pin_dir $h)" >"$TMP/$h.argv" # no blanks in any of them
+		-P "$(mrcd_pin_dir $h)" ${MRCD_ARGS:-} >"$TMP/$h.argv" # no blanks in any of them
 done
 cat >"$TMP/restart" <<EOF
 #!/bin/bash

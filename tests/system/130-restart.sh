@@ -16,6 +16,10 @@
 #   - a device pinned by another build (a map of another layout): refused
 #     by name, and left as it was;
 #   - with no application left, SIGTERM removes the device entirely.
+# A restarted mrcd of the same build runs the programs it finds (the
+# XDP program on a port keeps its id); one of another build identity
+# (MRCD_TEST_BUILD_ID, restarts 11 and 12) loads its own, and so does
+# the next one of this build (the running programs are the other's).
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -45,11 +49,21 @@ start() {
 	for _ in $(seq 200); do grep -q "^mrcd: ready" "$TMP/$1.mrcd.log" && break; sleep 0.02; done
 }
 
-# restart HOST SIGNAL N: stop HOST's mrcd with SIGNAL, start another, and
-# wait until it has taken over the device. Logs: $TMP/HOST.mrcd.log.N.
+# port_prog HOST: the id of the XDP program on HOST's first port.
+port_prog() {
+	local ifc
+	ifc=$(tb links | awk -v h="$1" '$3 == h { print $4; exit } $8 == h { print $9; exit }')
+	tb exec "$1" ip -d link show "$ifc" | grep -o "prog/xdp id [0-9]*" | awk '{ print $3 }'
+}
+
+# restart HOST SIGNAL N [fresh]: stop HOST's mrcd with SIGNAL, start
+# another, and wait until it has taken over the device, with the running
+# programs (or, fresh, with programs it loaded). Logs:
+# $TMP/HOST.mrcd.log.N.
 restart() {
-	local host=$1 sig=$2 n=$3 log
+	local host=$1 sig=$2 n=$3 log before after
 	log=$TMP/$host.mrcd.log
+	before=$(port_prog "$host")
 	stop "$host" "$sig"
 	if [ "$sig" = TERM ]; then
 		grep -q "handing the device over: [1-9][0-9]* QPs" "$log" ||
@@ -59,6 +73,17 @@ restart() {
 	start "$host"
 	grep -q "took over the running device (mrcd number [0-9]* on it): [1-9][0-9]* QPs" "$log" ||
 		fail "restart $n: no takeover: $(cat "$log")"
+	after=$(port_prog "$host")
+	{ [ -n "$before" ] && [ -n "$after" ]; } || fail "restart $n: no XDP program on $host's port"
+	if [ "${4:-}" = fresh ]; then
+		grep -q "^mrcd: loading the data path's programs afresh: the running ones are not reusable: they are of another build" "$log" ||
+			fail "restart $n: the programs were not loaded afresh: $(cat "$log")"
+		[ "$before" != "$after" ] || fail "restart $n: loaded afresh, yet the port runs program $before still"
+	else
+		grep -q "^mrcd: reusing the running programs of this build" "$log" ||
+			fail "restart $n: the running programs were not reused: $(cat "$log")"
+		[ "$before" = "$after" ] || fail "restart $n: the port ran program $before, now $after"
+	fi
 }
 
 # Sender and receiver; one transfer lasting until the 10 restarts are done,
@@ -78,6 +103,10 @@ for host in h1 h1 h2 h2 h1 h1 h2 h2 h1 h2; do
 	restart "$host" $sig $n
 	sleep 1
 done
+MRCD_TEST_BUILD_ID=other restart h1 TERM 11 fresh
+sleep 1
+restart h1 KILL 12 fresh
+sleep 1
 kill -USR1 "$(cat "$TMP/client.pid")"
 rc=0
 wait "$cli" || rc=$?
@@ -86,14 +115,15 @@ wait "$srv" || true
 perf_clean xfer
 jq -e '.results | length > 0' "$TMP/xfer.json" >/dev/null || fail "no result: $(cat "$TMP/xfer.json")"
 # The client polls its CQs: it resumes with every mrcd h1 starts while it
-# runs (5: the logs saved at the next restart, and the last). The server
+# runs (7: the logs saved at the next restart, and the last). The server
 # waits on its TCP control connection meanwhile and resumes at its
 # teardown, with h2's last mrcd.
 for f in "$TMP"/h1.mrcd.log.2 "$TMP"/h1.mrcd.log.5 "$TMP"/h1.mrcd.log.6 \
-	"$TMP"/h1.mrcd.log.9 "$TMP"/h1.mrcd.log "$TMP"/h2.mrcd.log; do
+	"$TMP"/h1.mrcd.log.9 "$TMP"/h1.mrcd.log.11 "$TMP"/h1.mrcd.log.12 \
+	"$TMP"/h1.mrcd.log "$TMP"/h2.mrcd.log; do
 	grep -q "resumed its session" "$f" || fail "$(basename "$f"): no session resumed: $(cat "$f")"
 done
-log "10 restarts (5 SIGTERM, 5 SIGKILL; 5 of the sender's mrcd, 5 of the receiver's) during one transfer: each took over its QPs, the applications resumed their sessions; verified byte-exact, no error completion ($(jq -c '[.results[] | {size_bytes, gbit_per_s}]' "$TMP/xfer.json"))"
+log "12 restarts (6 SIGTERM, 6 SIGKILL; 7 of the sender's mrcd, 5 of the receiver's) during one transfer: each took over its QPs (the running programs reused, or loaded afresh by another build identity and the build after it), the applications resumed their sessions; verified byte-exact, no error completion ($(jq -c '[.results[] | {size_bytes, gbit_per_s}]' "$TMP/xfer.json"))"
 
 # A session is its own process's: an application that does not resume
 # (MRC_RECONNECT_MS=0) stays an orphan; another process presenting its
@@ -105,7 +135,7 @@ PIDNAME=orphan as_nobody h1 env MRC_RECONNECT_MS=0 "$PERF" client "$(tb addr h2 
 	--wait 10 -j --test bw -q 2 -s 64K -D 4 >"$TMP/orphan.json" 2>"$TMP/orphan.err" &
 cli=$!
 sleep 1.5
-restart h1 KILL 11
+restart h1 KILL 13
 opid=$(cat "$TMP/orphan.pid")
 # struct books (daemon/books.h): client[] from byte 56, 24 bytes each:
 # session (u64), start_ticks (u64), pid (u32), uid (u32), little-endian.
