@@ -31,6 +31,7 @@ enum mrcx_ev_reason {
 	MRCX_EV_R_SILENT = 10, /* delivered nothing while later packets did */
 	MRCX_EV_R_GRAY = 11, /* delivers, but its RTT is far above its peers' */
 	MRCX_EV_R_LOSSY = 12, /* delivers, but loses far more than its peers */
+	MRCX_EV_R_PEER_PORT_DOWN = 13, /* the peer's port it leads to is down */
 };
 
 /*
@@ -120,6 +121,12 @@ struct mrcx_qp_info {
 	uint32_t srtt_ns; /* smoothed round trip, gain 1/8; 0: none yet */
 	uint32_t rtt_hi_ns; /* the high round trip lately (docs/health.md) */
 	uint32_t nev_cooled; /* EVs steered around now (congestion) */
+	/* Dynamic MPR: bit 0 this QP enabled it, bit 1 its peer did; in
+	 * effect when both are set (docs/libmrc.md). */
+	uint32_t dyn_mpr;
+	/* Ports (bit p-1: port p) the peer said are down (PORT_STATUS_UPDATE):
+	 * the EVs that lead to them stay out of use. */
+	uint32_t peer_ports_down;
 };
 
 /* Fills up to max entries; *n is the number of QPs there are. */

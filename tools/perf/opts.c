@@ -42,6 +42,10 @@ static void usage(FILE *f)
 		"      --ev-profile N       this side's QPs name EV profile N (default 0,\n"
 		"                           the device's own; see mrcctl ev-profile)\n"
 		"      --cc-profile N       ...and CC profile N (default 0: none)\n"
+		"      --dynamic-mpr        this side's QPs enable dynamic MPR (in\n"
+		"                           effect when the peer's do too)\n"
+		"      --mpr-dest N         this side's QPs accept N x 128 PSNs\n"
+		"                           (default: as --mpr)\n"
 		"      --timeline FILE      bw: a CSV of goodput, retransmissions and EVs\n"
 		"                           in use each ms, FILE.events.csv, and a PNG\n"
 		"                           (gnuplot); with --at, a failover summary\n"
@@ -185,6 +189,8 @@ enum {
 	OPT_IDLE,
 	OPT_EV_PROFILE,
 	OPT_CC_PROFILE,
+	OPT_DYN_MPR,
+	OPT_MPR_DEST,
 };
 
 static const struct option long_opts[] = {
@@ -210,6 +216,8 @@ static const struct option long_opts[] = {
 	{ "idle-us", required_argument, NULL, OPT_IDLE },
 	{ "ev-profile", required_argument, NULL, OPT_EV_PROFILE },
 	{ "cc-profile", required_argument, NULL, OPT_CC_PROFILE },
+	{ "dynamic-mpr", no_argument, NULL, OPT_DYN_MPR },
+	{ "mpr-dest", required_argument, NULL, OPT_MPR_DEST },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -277,6 +285,11 @@ static int parse_opt(int c, const char *arg, struct perf_opts *o)
 		return parse_uint("--ev-profile", arg, 0, 63, &o->ev_profile);
 	case OPT_CC_PROFILE:
 		return parse_uint("--cc-profile", arg, 0, 15, &o->cc_profile);
+	case OPT_DYN_MPR:
+		o->dyn_mpr = true;
+		break;
+	case OPT_MPR_DEST:
+		return parse_uint("--mpr-dest", arg, 1, 255, &o->mpr_dest);
 	case OPT_SGE:
 		return parse_uint("--sge", arg, 1, PERF_MAX_SGE, &o->sge);
 	case 'p':

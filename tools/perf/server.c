@@ -245,6 +245,8 @@ int server_main(const struct perf_opts *o)
 
 	s.dev.ev_profile = o->ev_profile;
 	s.dev.cc_profile = o->cc_profile;
+	s.dev.dyn_mpr = o->dyn_mpr;
+	s.dev.mpr_dest = o->mpr_dest;
 
 	lfd = sock_listen(o->host, o->port);
 	if (lfd < 0)
