@@ -401,6 +401,11 @@ static void do_port_list(struct ctl *ctl, struct mrcd_ctl_ports *o)
 		int up = 0;
 
 		pi->port = (uint8_t)(p + 1);
+		if (ctl->below.peer) {
+			pi->ctl_msgs = ctl->below.peer->st.port_msgs[p];
+			memcpy(pi->ctl_drop, ctl->below.peer->st.port_drop[p],
+			       sizeof(ctl->below.peer->st.port_drop[p]));
+		}
 		pi->admin = (uint8_t)ctl->below.links->admin[p];
 		dev_link_state(ctl->below.port[p].ifname, &pi->mtu_bytes, &up);
 		pi->carrier = (uint8_t)up;

@@ -49,9 +49,10 @@ const char *peer_drop_name(int reason)
 	return reason >= 0 && reason < PEER_DROP_MAX ? drop_names[reason] : "?";
 }
 
-static void drop(struct peer *pe, enum peer_drop why, uint32_t qpn)
+static void drop(struct peer *pe, int p, enum peer_drop why, uint32_t qpn)
 {
 	pe->st.drop[why]++;
+	pe->st.port_drop[p >= 0 && p < pe->nports ? p : 0][why]++;
 	log_debug("control message for QP %u dropped: %s\n", qpn,
 		  drop_names[why]);
 }
@@ -244,48 +245,49 @@ void peer_input(struct peer *pe, int p, const uint8_t src[16], const void *msg,
 
 	pe->st.rx++;
 	if (len < sizeof(*bth)) {
-		drop(pe, PEER_DROP_TRUNCATED, 0);
+		drop(pe, p, PEER_DROP_TRUNCATED, 0);
 		return;
 	}
 	if (bth->opcode != MRC_OP_CTL) {
-		drop(pe, PEER_DROP_BAD_OPCODE, 0);
+		drop(pe, p, PEER_DROP_BAD_OPCODE, 0);
 		return;
 	}
 	if (len != MRC_CTL_LEN) {
-		drop(pe, PEER_DROP_TRUNCATED, 0);
+		drop(pe, p, PEER_DROP_TRUNCATED, 0);
 		return;
 	}
 	qpn = ntohl(bth->dqpn) & MRC_BTH_QPN_MASK;
 	if (cx->version != MRC_WIRE_VERSION) {
-		drop(pe, PEER_DROP_BAD_VERSION, qpn);
+		drop(pe, p, PEER_DROP_BAD_VERSION, qpn);
 		return;
 	}
 	if (cx->type < MRC_CTL_PSU || cx->type > MRC_CTL_HELLO_ANSWER) {
-		drop(pe, PEER_DROP_BAD_TYPE, qpn);
+		drop(pe, p, PEER_DROP_BAD_TYPE, qpn);
 		return;
 	}
 	if (p < 0 || p >= pe->nports) {
-		drop(pe, PEER_DROP_NO_PORT, qpn);
+		drop(pe, p, PEER_DROP_NO_PORT, qpn);
 		return;
 	}
 	if (qpn >= MRC_MAX_QP || !pe->qp[qpn].live) {
-		drop(pe, PEER_DROP_UNKNOWN_QP, qpn);
+		drop(pe, p, PEER_DROP_UNKNOWN_QP, qpn);
 		return;
 	}
 	q = &pe->qp[qpn];
 	if (ntohl(cx->sqpn) != q->peer_qpn ||
 	    memcmp(q->peer_addr[p], src, pe->v6 ? 16 : 4)) {
-		drop(pe, PEER_DROP_NOT_PEER, qpn);
+		drop(pe, p, PEER_DROP_NOT_PEER, qpn);
 		return;
 	}
 	value = ntohl(cx->value);
 	switch (cx->type) {
 	case MRC_CTL_HELLO:
 		if (!value || value > MRC_RX_WINDOW_MAX) {
-			drop(pe, PEER_DROP_BAD_VALUE, qpn);
+			drop(pe, p, PEER_DROP_BAD_VALUE, qpn);
 			return;
 		}
 		pe->st.hellos++;
+		pe->st.port_msgs[p]++;
 		send_cext(pe, p, qpn, MRC_CTL_HELLO_ANSWER, ntohl(cx->seq),
 			  q->my_token, q->window_rx, PEER_SPORT, 0, 0);
 		/* Believed only from an answer to ours: ask, unless one
@@ -298,21 +300,23 @@ void peer_input(struct peer *pe, int p, const uint8_t src[16], const void *msg,
 		return;
 	case MRC_CTL_HELLO_ANSWER:
 		if (!q->hello_seq || ntohl(cx->seq) != q->hello_seq) {
-			drop(pe, PEER_DROP_STRAY_ANSWER, qpn);
+			drop(pe, p, PEER_DROP_STRAY_ANSWER, qpn);
 			return;
 		}
 		if (!value || value > MRC_RX_WINDOW_MAX) {
-			drop(pe, PEER_DROP_BAD_VALUE, qpn);
+			drop(pe, p, PEER_DROP_BAD_VALUE, qpn);
 			return;
 		}
 		learn(pe, qpn, cx);
+		pe->st.port_msgs[p]++;
 		return;
 	}
 	if (ntohl(cx->token) != q->my_token) {
-		drop(pe, PEER_DROP_BAD_TOKEN, qpn);
+		drop(pe, p, PEER_DROP_BAD_TOKEN, qpn);
 		return;
 	}
 	if (cx->type == MRC_CTL_PSU) {
+		pe->st.port_msgs[p]++;
 		apply_psu(pe, p, src, value);
 		/* Answered to where it came from, the same path back. */
 		if (q->known)
@@ -324,10 +328,11 @@ void peer_input(struct peer *pe, int p, const uint8_t src[16], const void *msg,
 	/* MRC_CTL_PSU_ANSWER */
 	if (!pe->on_psu_answer ||
 	    pe->on_psu_answer(pe->arg, ntohl(cx->seq), p + 1)) {
-		drop(pe, PEER_DROP_STRAY_ANSWER, qpn);
+		drop(pe, p, PEER_DROP_STRAY_ANSWER, qpn);
 		return;
 	}
 	pe->st.psu_answers++;
+	pe->st.port_msgs[p]++;
 }
 
 void peer_tick(struct peer *pe)

@@ -17,6 +17,7 @@
 
 #include "loop.h"
 #include "mrc/abi.h"
+#include "mrc_ext.h"
 
 struct dev;
 struct health;
@@ -24,18 +25,8 @@ struct links;
 struct port_spec;
 struct probe;
 
-/* Why a control message was dropped: X(name, text). */
-#define PEER_DROPS(X)                                                  \
-	X(TRUNCATED, "truncated") /* not exactly BTH + CEXT */         \
-	X(BAD_OPCODE, "bad_opcode") /* not MRC_OP_CTL */               \
-	X(BAD_VERSION, "bad_version")                                  \
-	X(BAD_TYPE, "bad_type")                                        \
-	X(NO_PORT, "no_port") /* came in on none of our ports */       \
-	X(UNKNOWN_QP, "unknown_qp") /* no such QP in RTR or RTS */     \
-	X(NOT_PEER, "not_peer") /* sender not the QP's peer */         \
-	X(BAD_TOKEN, "bad_token") /* not the token we gave the peer */ \
-	X(STRAY_ANSWER, "stray_answer") /* answers nothing we sent */  \
-	X(BAD_VALUE, "bad_value") /* a window out of range */
+/* Why a control message was dropped: mrc_ext.h's list. */
+#define PEER_DROPS(X) MRCX_CTL_DROPS(X)
 
 #define PEER_DROP_ENUM(name, text) PEER_DROP_##name,
 enum peer_drop { PEER_DROPS(PEER_DROP_ENUM) PEER_DROP_MAX };
@@ -70,7 +61,11 @@ struct peer_qp {
 struct peer_stats {
 	uint64_t rx, sent, hellos, psu_applied, psu_answers;
 	uint64_t drop[PEER_DROP_MAX];
+	/* per port: taken, dropped by reason (no_port: port 0's) */
+	uint32_t port_msgs[MRC_MAX_PORTS];
+	uint32_t port_drop[MRC_MAX_PORTS][PEER_DROP_MAX];
 };
+_Static_assert(PEER_DROP_MAX <= MRCX_CTL_DROP_MAX, "mrcx_port_info room");
 
 struct peer {
 	struct dev *dev;

@@ -79,6 +79,23 @@ int mrcx_query_qp_health(struct mrc_qp *qp, uint32_t after,
  * Controller extensions (need CAP_NET_ADMIN like mrc_ctl.h; EPERM
  * otherwise): what mrcctl shows beyond the OCP controller API.
  */
+/*
+ * Why mrcd dropped a control message from a peer's mrcd (docs/wire.md,
+ * CEXT): X(name, text), numbered from 0 in this order.
+ */
+#define MRCX_CTL_DROPS(X)                                              \
+	X(TRUNCATED, "truncated") /* not exactly BTH + CEXT */         \
+	X(BAD_OPCODE, "bad_opcode") /* not MRC_OP_CTL */               \
+	X(BAD_VERSION, "bad_version")                                  \
+	X(BAD_TYPE, "bad_type")                                        \
+	X(NO_PORT, "no_port") /* came in on none of our ports */       \
+	X(UNKNOWN_QP, "unknown_qp") /* no such QP in RTR or RTS */     \
+	X(NOT_PEER, "not_peer") /* sender not the QP's peer */         \
+	X(BAD_TOKEN, "bad_token") /* not the token we gave the peer */ \
+	X(STRAY_ANSWER, "stray_answer") /* answers nothing we sent */  \
+	X(BAD_VALUE, "bad_value") /* a window out of range */
+#define MRCX_CTL_DROP_MAX 16
+
 /* One port (plane) of the device. */
 struct mrcx_port_info {
 	uint8_t port; /* 1-based */
@@ -91,6 +108,11 @@ struct mrcx_port_info {
 	char ifname[16];
 	uint8_t mac[6];
 	uint8_t gid[16]; /* our address on this plane */
+	uint8_t pad1[2];
+	/* Control messages from peers' mrcds that came in on it: taken, and
+	 * dropped by reason (MRCX_CTL_DROPS order; no_port: on port 1). */
+	uint32_t ctl_msgs;
+	uint32_t ctl_drop[MRCX_CTL_DROP_MAX];
 };
 
 /* Fills up to max entries; *n is the number of ports. */

@@ -326,6 +326,8 @@ static void forged_and_malformed_dropped(void **state)
 	/* The right peer, the wrong token: a blind forger's guess. */
 	msg(MRC_CTL_PSU, QPN, PEER_QPN, 7, token ^ 1, 0, 0, 0, 2);
 	assert_int_equal(pe.st.drop[PEER_DROP_BAD_TOKEN], 1);
+	assert_int_equal(pe.st.port_drop[0][PEER_DROP_BAD_TOKEN], 1);
+	assert_int_equal(pe.st.port_drop[1][PEER_DROP_NOT_PEER], 1);
 	/* An answer nobody waits for; a hello with no window. */
 	msg(MRC_CTL_PSU_ANSWER, QPN, PEER_QPN, 5, token, 0xf, 0, 0, 2);
 	assert_int_equal(pe.st.drop[PEER_DROP_STRAY_ANSWER], 1);
