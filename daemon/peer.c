@@ -184,6 +184,35 @@ uint32_t peer_qp_dyn(const struct peer *pe, uint32_t qpn)
 						<< 1;
 }
 
+int peer_qp_mpr(struct peer *pe, uint32_t qpn, uint32_t window_rx)
+{
+	struct peer_qp *q;
+	int err;
+
+	if (!pe || qpn >= MRC_MAX_QP)
+		return -EINVAL;
+	q = &pe->qp[qpn];
+	if (!q->rts || !q->dyn_local || !q->known || !q->dyn_peer ||
+	    !window_rx || window_rx > MRC_RX_WINDOW_MAX)
+		return -EINVAL;
+	if (window_rx == q->window_rx)
+		return 0;
+	/*
+	 * Ours first: what the requester has in flight beyond a smaller
+	 * window meanwhile is NACKed psn_window and sent again, as always.
+	 */
+	err = dev_qp_set_rx_window(pe->dev, qpn, window_rx);
+	if (err)
+		return err;
+	q->window_rx = window_rx;
+	err = send_cext(pe, out_port(pe), qpn, MRC_CTL_MPR, probe_nonce(),
+			q->peer_token, window_rx, PEER_SPORT, 0, 0);
+	if (err)
+		log_info("QP %u: telling the peer our MPR %u: %s\n", qpn,
+			 window_rx, strerror(-err));
+	return 0;
+}
+
 int peer_psu_send(struct peer *pe, uint32_t p, const uint8_t addr[16],
 		  uint16_t sport, uint16_t fl, uint32_t status, uint32_t seq,
 		  uint8_t tos)
@@ -261,7 +290,7 @@ void peer_input(struct peer *pe, int p, const uint8_t src[16], const void *msg,
 		drop(pe, p, PEER_DROP_BAD_VERSION, qpn);
 		return;
 	}
-	if (cx->type < MRC_CTL_PSU || cx->type > MRC_CTL_HELLO_ANSWER) {
+	if (cx->type < MRC_CTL_PSU || cx->type > MRC_CTL_MPR) {
 		drop(pe, p, PEER_DROP_BAD_TYPE, qpn);
 		return;
 	}
@@ -313,6 +342,20 @@ void peer_input(struct peer *pe, int p, const uint8_t src[16], const void *msg,
 	}
 	if (ntohl(cx->token) != q->my_token) {
 		drop(pe, p, PEER_DROP_BAD_TOKEN, qpn);
+		return;
+	}
+	if (cx->type == MRC_CTL_MPR) {
+		if (!value || value > MRC_RX_WINDOW_MAX) {
+			drop(pe, p, PEER_DROP_BAD_VALUE, qpn);
+			return;
+		}
+		if (!q->dyn_local || !q->known || !q->dyn_peer) {
+			drop(pe, p, PEER_DROP_NOT_NEGOTIATED, qpn);
+			return;
+		}
+		pe->st.port_msgs[p]++;
+		q->peer_window = value;
+		apply_window(pe, qpn);
 		return;
 	}
 	if (cx->type == MRC_CTL_PSU) {

@@ -99,6 +99,12 @@ void peer_close(struct peer *pe, struct loop *l);
 void peer_qp_state(struct peer *pe, uint32_t qpn, uint32_t state,
 		   uint32_t peer_qpn, const uint8_t peer_gid[16], int dyn,
 		   uint32_t window_rx, uint32_t window_tx);
+/*
+ * Dynamic MPR in effect: QP qpn (in RTS) as responder now accepts
+ * window_rx PSNs; the peer's mrcd is told (MRC_CTL_MPR) and its send half
+ * follows. 0, or -EINVAL (not in effect, or out of 1..256), or -errno.
+ */
+int peer_qp_mpr(struct peer *pe, uint32_t qpn, uint32_t window_rx);
 /* Dynamic MPR of QP qpn: bit 0 ours, bit 1 the peer's; both: in effect. */
 uint32_t peer_qp_dyn(const struct peer *pe, uint32_t qpn);
 /*

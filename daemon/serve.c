@@ -400,6 +400,12 @@ static int do_qp_modify(struct serve *s, struct client *c,
 					     DEV_QP_RX);
 		break;
 	case MRC_QPS_RTS:
+		if (q->state == MRC_QPS_RTS) {
+			/* RTS to RTS: the responder varies its MPR (dynamic
+			 * MPR in effect, EINVAL otherwise). */
+			err = -peer_qp_mpr(s->peer, r->qpn, r->window_rx);
+			break;
+		}
 		if (q->state != MRC_QPS_RTR)
 			return EINVAL;
 		err = qp_attr(s, q, r, &a);

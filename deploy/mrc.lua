@@ -38,6 +38,7 @@ local ctl_types = {
 	[2] = "PSU_ANSWER",
 	[3] = "HELLO",
 	[4] = "HELLO_ANSWER",
+	[5] = "MPR",
 }
 
 local opcodes = {

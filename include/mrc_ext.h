@@ -93,7 +93,8 @@ int mrcx_query_qp_health(struct mrc_qp *qp, uint32_t after,
 	X(NOT_PEER, "not_peer") /* sender not the QP's peer */         \
 	X(BAD_TOKEN, "bad_token") /* not the token we gave the peer */ \
 	X(STRAY_ANSWER, "stray_answer") /* answers nothing we sent */  \
-	X(BAD_VALUE, "bad_value") /* a window out of range */
+	X(BAD_VALUE, "bad_value") /* a window out of range */          \
+	X(NOT_NEGOTIATED, "not_negotiated") /* MPR: dynamic MPR off */
 #define MRCX_CTL_DROP_MAX 16
 
 /* One port (plane) of the device. */

@@ -268,7 +268,8 @@ int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 	struct compat_qp_in in;
 	struct mrcd_rep rep;
 	enum ibv_qp_state to;
-	int err;
+	uint8_t old_mpr_dest;
+	int err, vary;
 
 	if (!qp || (vmask && !vattr) || (mmask && !mattr))
 		return fail_errno(EINVAL);
@@ -321,16 +322,28 @@ int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 		return fail_errno(EINVAL); /* SQD, SQE: not in MRC */
 	}
 	pthread_mutex_lock(&qp->lock);
+	old_mpr_dest = qp->mattr.mpr.mpr_dest;
 	err = take_verbs_attrs(qp, vattr, vmask);
 	if (!err)
 		err = take_mrc_attrs(qp, mattr, mmask);
-	if (err || to == qp->state) {
+	/* RTS to RTS with MRC_QP_MPR_DEST: the responder varies its MPR,
+	 * which mrcd allows with dynamic MPR in effect. */
+	vary = !err && to == IBV_QPS_RTS && qp->state == IBV_QPS_RTS &&
+	       (mmask & MRC_QP_MPR_DEST) &&
+	       qp->mattr.mpr.mpr_dest != old_mpr_dest;
+	if (err || (to == qp->state && !vary)) {
 		pthread_mutex_unlock(&qp->lock);
 		return err ? fail_errno(err) : 0;
 	}
 	fill_modify(qp, to);
 	req.qp_modify = qp->m;
 	err = soft_call(qp->ctx->sc, &req, &rep, NULL, 0);
+	if (vary) {
+		if (err)
+			qp->mattr.mpr.mpr_dest = old_mpr_dest;
+		pthread_mutex_unlock(&qp->lock);
+		return err ? fail_errno(err) : 0;
+	}
 	if (!err) {
 		struct mrc_cq *scq = qp->init.send_cq, *rcq = qp->init.recv_cq;
 

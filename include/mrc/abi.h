@@ -543,6 +543,8 @@ enum mrc_dp_op {
 	/* The send half's window (the peer's MPR) := value, 1..256 PSNs:
 	 * dynamic MPR (docs/controller.md). */
 	MRC_DP_QP_WINDOW = 7,
+	/* The receive half's window (our MPR) := value, 1..256 PSNs. */
+	MRC_DP_QP_RX_WINDOW = 8,
 };
 
 struct mrc_dp_cmd {

@@ -206,8 +206,8 @@ struct mrc_pext {
  *  4: the sender's QP
  *  8: seq: the sender's request number; an answer returns it
  * 12: token
- * 16: value: PSU, the port status bits (bit p-1: port p is up); hello and
- *     its answer, the sender's receive window (MPR) in PSNs
+ * 16: value: PSU, the port status bits (bit p-1: port p is up); hello,
+ *     its answer and MPR, the sender's receive window (MPR) in PSNs
  */
 struct mrc_cext {
 	__u8 version;
@@ -223,6 +223,7 @@ struct mrc_cext {
 #define MRC_CTL_PSU_ANSWER 2 /* ...received and applied */
 #define MRC_CTL_HELLO 3 /* a QP reached RTR/RTS: its token, dynamic MPR */
 #define MRC_CTL_HELLO_ANSWER 4 /* ...and the peer QP's */
+#define MRC_CTL_MPR 5 /* dynamic MPR: the responder's receive window now */
 #define MRC_CTLF_DYN_MPR 0x01 /* hello: the sender enabled dynamic MPR */
 #define MRC_CTL_LEN (sizeof(struct mrc_bth) + sizeof(struct mrc_cext))
 

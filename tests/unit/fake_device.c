@@ -367,6 +367,17 @@ int dev_qp_set_window(struct dev *d, uint32_t qpn, uint32_t psns)
 	return 0;
 }
 
+int dev_qp_set_rx_window(struct dev *d, uint32_t qpn, uint32_t psns)
+{
+	(void)d;
+	if (qpn >= MRC_MAX_QP || !fake.qp_exists[qpn])
+		return -ENOENT;
+	if (!psns || psns > MRC_RX_WINDOW_MAX)
+		return -EINVAL;
+	fake.rx_window[qpn] = psns;
+	return 0;
+}
+
 void dev_qp_clear(struct dev *d, uint32_t qpn)
 {
 	(void)d;

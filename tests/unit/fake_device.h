@@ -60,6 +60,7 @@ struct fake_device {
 	int nprobe;
 	int probe_err; /* probe_frame's result when not 0 */
 	struct fake_ctl ctl[64]; /* the newest at (nctl - 1) % 64 */
+	uint32_t rx_window[MRC_MAX_QP]; /* dev_qp_set_rx_window's */
 	int nctl;
 	uint32_t next_nonce;
 	int map_fd[8]; /* the mmapable maps, memfds; -1 until asked for */

@@ -3,7 +3,8 @@
  * mrcd's messages to its QPs' peers (daemon/peer.c) over the fake device
  * and the real health module: the hello exchange that gives each side the
  * other's token and dynamic MPR bit (believed only from an answer to our
- * own hello), dynamic MPR in effect only when both enabled it, port
+ * own hello), dynamic MPR in effect only when both enabled it (and then
+ * a responder's new MPR followed by the requester), port
  * status updates that take the EVs leading to the peer's down ports out
  * of use and bring them back, and every malformed or forged message
  * dropped and counted by its reason, changing nothing.
@@ -210,6 +211,45 @@ static void dynamic_mpr_needs_both(void **state)
 	assert_int_equal(fake.view[QPN].window, 256);
 }
 
+static void responder_varies_its_mpr(void **state)
+{
+	uint32_t token;
+
+	(void)state;
+	/* Not in effect: refused, nothing said. */
+	connect_qp(1, 0, 256);
+	assert_int_equal(peer_qp_mpr(&pe, QPN, 128), -EINVAL);
+	assert_int_equal(fake.rx_window[QPN], 0);
+	peer_qp_state(&pe, QPN, MRC_QPS_RESET, 0, NULL, 0, 0, 0);
+	fake.view[QPN].window = 256;
+	token = connect_qp(1, 1, 256);
+	/* As responder: ours first, then the peer is told. */
+	assert_int_equal(peer_qp_mpr(&pe, QPN, 0), -EINVAL);
+	assert_int_equal(peer_qp_mpr(&pe, QPN, 257), -EINVAL);
+	assert_int_equal(peer_qp_mpr(&pe, QPN, 128), 0);
+	assert_int_equal(fake.rx_window[QPN], 128);
+	assert_int_equal(last_ctl()->cx.type, MRC_CTL_MPR);
+	assert_int_equal(ntohl(last_ctl()->cx.value), 128);
+	assert_int_equal(ntohl(last_ctl()->cx.token), 0xabcd0001);
+	/* As requester: the peer's new window, smaller and larger again,
+	 * never above our own MPR. */
+	msg(MRC_CTL_MPR, QPN, PEER_QPN, 1, token, 64, 0, 0, 2);
+	assert_int_equal(fake.view[QPN].window, 64);
+	msg(MRC_CTL_MPR, QPN, PEER_QPN, 2, token, 256, 0, 2, 2);
+	assert_int_equal(fake.view[QPN].window, 256);
+	msg(MRC_CTL_MPR, QPN, PEER_QPN, 3, token, 300, 0, 0, 2);
+	assert_int_equal(pe.st.drop[PEER_DROP_BAD_VALUE], 1);
+	msg(MRC_CTL_MPR, QPN, PEER_QPN, 3, token ^ 4, 32, 0, 0, 2);
+	assert_int_equal(pe.st.drop[PEER_DROP_BAD_TOKEN], 1);
+	assert_int_equal(fake.view[QPN].window, 256);
+	/* Off at our end: a peer's MPR message is not taken. */
+	peer_qp_state(&pe, QPN, MRC_QPS_RESET, 0, NULL, 0, 0, 0);
+	token = connect_qp(0, 1, 256);
+	msg(MRC_CTL_MPR, QPN, PEER_QPN, 4, token, 32, 0, 0, 2);
+	assert_int_equal(pe.st.drop[PEER_DROP_NOT_NEGOTIATED], 1);
+	assert_int_equal(fake.view[QPN].window, 256);
+}
+
 static void psu_moves_the_peer_ports_evs(void **state)
 {
 	uint32_t token, i;
@@ -385,6 +425,8 @@ int main(void)
 			hello_answer_believed_only_for_our_hello, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(dynamic_mpr_needs_both, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(responder_varies_its_mpr, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(psu_moves_the_peer_ports_evs,
 						setup, teardown),
