@@ -21,7 +21,8 @@
 # - dynamic MPR: on at both ends, the requester honours the responder's
 #   smaller receive window (128 PSNs, not its own 256) and mrcctl qp show
 #   says it is in effect; on at one end only, it is not, and the
-#   requester's own MPR stands.
+#   requester's own MPR stands; a responder that cuts its MPR mid-run
+#   (RTS to RTS) has the requester follow.
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -149,3 +150,29 @@ dyn_run off
 jq -e '(.dyn_mpr | not) and (.dyn_mpr_local | not) and .dyn_mpr_peer and
 	.window_psns == 256' "$TMP/off.qp" >/dev/null || fail "off/on: $(cat "$TMP/off.qp")"
 log "dynamic MPR off at h1, on at h2: not in effect, h1's own MPR (256 PSNs) stands"
+
+# The responder varies its MPR mid-connection (RTS to RTS): 256 PSNs at
+# first, 128 from 1.5 s into the row; the requester follows.
+PIDNAME=srv as_nobody h2 "$PERF" server --wait 60 --dynamic-mpr --vary-mpr-dest 1@1.5 \
+	>"$TMP/vary.srv" 2>&1 &
+as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify \
+	-s 256K -D 3 --mpr 2 --dynamic-mpr >"$TMP/vary.json" 2>"$TMP/vary.err" &
+c=$!
+w1="" w2=""
+for _ in $(seq 200); do
+	q=$(ctl h1 -j qp show 2>/dev/null | jq -c '[.[] | select(.state == "RTS")][0] // empty')
+	if [ -n "$q" ] && [ "$(jq -r .dyn_mpr <<<"$q")" = true ]; then
+		w1=$(jq -r .window_psns <<<"$q")
+		break
+	fi
+	sleep 0.02
+done
+sleep 1.8
+w2=$(ctl h1 -j qp show | jq -r '[.[] | select(.state == "RTS")][0].window_psns')
+wait $c || fail "vary: $(cat "$TMP/vary.err" "$TMP/vary.srv")"
+wait || true
+jq -e '.ok and .results[0].bad_bytes == 0' "$TMP/vary.json" >/dev/null ||
+	fail "vary: $(cat "$TMP/vary.json")"
+grep -q "MPR 1 as responder" "$TMP/vary.srv" && fail "vary: $(cat "$TMP/vary.srv")"
+{ [ "$w1" = 256 ] && [ "$w2" = 128 ]; } || fail "vary: h1's window $w1 then $w2, not 256 then 128"
+log "dynamic MPR: h2 cut its MPR to 128 PSNs mid-run, h1's window went 256 -> 128, transfer verified"

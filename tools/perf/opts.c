@@ -46,6 +46,8 @@ static void usage(FILE *f)
 		"                           effect when the peer's do too)\n"
 		"      --mpr-dest N         this side's QPs accept N x 128 PSNs\n"
 		"                           (default: as --mpr)\n"
+		"      --vary-mpr-dest N@S  server: S seconds into the first row, its\n"
+		"                           QPs accept N x 128 PSNs (dynamic MPR)\n"
 		"      --timeline FILE      bw: a CSV of goodput, retransmissions and EVs\n"
 		"                           in use each ms, FILE.events.csv, and a PNG\n"
 		"                           (gnuplot); with --at, a failover summary\n"
@@ -191,6 +193,7 @@ enum {
 	OPT_CC_PROFILE,
 	OPT_DYN_MPR,
 	OPT_MPR_DEST,
+	OPT_VARY_MPR,
 };
 
 static const struct option long_opts[] = {
@@ -218,6 +221,7 @@ static const struct option long_opts[] = {
 	{ "cc-profile", required_argument, NULL, OPT_CC_PROFILE },
 	{ "dynamic-mpr", no_argument, NULL, OPT_DYN_MPR },
 	{ "mpr-dest", required_argument, NULL, OPT_MPR_DEST },
+	{ "vary-mpr-dest", required_argument, NULL, OPT_VARY_MPR },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -290,6 +294,17 @@ static int parse_opt(int c, const char *arg, struct perf_opts *o)
 		break;
 	case OPT_MPR_DEST:
 		return parse_uint("--mpr-dest", arg, 1, 255, &o->mpr_dest);
+	case OPT_VARY_MPR: {
+		char tail;
+
+		if (sscanf(arg, "%u@%lf%c", &o->vary_mpr, &o->vary_after_s,
+			   &tail) != 2 ||
+		    !o->vary_mpr || o->vary_mpr > 255 ||
+		    !(o->vary_after_s >= 0) || o->vary_after_s > 3600)
+			return bad_value("--vary-mpr-dest", arg,
+					 "N@SECONDS, N 1..255");
+		break;
+	}
 	case OPT_SGE:
 		return parse_uint("--sge", arg, 1, PERF_MAX_SGE, &o->sge);
 	case 'p':

@@ -20,6 +20,9 @@ struct perf_opts {
 	 * --mpr); neither is sent to the peer */
 	bool dyn_mpr;
 	unsigned int mpr_dest;
+	/* server: --vary-mpr-dest N@S, MPR N S seconds into the first row */
+	unsigned int vary_mpr;
+	double vary_after_s;
 	const char *host; /* client: the server; server: listen address */
 	const char *port;
 	enum perf_test test;
