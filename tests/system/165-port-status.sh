@@ -126,6 +126,7 @@ dyn_run() { # NAME CLIENT_OPTS...: h1's QP as mrcctl qp show has it mid-run
 	shift
 	PIDNAME=srv as_nobody h2 "$PERF" server --wait 60 --dynamic-mpr --mpr-dest 1 \
 		>"$TMP/$name.srv" 2>&1 &
+	local s=$!
 	as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify \
 		-s 256K -D 2 --mpr 2 "$@" >"$TMP/$name.json" 2>"$TMP/$name.err" &
 	local c=$! q=""
@@ -138,7 +139,7 @@ dyn_run() { # NAME CLIENT_OPTS...: h1's QP as mrcctl qp show has it mid-run
 	sleep 0.3
 	ctl h1 -j qp show | jq -c '[.[] | select(.state == "RTS")][0]' >"$TMP/$name.qp"
 	wait $c || fail "$name: $(cat "$TMP/$name.err" "$TMP/$name.srv")"
-	wait || true
+	wait "$s" || true
 	jq -e '.ok and .results[0].bad_bytes == 0' "$TMP/$name.json" >/dev/null ||
 		fail "$name: $(cat "$TMP/$name.json")"
 }
@@ -155,6 +156,7 @@ log "dynamic MPR off at h1, on at h2: not in effect, h1's own MPR (256 PSNs) sta
 # first, 128 from 1.5 s into the row; the requester follows.
 PIDNAME=srv as_nobody h2 "$PERF" server --wait 60 --dynamic-mpr --vary-mpr-dest 1@1.5 \
 	>"$TMP/vary.srv" 2>&1 &
+vs=$!
 as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify \
 	-s 256K -D 3 --mpr 2 --dynamic-mpr >"$TMP/vary.json" 2>"$TMP/vary.err" &
 c=$!
@@ -170,7 +172,7 @@ done
 sleep 1.8
 w2=$(ctl h1 -j qp show | jq -r '[.[] | select(.state == "RTS")][0].window_psns')
 wait $c || fail "vary: $(cat "$TMP/vary.err" "$TMP/vary.srv")"
-wait || true
+wait $vs || true
 jq -e '.ok and .results[0].bad_bytes == 0' "$TMP/vary.json" >/dev/null ||
 	fail "vary: $(cat "$TMP/vary.json")"
 grep -q "MPR 1 as responder" "$TMP/vary.srv" && fail "vary: $(cat "$TMP/vary.srv")"
