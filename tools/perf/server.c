@@ -182,9 +182,18 @@ static int server_row(struct perf_server *s, const struct sc_start *st)
 		err = server_pong(s, &r, deadline, &done);
 	else if (s->params.imm)
 		err = server_poll_recvs(s, deadline, &done, &t_last);
-	else
+	else {
+		/* Nothing to poll (WRITEs complete nowhere here): wait
+		 * for DONE, doing --vary-mpr-dest on its time. */
+		while (s->vary_at_ns && !sc_pending(s->fd) && !g_stop) {
+			if (now_ns() >= s->vary_at_ns)
+				server_vary_mpr(s);
+			else
+				usleep(1000);
+		}
 		err = sc_recv(s->fd, SC_DONE, &done, sizeof(done),
 			      s->params.limit_ms + PERF_IO_TIMEOUT_MS);
+	}
 	if (err)
 		return err;
 	res.cpu_ns = cpu_ns() - cpu0;
