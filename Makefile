@@ -194,7 +194,7 @@ MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/gray.c daemon/ctl.c daemon/profiles.c daemon/config.c \
 	     daemon/notify.c daemon/books.c daemon/log.c daemon/loop.c \
 	     daemon/pump.c daemon/events.c daemon/clients.c daemon/objects.c \
-	     daemon/probe.c daemon/clock.c daemon/nscc_params.c
+	     daemon/probe.c daemon/clock.c daemon/nscc_params.c daemon/peer.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h $(BUILD)/libmrc-common.a \
 		$(wildcard include/mrc/*.h)
@@ -359,7 +359,10 @@ UNIT_SRCS_test_health      := daemon/health.c daemon/gray.c daemon/links.c \
 			      daemon/plane.c $(UNIT_FAKE_DEV)
 UNIT_LIBS_test_health      := -lmnl
 UNIT_SRCS_test_pump        := daemon/pump.c daemon/loop.c $(UNIT_FAKE_DEV)
+UNIT_SRCS_test_peer        := daemon/peer.c $(UNIT_SRCS_test_health)
+UNIT_LIBS_test_peer        := -lmnl
 UNIT_SRCS_test_ctl         := daemon/ctl.c daemon/objects.c daemon/profiles.c \
+			      daemon/peer.c \
 			      daemon/nscc_params.c lib/common/cc_default.c \
 			      lib/common/ev_fields.c lib/common/msg.c \
 			      $(UNIT_SRCS_test_health)

@@ -140,6 +140,30 @@ static __always_inline int qp_cmd(struct xdp_md *ctx, struct mrc_dp_cmd *c,
 				    qp_state(qp, c->qpn, c->value);
 		return XDP_PASS;
 	}
+	if (c->op == MRC_DP_QP_RX_WINDOW) {
+		struct mrc_qp_rx *qr = bpf_map_lookup_elem(&mrc_qp, &c->qpn);
+
+		if (!qr || !c->value || c->value > MRC_RX_WINDOW_MAX) {
+			c->result = qr ? 22 : 2;
+			return XDP_PASS;
+		}
+		bpf_spin_lock(&qr->lock);
+		qr->window = c->value;
+		bpf_spin_unlock(&qr->lock);
+		c->result = 0;
+		return XDP_PASS;
+	}
+	if (c->op == MRC_DP_QP_WINDOW) {
+		if (!c->value || c->value > MRC_RX_WINDOW_MAX) {
+			c->result = 22;
+			return XDP_PASS;
+		}
+		bpf_spin_lock(&qp->lock);
+		qp->window = c->value;
+		bpf_spin_unlock(&qp->lock);
+		c->result = 0;
+		return XDP_PASS;
+	}
 	if ((void *)(v + 1) > end) {
 		c->result = 90; /* EMSGSIZE: no room for the view */
 		return XDP_PASS;
@@ -163,7 +187,7 @@ int mrc_xdp_ctl(struct xdp_md *ctx)
 	if ((void *)(c + 1) > end)
 		return XDP_DROP;
 	if (c->magic != MRC_DP_MAGIC || c->op < MRC_DP_EV_GOOD ||
-	    c->op > MRC_DP_QP_STATE) {
+	    c->op > MRC_DP_QP_RX_WINDOW) {
 		c->result = 22; /* EINVAL */
 		return XDP_PASS;
 	}

@@ -157,6 +157,9 @@ static __always_inline int parse(struct xdp_md *ctx, struct rx *r)
 	if (!bth)
 		return MRC_DROP_TRUNCATED;
 	r->opcode = bth->opcode;
+	/* mrcd's own messages go to its socket (wire.h, MRC_OP_CTL). */
+	if (r->opcode == MRC_OP_CTL)
+		return NOT_OURS;
 	r->qpn = bpf_ntohl(bth->dqpn) & MRC_BTH_QPN_MASK;
 	r->psn = bpf_ntohl(bth->psn) & MRC_BTH_PSN_MASK;
 	if (r->opcode == MRC_OP_ACK)

@@ -25,6 +25,7 @@
 #include "log.h"
 #include "objects.h"
 #include "plane.h"
+#include "peer.h"
 #include "probe.h"
 #include "mrc/msg.h"
 
@@ -400,6 +401,11 @@ static void do_port_list(struct ctl *ctl, struct mrcd_ctl_ports *o)
 		int up = 0;
 
 		pi->port = (uint8_t)(p + 1);
+		if (ctl->below.peer) {
+			pi->ctl_msgs = ctl->below.peer->st.port_msgs[p];
+			memcpy(pi->ctl_drop, ctl->below.peer->st.port_drop[p],
+			       sizeof(ctl->below.peer->st.port_drop[p]));
+		}
 		pi->admin = (uint8_t)ctl->below.links->admin[p];
 		dev_link_state(ctl->below.port[p].ifname, &pi->mtu_bytes, &up);
 		pi->carrier = (uint8_t)up;
@@ -456,6 +462,7 @@ static void do_qp_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 		       struct mrcd_ctl_qps *o)
 {
 	uint32_t qpn;
+	int p;
 
 	memset(o, 0, sizeof(*o));
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
@@ -495,6 +502,11 @@ static void do_qp_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 		qi->rtt_hi_ns = qv.rtt_hi_ns;
 		qi->nev_cooled = (uint32_t)__builtin_popcountll(
 			qv.ev_cool & qv.ev_use & ~qv.ev_denied);
+		qi->dyn_mpr = peer_qp_dyn(ctl->below.peer, qpn);
+		for (p = 0; p < ctl->below.nports; p++)
+			if (health_peer_down(ctl->below.health, qpn,
+					     (uint32_t)p))
+				qi->peer_ports_down |= 1u << p;
 	}
 }
 
@@ -766,6 +778,11 @@ static int do_probe(struct ctl *ctl, struct client *c,
 		return EAGAIN; /* one batch at a time, device-wide */
 	if (!r->nreq || r->nreq > MRCD_CTL_PROBE_MAX || !r->timeout_ns)
 		return EINVAL;
+	if (r->op != MRC_CTL_EP_OP_EV_PROBE &&
+	    (r->op != MRC_CTL_EP_OP_PORT_STATUS_UPDATE || !ctl->below.peer ||
+	     ctl->below.peer->lfd.fd < 0))
+		return r->op == MRC_CTL_EP_OP_PORT_STATUS_UPDATE ? ENOTSUP :
+								   EINVAL;
 	for (i = 0; i < r->nreq; i++) {
 		const struct mrc_ctl_ep_req *q = &r->req[i];
 		uint32_t v, j;
@@ -790,8 +807,9 @@ static int do_probe(struct ctl *ctl, struct client *c,
 	w->nreq = r->nreq;
 	w->first_seq = ctl->probe_seq + 1;
 	ctl->probe_seq += r->nreq;
-	/* The receive program takes answers to these alone. */
-	if (ctl->probe_arm) {
+	/* The receive program takes answers to these alone (a port status
+	 * update's answer comes to peer.c instead). */
+	if (ctl->probe_arm && r->op == MRC_CTL_EP_OP_EV_PROBE) {
 		__atomic_store_n(&ctl->probe_arm->seq_lo, w->first_seq,
 				 __ATOMIC_SEQ_CST);
 		__atomic_store_n(&ctl->probe_arm->seq_hi,
@@ -806,6 +824,16 @@ static int do_probe(struct ctl *ctl, struct client *c,
 		memcpy(&v, q->req_ev.val, sizeof(v));
 		gid_port_addr(ctl, &q->dgid, q->req_ev.port - 1, addr);
 		w->sent_ns[i] = now_ns();
+		if (r->op == MRC_CTL_EP_OP_PORT_STATUS_UPDATE) {
+			err = peer_psu_send(
+				ctl->below.peer, q->req_ev.port - 1, addr,
+				(uint16_t)v, (uint16_t)(v >> 16),
+				q->op.port_status_update.port_status,
+				w->first_seq + i, (uint8_t)(r->tc << 2));
+			if (err)
+				return -err == ENODEV ? EIO : -err;
+			continue;
+		}
 		err = probe_frame(ctl->below.probe, q->req_ev.port - 1, addr,
 				  (uint16_t)v, (uint16_t)(v >> 16),
 				  MRC_PROBE_QPN, (uint8_t)i, w->first_seq + i,
@@ -838,6 +866,26 @@ void ctl_probe_answer(struct ctl *ctl, const struct mrc_ev_event *v)
 			rsp->port = (uint8_t)(p + 1);
 	if (w->nrsp == w->nreq)
 		probe_reply(ctl, 0);
+}
+
+int ctl_psu_answer(struct ctl *ctl, uint32_t seq, int port)
+{
+	struct ctl_probe_wait *w = &ctl->probe_wait;
+	uint32_t i = seq - w->first_seq;
+	struct mrc_ctl_ep_rsp *rsp;
+
+	if (!w->owner || w->msg.op != MRC_CTL_EP_OP_PORT_STATUS_UPDATE ||
+	    i >= w->nreq || w->answered[i])
+		return -ENOENT; /* late, or a batch that is gone */
+	w->answered[i] = 1;
+	rsp = &w->msg.rsp[w->nrsp++];
+	rsp->req_id = w->msg.req[i].req_id;
+	rsp->rtt = (unsigned int)(now_ns() - w->sent_ns[i]);
+	rsp->adj_svc_time = 0; /* mrcd's time is in it */
+	rsp->port = (uint8_t)port;
+	if (w->nrsp == w->nreq)
+		probe_reply(ctl, 0);
+	return 0;
 }
 
 void ctl_tick(struct ctl *ctl)

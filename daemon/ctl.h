@@ -17,6 +17,7 @@ struct client;
 struct dev;
 struct dev_qp_attr;
 struct health;
+struct peer;
 struct links;
 struct objects;
 struct port_spec;
@@ -52,6 +53,7 @@ struct ctl_deps {
 	struct dev *dev;
 	struct objects *obj; /* QPs: the profiles they hold, for the lists */
 	struct health *health; /* EV states and counters */
+	struct peer *peer; /* port status updates go out through it */
 	struct probe *probe; /* device probes go out as its frames */
 	struct links *links; /* port admin state */
 	const struct port_spec *port; /* the ports' planes */
@@ -98,6 +100,8 @@ void ctl_ev_event(struct ctl *ctl, const struct mrc_ev_event *v);
 void ctl_ev_dropped(struct ctl *ctl, uint64_t n);
 /* A device probe's answer (qpn MRC_PROBE_QPN). */
 void ctl_probe_answer(struct ctl *ctl, const struct mrc_ev_event *v);
+/* A port status update's answer (peer.c): 0 if a request waited for it. */
+int ctl_psu_answer(struct ctl *ctl, uint32_t seq, int port);
 /* Every scan tick: probe batches past their deadline are answered. */
 void ctl_tick(struct ctl *ctl);
 /* A client left: its queues and waits go. */

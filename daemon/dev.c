@@ -1195,6 +1195,24 @@ int dev_qp_set_state(struct dev *d, uint32_t qpn, uint32_t state)
 	return dp_cmd(d, &c, NULL);
 }
 
+int dev_qp_set_window(struct dev *d, uint32_t qpn, uint32_t psns)
+{
+	struct mrc_dp_cmd c = { .op = MRC_DP_QP_WINDOW,
+				.qpn = qpn,
+				.value = psns };
+
+	return dp_cmd(d, &c, NULL);
+}
+
+int dev_qp_set_rx_window(struct dev *d, uint32_t qpn, uint32_t psns)
+{
+	struct mrc_dp_cmd c = { .op = MRC_DP_QP_RX_WINDOW,
+				.qpn = qpn,
+				.value = psns };
+
+	return dp_cmd(d, &c, NULL);
+}
+
 int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,
 		  struct mrc_sq **sq)
 {

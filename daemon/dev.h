@@ -248,6 +248,10 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
  */
 int dev_cc_set(struct dev *d, uint32_t slot, const struct mrc_nscc_params *p);
 int dev_qp_set_state(struct dev *d, uint32_t qpn, uint32_t state);
+/* The send half's window (the peer's MPR), 1..256 PSNs. 0 or -errno. */
+int dev_qp_set_window(struct dev *d, uint32_t qpn, uint32_t psns);
+/* The receive half's window (our MPR), 1..256 PSNs. 0 or -errno. */
+int dev_qp_set_rx_window(struct dev *d, uint32_t qpn, uint32_t psns);
 /* A QP in RTS with its send queue; *sq is the mmapped queue. */
 int dev_qp_create(struct dev *d, const struct dev_qp_attr *a,
 		  struct mrc_sq **sq);

@@ -166,8 +166,10 @@ void health_on_probe(struct health *h, const struct mrc_ev_event *v)
 	if (e->state != MRC_EV_ASSUMED_BAD)
 		return;
 	now = now_ns();
-	if (v->port < MRC_MAX_PORTS && !links_port_live(h->links, v->port)) {
-		/* Answers, but its port is disabled: it stays out. */
+	if (v->port < MRC_MAX_PORTS && (!links_port_live(h->links, v->port) ||
+					health_peer_down(h, v->qpn, v->port))) {
+		/* Answers, but its port is disabled, or the peer's port
+		 * there is down as the peer said (PSU): it stays out. */
 		e->ok = 0;
 		e->due_ns = now + jittered(BACKOFF_MAX_NS(h));
 		return;
@@ -366,6 +368,63 @@ void health_port_live(struct health *h, int p, int live)
 		  live ? "to probe" : "out of use");
 }
 
+int health_peer_down(const struct health *h, uint32_t qpn, uint32_t p)
+{
+	const struct health_qp *q;
+
+	if (qpn >= MRC_MAX_QP || p >= 32)
+		return 0;
+	q = &h->qp[qpn];
+	return (q->peer_down >> p & 1) && now_ns() < q->peer_down_until_ns;
+}
+
+int health_peer_ports(struct health *h, uint32_t qpn, uint32_t down,
+		      uint64_t until_ns)
+{
+	struct mrc_qp_view qt;
+	struct health_qp *q;
+	uint64_t now = now_ns();
+	uint32_t i, was, p;
+	int n = 0;
+
+	if (qpn >= MRC_MAX_QP)
+		return -ENOENT;
+	q = &h->qp[qpn];
+	if (!q->open || !q->rts || dev_qp_view(h->dev, qpn, &qt))
+		return -ENOENT;
+	was = now < q->peer_down_until_ns ? q->peer_down : 0;
+	q->peer_down = down;
+	q->peer_down_until_ns = down ? until_ns : 0;
+	for (i = 0; i < qt.nev && i < MRC_QP_EVS; i++) {
+		p = qt.ev_port[i];
+		if (p >= 32 || !((was ^ down) >> p & 1)) {
+			/* Unchanged; but one still said down that a probe
+			 * brought back in between must leave again. */
+			if (p < 32 && (down >> p & 1) &&
+			    qt.ev_state[i] == MRC_EV_GOOD &&
+			    !dev_ev_cmd(h->dev, MRC_DP_EV_BAD, qpn, i,
+					MRC_EV_R_PEER_PORT_DOWN))
+				n++;
+			continue;
+		}
+		if (down >> p & 1) {
+			if (!dev_ev_cmd(h->dev, MRC_DP_EV_BAD, qpn, i,
+					MRC_EV_R_PEER_PORT_DOWN))
+				n++;
+		} else if (q->ev && q->ev[i].state == MRC_EV_ASSUMED_BAD) {
+			/* Up again: probed now, as a port that comes back. */
+			q->ev[i].backoff_ns = BACKOFF_MIN_NS(h);
+			q->ev[i].due_ns = now;
+			q->ev[i].seq = 0;
+			q->ev[i].ok = 0;
+			n++;
+		}
+	}
+	log_debug("QP %u: the peer's ports down 0x%x (were 0x%x): %d EVs\n",
+		  qpn, down, was, n);
+	return n;
+}
+
 void health_adopt_qp(struct health *h, uint32_t qpn)
 {
 	uint64_t now = now_ns();
@@ -414,6 +473,8 @@ void health_qp_state(struct health *h, uint32_t qpn, uint32_t state,
 	if (state != q->state &&
 	    (state == MRC_QPS_RTS || state == MRC_QPS_RESET))
 		forget(h, qpn); /* every EV starts GOOD */
+	if (state == MRC_QPS_RESET)
+		q->peer_down = 0; /* a new connection: the peer says again */
 	q->state = state;
 	q->rts = state == MRC_QPS_RTS;
 	q->nev = nev;

@@ -68,6 +68,13 @@ struct health_qp {
 	uint32_t nev; /* its EVs, once RTS */
 	uint32_t rtt_median_ns; /* of its EVs in use, at the last gray look */
 	uint64_t look_sent; /* packets its EVs sent between the last two looks */
+	/*
+	 * Ports (bit p, 0-based) the peer said are down (PSU, peer.c):
+	 * their EVs stay out of use, probes answered or not, until the peer
+	 * says they are up or peer_down_until_ns passes.
+	 */
+	uint32_t peer_down;
+	uint64_t peer_down_until_ns;
 	struct ev_health *ev; /* MRC_QP_EVS of them, once an event came */
 	struct qp_evlog *evlog; /* with ev */
 };
@@ -122,6 +129,16 @@ void health_gray(struct health *h);
 /* Port p became live or stopped being live (links.h): every EV on it
  * leaves use at once (port down), or is probed at once (back). */
 void health_port_live(struct health *h, int p, int live);
+/*
+ * The peer of QP qpn says which of its ports are down (down: bit p,
+ * 0-based, plane p), until until_ns: EVs on newly down planes leave use
+ * (reason peer port down), those on planes up again are probed at once.
+ * Returns the number of EVs whose use changed, or -ENOENT (not in RTS).
+ */
+int health_peer_ports(struct health *h, uint32_t qpn, uint32_t down,
+		      uint64_t until_ns);
+/* Whether the peer of QP qpn said plane p is down (and it still holds). */
+int health_peer_down(const struct health *h, uint32_t qpn, uint32_t p);
 /* A QP taken over from a predecessor: its EVs the data path holds
  * ASSUMED_BAD are probed again (the predecessor's probes died with it). */
 void health_adopt_qp(struct health *h, uint32_t qpn);

@@ -153,6 +153,7 @@ static void scan(struct loop_fd *h)
 	events_poll(&m->events);
 	health_tick(&m->health);
 	ctl_tick(&m->ctl);
+	peer_tick(&m->peer);
 	m->gray_ticks += ticks;
 	if (m->gray_ticks * SCAN_NS >= m->cfg.gray_interval_ms * 1000000ull) {
 		m->gray_ticks = 0;
@@ -321,6 +322,14 @@ static void on_client_change(void *ctx, const struct client *c)
  * client asked or left) comes through these callbacks, never a call from
  * a module into one above it.
  */
+/* A port status update we sent was answered (peer.c -> ctl.c). */
+static int on_psu_answer(void *arg, uint32_t seq, int port)
+{
+	struct mrcd *m = arg;
+
+	return ctl_psu_answer(&m->ctl, seq, port);
+}
+
 static int wire(struct mrcd *m)
 {
 	const struct events_sink sink = { .ctx = m,
@@ -334,6 +343,7 @@ static int wire(struct mrcd *m)
 		.dev = &m->dev,
 		.obj = &m->obj,
 		.health = &m->health,
+		.peer = &m->peer,
 		.probe = &m->probe,
 		.links = &m->links,
 		.port = m->port,
@@ -357,6 +367,11 @@ static int wire(struct mrcd *m)
 	if (!err)
 		err = health_init(&m->health, &m->dev, &m->probe, &m->links,
 				  &m->cfg);
+	if (!err && peer_init(&m->peer, &m->loop, &m->dev, &m->probe,
+			      &m->health, &m->links, m->port, m->nports, m->v6))
+		log_info("no port status updates or dynamic MPR (see above)\n");
+	m->peer.on_psu_answer = on_psu_answer;
+	m->peer.arg = m;
 	if (!err)
 		err = ctl_init(&m->ctl, &cd);
 	m->books.prof = &m->ctl.prof;
@@ -366,6 +381,7 @@ static int wire(struct mrcd *m)
 		.cl = &m->clients,
 		.ctl = &m->ctl,
 		.health = &m->health,
+		.peer = &m->peer,
 		.pump = &m->pump,
 		.books = &m->books,
 		.cfg = &m->cfg,
@@ -657,6 +673,7 @@ static void teardown(struct mrcd *m, int keep)
 {
 	events_close(&m->events);
 	ctl_close(&m->ctl);
+	peer_close(&m->peer, &m->loop);
 	health_close(&m->health);
 	probe_close(&m->probe);
 	links_close(&m->links);

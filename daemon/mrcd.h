@@ -16,6 +16,7 @@
 #include "dev.h"
 #include "events.h"
 #include "health.h"
+#include "peer.h"
 #include "links.h"
 #include "loop.h"
 #include "objects.h"
@@ -51,6 +52,7 @@ struct mrcd {
 	struct objects obj;
 	struct clients clients;
 	struct health health;
+	struct peer peer;
 	struct ctl ctl;
 	struct books_ctx books;
 	struct serve serve;

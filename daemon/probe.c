@@ -68,31 +68,31 @@ int probe_open(struct probe *pr, struct dev *dev, int nports,
 }
 
 /*
- * One probe frame out of port p to addr (the peer's address on that
- * plane): UDP source port sport, for STEV on IPv6 fl in the flow label,
- * to QP dqpn (MRC_PROBE_QPN: the device), ev_idx and seq echoed back.
+ * A frame out of port p to addr (the peer's address on that plane): UDP
+ * source port sport to MRC_UDP_PORT, for STEV on IPv6 fl in the flow
+ * label, IP TOS tos, with the n bytes at body (BTH on) as UDP payload.
  */
-int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
-		uint16_t sport, uint16_t fl, uint32_t dqpn, uint8_t ev_idx,
-		uint32_t seq, uint8_t tos)
+static int frame_send(struct probe *pr, uint32_t p, const uint8_t addr[16],
+		      uint16_t sport, uint16_t fl, uint8_t tos,
+		      const void *body, uint32_t n)
 {
-	uint8_t f[14 + 40 + 8 + MRC_PROBE_LEN] = {};
+	uint8_t f[14 + 40 + 8 + 64] = {};
 	struct ethhdr *eth = (void *)f;
 	struct mrc_port port;
-	struct mrc_bth *bth;
-	struct mrc_pext *px;
 	struct udphdr *udp;
 	uint32_t l3, len;
-	uint64_t sum, ts;
+	uint64_t sum;
 	uint16_t ulen;
 
+	if (n > 64)
+		return -EMSGSIZE;
 	if (p >= (uint32_t)pr->nports || pr->fd[p] < 0 ||
 	    dev_port_get(pr->dev, p, &port))
 		return -ENODEV;
 	memcpy(eth->h_dest, port.dmac, 6);
 	memcpy(eth->h_source, port.smac, 6);
 	l3 = port.v6 ? 40 : 20;
-	ulen = (uint16_t)(sizeof(*udp) + MRC_PROBE_LEN);
+	ulen = (uint16_t)(sizeof(*udp) + n);
 	len = 14 + l3 + ulen;
 	udp = (void *)(f + 14 + l3);
 	if (port.v6) {
@@ -125,18 +125,7 @@ int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 	udp->source = htons(sport);
 	udp->dest = htons(MRC_UDP_PORT);
 	udp->len = htons(ulen);
-	bth = (void *)(udp + 1);
-	bth->opcode = MRC_OP_PROBE;
-	bth->pkey = htons(MRC_PKEY_DEFAULT);
-	bth->dqpn = htonl(dqpn & MRC_BTH_QPN_MASK);
-	px = (void *)(bth + 1);
-	px->version = MRC_WIRE_VERSION;
-	px->ev = htons(sport);
-	px->ev_idx = ev_idx;
-	px->seq = htonl(seq);
-	ts = now_ns(); /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
-	px->tx_ts_hi = htonl((uint32_t)(ts >> 32));
-	px->tx_ts_lo = htonl((uint32_t)ts);
+	memcpy(udp + 1, body, n);
 	{
 		uint16_t proto_len[2] = { htons(IPPROTO_UDP), htons(ulen) };
 		uint16_t c;
@@ -150,6 +139,47 @@ int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		return -errno;
 	pr->sent++;
 	return 0;
+}
+
+/*
+ * One probe frame out of port p to addr (the peer's address on that
+ * plane): UDP source port sport, for STEV on IPv6 fl in the flow label,
+ * to QP dqpn (MRC_PROBE_QPN: the device), ev_idx and seq echoed back.
+ */
+int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
+		uint16_t sport, uint16_t fl, uint32_t dqpn, uint8_t ev_idx,
+		uint32_t seq, uint8_t tos)
+{
+	uint8_t b[MRC_PROBE_LEN] = {};
+	struct mrc_bth *bth = (void *)b;
+	struct mrc_pext *px = (void *)(bth + 1);
+	uint64_t ts;
+
+	bth->opcode = MRC_OP_PROBE;
+	bth->pkey = htons(MRC_PKEY_DEFAULT);
+	bth->dqpn = htonl(dqpn & MRC_BTH_QPN_MASK);
+	px->version = MRC_WIRE_VERSION;
+	px->ev = htons(sport);
+	px->ev_idx = ev_idx;
+	px->seq = htonl(seq);
+	ts = now_ns(); /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
+	px->tx_ts_hi = htonl((uint32_t)(ts >> 32));
+	px->tx_ts_lo = htonl((uint32_t)ts);
+	return frame_send(pr, p, addr, sport, fl, tos, b, sizeof(b));
+}
+
+int probe_ctl_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
+		    uint16_t sport, uint16_t fl, uint32_t dqpn,
+		    const struct mrc_cext *cx, uint8_t tos)
+{
+	uint8_t b[MRC_CTL_LEN] = {};
+	struct mrc_bth *bth = (void *)b;
+
+	bth->opcode = MRC_OP_CTL;
+	bth->pkey = htons(MRC_PKEY_DEFAULT);
+	bth->dqpn = htonl(dqpn & MRC_BTH_QPN_MASK);
+	memcpy(bth + 1, cx, sizeof(*cx));
+	return frame_send(pr, p, addr, sport, fl, tos, b, sizeof(b));
 }
 
 void probe_close(struct probe *pr)

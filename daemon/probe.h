@@ -32,6 +32,11 @@ int probe_open(struct probe *pr, struct dev *dev, int nports,
 int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		uint16_t sport, uint16_t fl, uint32_t dqpn, uint8_t ev_idx,
 		uint32_t seq, uint8_t tos);
+/* An mrcd control message (wire.h's CEXT) to QP dqpn, addressed so. */
+struct mrc_cext;
+int probe_ctl_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
+		    uint16_t sport, uint16_t fl, uint32_t dqpn,
+		    const struct mrc_cext *cx, uint8_t tos);
 /* A probe sequence number: random, never 0 (docs/security.md). */
 uint32_t probe_nonce(void);
 void probe_close(struct probe *pr);

@@ -26,6 +26,7 @@
 #include "links.h"
 #include "log.h"
 #include "objects.h"
+#include "peer.h"
 #include "pin.h"
 #include "plane.h"
 #include "pump.h"
@@ -320,6 +321,7 @@ static void qp_free(struct serve *s, uint32_t qpn)
 	if (s->pin_dir)
 		dev_pin_sq(s->pin_dir, qpn, -1);
 	health_qp_close(s->health, qpn);
+	peer_qp_state(s->peer, qpn, MRC_QPS_RESET, 0, NULL, 0, 0, 0);
 	ctl_qp_release(s->ctl, qpn);
 	q->owner = NULL;
 	q->sq = NULL;
@@ -398,6 +400,12 @@ static int do_qp_modify(struct serve *s, struct client *c,
 					     DEV_QP_RX);
 		break;
 	case MRC_QPS_RTS:
+		if (q->state == MRC_QPS_RTS) {
+			/* RTS to RTS: the responder varies its MPR (dynamic
+			 * MPR in effect, EINVAL otherwise). */
+			err = -peer_qp_mpr(s->peer, r->qpn, r->window_rx);
+			break;
+		}
 		if (q->state != MRC_QPS_RTR)
 			return EINVAL;
 		err = qp_attr(s, q, r, &a);
@@ -434,6 +442,10 @@ static int do_qp_modify(struct serve *s, struct client *c,
 		q->state = r->state;
 	/* Into RTS or RESET, health starts every EV over. */
 	health_qp_state(s->health, r->qpn, q->state, q->nev);
+	if (!err && r->state != MRC_QPS_INIT)
+		peer_qp_state(s->peer, r->qpn, q->state, r->peer_qpn,
+			      r->peer_gid, !!(r->flags & MRCD_QPF_DYN_MPR),
+			      r->window_rx, r->window_tx);
 	/* Only a QP in RTS is pumped (the next pass drops any other). */
 	if (q->state == MRC_QPS_RTS)
 		pump_qp_rts(s->pump, r->qpn, q->timeout_ns);
@@ -458,6 +470,7 @@ static int do_qp_query(struct serve *s, struct client *c, uint32_t qpn,
 	if (err)
 		return -err;
 	rep->qp_query.state = state;
+	rep->qp_query.dyn_mpr = peer_qp_dyn(s->peer, qpn);
 	rep->qp_query.una_psn = una;
 	rep->qp_query.next_psn = next;
 	return 0;
@@ -655,8 +668,16 @@ int serve_adopt_qp(struct serve *s, uint32_t qpn)
 	health_qp_open(s->health, qpn);
 	health_qp_state(s->health, qpn, q->state, q->nev);
 	if (q->state == MRC_QPS_RTS) {
+		struct mrc_qp_view v;
+
 		pump_qp_rts(s->pump, qpn, q->timeout_ns);
 		health_adopt_qp(s->health, qpn);
+		/* A new token for its peer; dynamic MPR is not in the books
+		 * and stays off (docs/controller.md). */
+		if (!dev_qp_view(s->dev, qpn, &v))
+			peer_qp_state(s->peer, qpn, MRC_QPS_RTS, q->peer_qpn,
+				      q->peer_gid, 0, MRC_RX_WINDOW_MAX,
+				      v.window);
 		if (q->sq->tail != q->sq->done)
 			pump_activate(s->pump, qpn);
 	}

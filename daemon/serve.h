@@ -21,6 +21,7 @@ struct links;
 struct mrcd_config;
 struct mrcd_req;
 struct objects;
+struct peer;
 struct port_spec;
 struct pump;
 
@@ -31,6 +32,7 @@ struct serve {
 	struct clients *cl;
 	struct ctl *ctl;
 	struct health *health;
+	struct peer *peer; /* QPs' peers: hellos, dynamic MPR */
 	struct pump *pump;
 	struct books_ctx *books;
 	const struct mrcd_config *cfg; /* in force */

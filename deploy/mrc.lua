@@ -3,7 +3,8 @@
 -- Wireshark / tshark dissector for mrc packets (docs/wire.md, the mirror of
 -- include/mrc/wire.h): UDP port 4791, an InfiniBand BTH, then RETH, ImmDt
 -- and DEXT (data), AETH and AEXT (ACK, NACK), PEXT (EV probe 0xc0 and its
--- answer 0xc1). mrc carries no ICRC: the UDP checksum is its integrity
+-- answer 0xc1), CEXT (mrcd's control messages 0xc2: port status updates,
+-- QP hellos). mrc carries no ICRC: the UDP checksum is its integrity
 -- check, so every byte after the headers is payload. This dissector claims
 -- the mrc opcodes on port 4791, where the RoCE dissector would read the
 -- last 4 payload bytes as an ICRC and the MRC headers as payload; any other
@@ -25,11 +26,20 @@ local mrc = Proto("mrc", "Multipath Reliable Connection")
 local PORT = 4791
 local VERSION = 1
 local BTH_LEN, RETH_LEN, IMMDT_LEN, DEXT_LEN = 12, 16, 4, 16
-local AETH_LEN, AEXT_LEN, PEXT_LEN = 4, 52, 24
+local AETH_LEN, AEXT_LEN, PEXT_LEN, CEXT_LEN = 4, 52, 24, 20
 local SVC_UNIT_NS = 64
 
 local OP_WRITE, OP_WRITE_IMM, OP_ACK = 0x0a, 0x0b, 0x11
 local OP_PROBE, OP_PROBE_ANSWER = 0xc0, 0xc1
+local OP_CTL = 0xc2
+-- MRC_CTL_* (include/mrc/wire.h)
+local ctl_types = {
+	[1] = "PSU",
+	[2] = "PSU_ANSWER",
+	[3] = "HELLO",
+	[4] = "HELLO_ANSWER",
+	[5] = "MPR",
+}
 
 local opcodes = {
 	[OP_WRITE] = "RDMA WRITE Only",
@@ -37,6 +47,7 @@ local opcodes = {
 	[OP_ACK] = "Acknowledge",
 	[OP_PROBE] = "MRC EV probe",
 	[OP_PROBE_ANSWER] = "MRC EV probe answer",
+	[OP_CTL] = "MRC control message",
 }
 local short_op = {
 	[OP_WRITE] = "WRITE",
@@ -44,6 +55,7 @@ local short_op = {
 	[OP_ACK] = "ACK",
 	[OP_PROBE] = "PROBE",
 	[OP_PROBE_ANSWER] = "PROBE_ANSWER",
+	[OP_CTL] = "CTL",
 }
 -- enum mrc_nack
 local nack_reasons = {
@@ -71,6 +83,7 @@ local f = {
 	aext = ProtoField.none("mrc.aext", "MRC Acknowledgement Extension"),
 	sack_bitmap = ProtoField.none("mrc.aext.sack_bitmap", "SACK"),
 	pext = ProtoField.none("mrc.pext", "MRC Probe Extension"),
+	cext = ProtoField.none("mrc.cext", "MRC Control Extension"),
 	-- BTH
 	opcode = ProtoField.uint8("mrc.bth.opcode", "Opcode", base.HEX, opcodes),
 	se = ProtoField.bool("mrc.bth.se", "Solicited event", 8, nil, 0x80),
@@ -126,6 +139,17 @@ local f = {
 	p_seq = ProtoField.uint32("mrc.pext.seq", "Probe sequence number", base.DEC),
 	p_ts = ProtoField.uint64("mrc.pext.tx_ts_ns", "Prober's clock (ns)", base.DEC),
 	p_svc = ProtoField.uint32("mrc.pext.svc_ns", "Responder's service time (ns)", base.DEC),
+	-- CEXT
+	c_ver = ProtoField.uint8("mrc.cext.version", "Version", base.DEC),
+	c_type = ProtoField.uint8("mrc.cext.type", "Type", base.DEC, ctl_types),
+	c_flags = ProtoField.uint8("mrc.cext.flags", "Flags", base.HEX),
+	c_dyn = ProtoField.bool("mrc.cext.flags.dyn_mpr", "Dynamic MPR", 8, nil, 0x01),
+	c_pad = ProtoField.uint8("mrc.cext.pad", "Padding", base.HEX),
+	c_sqpn = ProtoField.uint32("mrc.cext.sqpn", "Sender's QP", base.DEC),
+	c_seq = ProtoField.uint32("mrc.cext.seq", "Request number", base.DEC),
+	c_token = ProtoField.uint32("mrc.cext.token", "Token", base.HEX),
+	c_status = ProtoField.uint32("mrc.cext.port_status", "Port status (bit p-1: port p up)", base.HEX),
+	c_window = ProtoField.uint32("mrc.cext.window_psns", "Receive window (PSNs)", base.DEC),
 }
 local field_list = {}
 for _, v in pairs(f) do
@@ -384,6 +408,33 @@ local function dissect_probe(tvb, pinfo, tree)
 	return string.format("ev=%d seq=%d", tvb(BTH_LEN + 2, 2):uint(), tvb(BTH_LEN + 8, 4):uint())
 end
 
+local function dissect_ctl(tvb, pinfo, tree)
+	local off = BTH_LEN
+
+	if not need(tvb, tree, off, CEXT_LEN, "CEXT") then
+		return
+	end
+	local t = tree:add(f.cext, tvb(off, CEXT_LEN))
+	local typ = tvb(off + 1, 1):uint()
+	t:add(f.c_ver, tvb(off, 1))
+	check_version(tvb, t, off)
+	t:add(f.c_type, tvb(off + 1, 1))
+	local ft = t:add(f.c_flags, tvb(off + 2, 1))
+	ft:add(f.c_dyn, tvb(off + 2, 1))
+	t:add(f.c_pad, tvb(off + 3, 1))
+	t:add(f.c_sqpn, tvb(off + 4, 4))
+	t:add(f.c_seq, tvb(off + 8, 4))
+	t:add(f.c_token, tvb(off + 12, 4))
+	if typ <= 2 then
+		t:add(f.c_status, tvb(off + 16, 4))
+	else
+		t:add(f.c_window, tvb(off + 16, 4))
+	end
+	no_trailer(tvb, tree, off + CEXT_LEN)
+	return string.format("%s sqpn=%d seq=%d", ctl_types[typ] or "?",
+		tvb(off + 4, 4):uint(), tvb(off + 8, 4):uint())
+end
+
 function mrc.dissector(tvb, pinfo, tree)
 	if tvb:len() < 1 then
 		return 0
@@ -411,6 +462,8 @@ function mrc.dissector(tvb, pinfo, tree)
 		rest = dissect_ack(tvb, pinfo, root)
 	elseif op == OP_PROBE or op == OP_PROBE_ANSWER then
 		rest = dissect_probe(tvb, pinfo, root)
+	elseif op == OP_CTL then
+		rest = dissect_ctl(tvb, pinfo, root)
 	else
 		rest = dissect_data(tvb, pinfo, root, op)
 	end

@@ -416,7 +416,13 @@ int mrc_ctl_poll_ev_event(struct mrc_cq *ev_cq, int num_entries,
 
 enum mrc_ctl_ep_op_type {
 	MRC_CTL_EP_OP_EV_PROBE,
-	MRC_CTL_EP_OP_PORT_STATUS_UPDATE, /* mrc: ENOTSUP */
+	/*
+	 * Tells the peer at dgid which of our ports are up (port_status bit
+	 * p-1: port p): its QPs to us stop using EVs that lead to our ports
+	 * said down, until told they are up (docs/controller.md). Needs a QP
+	 * of ours in RTS to dgid (ENOTCONN otherwise); answered by the peer.
+	 */
+	MRC_CTL_EP_OP_PORT_STATUS_UPDATE,
 };
 
 struct mrc_ctl_ep_req {
@@ -427,7 +433,8 @@ struct mrc_ctl_ep_req {
 	struct mrc_ctl_ev req_ev; /* the EV and port the probe leaves by */
 	union {
 		struct {
-			uint32_t port_status; /* 1-based port bits */
+			/* bit p-1 set: our port p is up; clear: down */
+			uint32_t port_status;
 		} port_status_update;
 	} op;
 };
@@ -443,7 +450,9 @@ struct mrc_ctl_ep_rsp {
  * Sends every request, then waits up to rsp_timeout ns for the answers,
  * which fill rsp in the order they arrive. *num_rsp is set also when the
  * call fails with ETIMEDOUT (some answers missing). Errors: EINVAL,
- * ENOTSUP, EAGAIN, ENOMEM, EPERM, EIO, ETIMEDOUT.
+ * ENOTSUP, EAGAIN, ENOMEM, EPERM, EIO, ETIMEDOUT, and for port status
+ * updates ENOTCONN (no QP of ours in RTS to a dgid, or its peer not yet
+ * heard from).
  */
 int mrc_ctl_ep_batch_send_wait(struct mrc_context *mrc_ctx, uint8_t req_tc,
 			       enum mrc_ctl_ep_op_type op_type,

@@ -31,6 +31,7 @@ enum mrcx_ev_reason {
 	MRCX_EV_R_SILENT = 10, /* delivered nothing while later packets did */
 	MRCX_EV_R_GRAY = 11, /* delivers, but its RTT is far above its peers' */
 	MRCX_EV_R_LOSSY = 12, /* delivers, but loses far more than its peers */
+	MRCX_EV_R_PEER_PORT_DOWN = 13, /* the peer's port it leads to is down */
 };
 
 /*
@@ -78,6 +79,24 @@ int mrcx_query_qp_health(struct mrc_qp *qp, uint32_t after,
  * Controller extensions (need CAP_NET_ADMIN like mrc_ctl.h; EPERM
  * otherwise): what mrcctl shows beyond the OCP controller API.
  */
+/*
+ * Why mrcd dropped a control message from a peer's mrcd (docs/wire.md,
+ * CEXT): X(name, text), numbered from 0 in this order.
+ */
+#define MRCX_CTL_DROPS(X)                                              \
+	X(TRUNCATED, "truncated") /* not exactly BTH + CEXT */         \
+	X(BAD_OPCODE, "bad_opcode") /* not MRC_OP_CTL */               \
+	X(BAD_VERSION, "bad_version")                                  \
+	X(BAD_TYPE, "bad_type")                                        \
+	X(NO_PORT, "no_port") /* came in on none of our ports */       \
+	X(UNKNOWN_QP, "unknown_qp") /* no such QP in RTR or RTS */     \
+	X(NOT_PEER, "not_peer") /* sender not the QP's peer */         \
+	X(BAD_TOKEN, "bad_token") /* not the token we gave the peer */ \
+	X(STRAY_ANSWER, "stray_answer") /* answers nothing we sent */  \
+	X(BAD_VALUE, "bad_value") /* a window out of range */          \
+	X(NOT_NEGOTIATED, "not_negotiated") /* MPR: dynamic MPR off */
+#define MRCX_CTL_DROP_MAX 16
+
 /* One port (plane) of the device. */
 struct mrcx_port_info {
 	uint8_t port; /* 1-based */
@@ -90,6 +109,11 @@ struct mrcx_port_info {
 	char ifname[16];
 	uint8_t mac[6];
 	uint8_t gid[16]; /* our address on this plane */
+	uint8_t pad1[2];
+	/* Control messages from peers' mrcds that came in on it: taken, and
+	 * dropped by reason (MRCX_CTL_DROPS order; no_port: on port 1). */
+	uint32_t ctl_msgs;
+	uint32_t ctl_drop[MRCX_CTL_DROP_MAX];
 };
 
 /* Fills up to max entries; *n is the number of ports. */
@@ -120,6 +144,12 @@ struct mrcx_qp_info {
 	uint32_t srtt_ns; /* smoothed round trip, gain 1/8; 0: none yet */
 	uint32_t rtt_hi_ns; /* the high round trip lately (docs/health.md) */
 	uint32_t nev_cooled; /* EVs steered around now (congestion) */
+	/* Dynamic MPR: bit 0 this QP enabled it, bit 1 its peer did; in
+	 * effect when both are set (docs/libmrc.md). */
+	uint32_t dyn_mpr;
+	/* Ports (bit p-1: port p) the peer said are down (PORT_STATUS_UPDATE):
+	 * the EVs that lead to them stay out of use. */
+	uint32_t peer_ports_down;
 };
 
 /* Fills up to max entries; *n is the number of QPs there are. */

@@ -22,7 +22,9 @@ void soft_device_attr(struct mrc_device_attr *attr)
 	attr->wimm_attr.max_wimm_dest = 65535;
 	attr->mpr_attr.max_mpr = 2; /* 256 PSNs: the receive window */
 	attr->mpr_attr.mpr_resolution = 1;
-	attr->mpr_attr.dynamic_mpr = 0;
+	/* A responder may vary its MPR; in effect when both peers say so
+	 * (docs/libmrc.md, "Dynamic MPR"). */
+	attr->mpr_attr.dynamic_mpr = 1;
 	attr->qp_attr.max_qp_hint = 1024;
 }
 

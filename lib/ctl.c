@@ -625,9 +625,8 @@ int mrc_ctl_ep_batch_send_wait(struct mrc_context *mrc_ctx, uint8_t req_tc,
 	    !rsp_timeout || req_tc > 63)
 		return ctl_fail(EINVAL);
 	*num_rsp = 0;
-	if (op_type == MRC_CTL_EP_OP_PORT_STATUS_UPDATE)
-		return ctl_fail(ENOTSUP);
-	if (op_type != MRC_CTL_EP_OP_EV_PROBE)
+	if (op_type != MRC_CTL_EP_OP_EV_PROBE &&
+	    op_type != MRC_CTL_EP_OP_PORT_STATUS_UPDATE)
 		return ctl_fail(EINVAL);
 	if (num_req > MRCD_CTL_PROBE_MAX)
 		return ctl_fail(EINVAL);
@@ -636,6 +635,7 @@ int mrc_ctl_ep_batch_send_wait(struct mrc_context *mrc_ctx, uint8_t req_tc,
 		c->req.ctl_probe.nreq = (uint32_t)num_req;
 		c->req.ctl_probe.timeout_ns = rsp_timeout;
 		c->req.ctl_probe.tc = req_tc;
+		c->req.ctl_probe.op = (uint32_t)op_type;
 		memcpy(c->req.ctl_probe.req, req,
 		       (size_t)num_req * sizeof(*req));
 	}

@@ -176,7 +176,7 @@ static int take_mrc_attrs(struct mrc_qp *qp, const struct mrc_qp_attr *a,
 	if (((mask & MRC_QP_MPR) && (!a->mpr.mpr || a->mpr.mpr > MAX_MPR)) ||
 	    ((mask & MRC_QP_MPR_DEST) &&
 	     (!a->mpr.mpr_dest || a->mpr.mpr_dest > MAX_MPR)) ||
-	    ((mask & MRC_QP_DYNAMIC_MPR_DEST) && a->mpr.dynamic_mpr_dest) ||
+	    ((mask & MRC_QP_DYNAMIC_MPR_DEST) && a->mpr.dynamic_mpr_dest > 1) ||
 	    ((mask & MRC_QP_TIMEOUT) && a->timeout > 24) ||
 	    ((mask & MRC_QP_RETRY_CNT) &&
 	     (a->retry.linear_cnt > 7 || a->retry.exp_cnt > 25)) ||
@@ -186,6 +186,8 @@ static int take_mrc_attrs(struct mrc_qp *qp, const struct mrc_qp_attr *a,
 		qp->mattr.mpr.mpr = a->mpr.mpr;
 	if (mask & MRC_QP_MPR_DEST)
 		qp->mattr.mpr.mpr_dest = a->mpr.mpr_dest;
+	if (mask & MRC_QP_DYNAMIC_MPR_DEST)
+		qp->mattr.mpr.dynamic_mpr_dest = a->mpr.dynamic_mpr_dest;
 	if (mask & MRC_QP_MAX_WIMM)
 		qp->mattr.wimm.max_wimm = a->wimm.max_wimm;
 	if (mask & MRC_QP_MAX_WIMM_DEST)
@@ -247,6 +249,7 @@ static void fill_modify(struct mrc_qp *qp, uint32_t state)
 	m->state = state;
 	m->window_rx = qp->mattr.mpr.mpr_dest * 128u;
 	m->window_tx = qp->mattr.mpr.mpr * 128u;
+	m->flags = qp->mattr.mpr.dynamic_mpr_dest ? MRCD_QPF_DYN_MPR : 0;
 	m->max_wimm = qp->mattr.wimm.max_wimm;
 	m->retry_linear = qp->mattr.retry.linear_cnt;
 	m->retry_exp = qp->mattr.retry.exp_cnt;
@@ -265,7 +268,8 @@ int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 	struct compat_qp_in in;
 	struct mrcd_rep rep;
 	enum ibv_qp_state to;
-	int err;
+	uint8_t old_mpr_dest;
+	int err, vary;
 
 	if (!qp || (vmask && !vattr) || (mmask && !mattr))
 		return fail_errno(EINVAL);
@@ -318,16 +322,28 @@ int mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 		return fail_errno(EINVAL); /* SQD, SQE: not in MRC */
 	}
 	pthread_mutex_lock(&qp->lock);
+	old_mpr_dest = qp->mattr.mpr.mpr_dest;
 	err = take_verbs_attrs(qp, vattr, vmask);
 	if (!err)
 		err = take_mrc_attrs(qp, mattr, mmask);
-	if (err || to == qp->state) {
+	/* RTS to RTS with MRC_QP_MPR_DEST: the responder varies its MPR,
+	 * which mrcd allows with dynamic MPR in effect. */
+	vary = !err && to == IBV_QPS_RTS && qp->state == IBV_QPS_RTS &&
+	       (mmask & MRC_QP_MPR_DEST) &&
+	       qp->mattr.mpr.mpr_dest != old_mpr_dest;
+	if (err || (to == qp->state && !vary)) {
 		pthread_mutex_unlock(&qp->lock);
 		return err ? fail_errno(err) : 0;
 	}
 	fill_modify(qp, to);
 	req.qp_modify = qp->m;
 	err = soft_call(qp->ctx->sc, &req, &rep, NULL, 0);
+	if (vary) {
+		if (err)
+			qp->mattr.mpr.mpr_dest = old_mpr_dest;
+		pthread_mutex_unlock(&qp->lock);
+		return err ? fail_errno(err) : 0;
+	}
 	if (!err) {
 		struct mrc_cq *scq = qp->init.send_cq, *rcq = qp->init.recv_cq;
 
@@ -396,13 +412,21 @@ int mrc_query_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vmask,
 	if (init_attr)
 		*init_attr = qp->init;
 	pthread_mutex_unlock(&qp->lock);
-	if (vattr && (vmask & IBV_QP_STATE) && qp->state == IBV_QPS_RTS) {
+	if (qp->state == IBV_QPS_RTS &&
+	    ((vattr && (vmask & IBV_QP_STATE)) ||
+	     (mattr && (mmask & MRC_QP_DYNAMIC_MPR_DEST)))) {
 		req.obj.idx = qp->qpn;
 		err = soft_call(qp->ctx->sc, &req, &rep, NULL, 0);
 		if (err)
 			return fail_errno(err);
-		if (rep.qp_query.state == MRC_QPS_ERR)
+		if (vattr && (vmask & IBV_QP_STATE) &&
+		    rep.qp_query.state == MRC_QPS_ERR)
 			vattr->qp_state = vattr->cur_qp_state = IBV_QPS_ERR;
+		/* In RTS the query says whether it is in effect: both
+		 * peers enabled it (docs/libmrc.md, "Dynamic MPR"). */
+		if (mattr && (mmask & MRC_QP_DYNAMIC_MPR_DEST))
+			mattr->mpr.dynamic_mpr_dest =
+				(rep.qp_query.dyn_mpr & 3) == 3;
 	}
 	return 0;
 }

@@ -19,7 +19,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 9
+#define MRC_ABI_VERSION 10
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -476,7 +476,9 @@ struct mrc_qp_tx {
 	/* delivers, but its RTT is far above its peers' */     \
 	X(GRAY, 11, "gray: RTT far above its siblings'")        \
 	/* delivers, but loses far more than its peers */       \
-	X(LOSSY, 12, "lossy: loses far more than its siblings")
+	X(LOSSY, 12, "lossy: loses far more than its siblings") \
+	/* the peer said the port it leads to is down (PSU) */  \
+	X(PEER_PORT_DOWN, 13, "the peer's port is down")
 
 #define MRC_EV_REASON_ENUM(name, value, text) MRC_EV_R_##name = value,
 enum mrc_ev_reason { MRC_EV_REASONS(MRC_EV_REASON_ENUM) };
@@ -538,6 +540,11 @@ enum mrc_dp_op {
 	MRC_DP_QP_READ = 5,
 	/* Both halves' state := value, each under its own lock. */
 	MRC_DP_QP_STATE = 6,
+	/* The send half's window (the peer's MPR) := value, 1..256 PSNs:
+	 * dynamic MPR (docs/controller.md). */
+	MRC_DP_QP_WINDOW = 7,
+	/* The receive half's window (our MPR) := value, 1..256 PSNs. */
+	MRC_DP_QP_RX_WINDOW = 8,
 };
 
 struct mrc_dp_cmd {

@@ -132,7 +132,7 @@ struct mrcd_ctl_probe {
 	uint32_t nreq; /* in; out: the number of answers */
 	uint32_t timeout_ns;
 	uint32_t tc; /* DSCP */
-	uint32_t pad0;
+	uint32_t op; /* enum mrc_ctl_ep_op_type */
 	struct mrc_ctl_ep_req req[MRCD_CTL_PROBE_MAX];
 	struct mrc_ctl_ep_rsp rsp[MRCD_CTL_PROBE_MAX];
 };
@@ -181,6 +181,9 @@ struct mrcd_qp_create {
 	uint32_t pad0;
 };
 
+/* mrcd_qp_modify.flags */
+#define MRCD_QPF_DYN_MPR 0x1 /* dynamic_mpr_dest: the responder may vary */
+
 /* Everything the data path needs of an RTS (or RTR) QP, resolved. */
 struct mrcd_qp_modify {
 	uint32_t qpn;
@@ -193,7 +196,7 @@ struct mrcd_qp_modify {
 	uint32_t window_tx; /* the peer's MPR we respect, PSNs */
 	uint32_t max_wimm; /* 0: no limit */
 	uint32_t retry_linear, retry_exp;
-	uint32_t pad0;
+	uint32_t flags; /* MRCD_QPF_* */
 	uint64_t timeout_ns;
 	uint64_t ev_profile_id; /* held from INIT until RESET or destroy */
 	uint64_t cc_profile_id;
@@ -257,7 +260,7 @@ struct mrcd_qp_rep {
 struct mrcd_qp_query {
 	uint32_t state; /* the data path's, enum mrc_qp_state */
 	uint32_t next_psn, una_psn;
-	uint32_t pad0;
+	uint32_t dyn_mpr; /* bit 0 ours, bit 1 the peer's: both, in effect */
 };
 
 struct mrcd_rep {

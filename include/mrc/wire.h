@@ -43,6 +43,14 @@
  */
 #define MRC_OP_PROBE 0xc0
 #define MRC_OP_PROBE_ANSWER 0xc1
+/*
+ * mrcd-to-mrcd control message (CEXT below): port status updates and the
+ * QP hello that negotiates dynamic MPR. The receive program passes it to
+ * the kernel stack untouched (XDP_PASS), where mrcd's UDP socket on port
+ * 4791 takes it: the data path spends nothing on it. The BTH destination
+ * QP is the receiver's QP, PSN 0.
+ */
+#define MRC_OP_CTL 0xc2
 
 /*
  * InfiniBand Base Transport Header (IBTA vol. 1, 9.2), 12 bytes.
@@ -182,6 +190,43 @@ struct mrc_pext {
 	__be32 svc_ns; /* responder: ns between receiving and answering */
 };
 
+/*
+ * MRC control extension (CEXT), 20 bytes, after the BTH of an MRC_OP_CTL
+ * message. Every one is between two QPs that are each other's peers: the
+ * BTH names the receiver's QP, sqpn the sender's. token is what makes it
+ * the peer's: a hello offers the sender's own (random, per QP, drawn at
+ * RTR); every later message carries the receiver's, as its hello or its
+ * answer gave it. A message for a QP whose peer is not sqpn at the
+ * sender's address, or with the wrong token, is dropped and counted.
+ *
+ *  0: version (MRC_WIRE_VERSION)
+ *  1: type (MRC_CTL_*)
+ *  2: flags (MRC_CTLF_*)
+ *  3: padding, 0
+ *  4: the sender's QP
+ *  8: seq: the sender's request number; an answer returns it
+ * 12: token
+ * 16: value: PSU, the port status bits (bit p-1: port p is up); hello,
+ *     its answer and MPR, the sender's receive window (MPR) in PSNs
+ */
+struct mrc_cext {
+	__u8 version;
+	__u8 type;
+	__u8 flags;
+	__u8 pad0;
+	__be32 sqpn;
+	__be32 seq;
+	__be32 token;
+	__be32 value;
+};
+#define MRC_CTL_PSU 1 /* port status update (OCP PORT_STATUS_UPDATE) */
+#define MRC_CTL_PSU_ANSWER 2 /* ...received and applied */
+#define MRC_CTL_HELLO 3 /* a QP reached RTR/RTS: its token, dynamic MPR */
+#define MRC_CTL_HELLO_ANSWER 4 /* ...and the peer QP's */
+#define MRC_CTL_MPR 5 /* dynamic MPR: the responder's receive window now */
+#define MRC_CTLF_DYN_MPR 0x01 /* hello: the sender enabled dynamic MPR */
+#define MRC_CTL_LEN (sizeof(struct mrc_bth) + sizeof(struct mrc_cext))
+
 _Static_assert(sizeof(struct mrc_bth) == 12, "BTH is 12 bytes");
 _Static_assert(__builtin_offsetof(struct mrc_bth, pkey) == 2, "BTH pkey");
 _Static_assert(__builtin_offsetof(struct mrc_bth, dqpn) == 4, "BTH dqpn");
@@ -202,6 +247,8 @@ _Static_assert(__builtin_offsetof(struct mrc_aext, cum_psn) == 8,
 	       "AEXT cum_psn");
 _Static_assert(__builtin_offsetof(struct mrc_aext, sack) == 20, "AEXT sack");
 _Static_assert(sizeof(struct mrc_pext) == 24, "PEXT is 24 bytes");
+_Static_assert(sizeof(struct mrc_cext) == 20, "CEXT is 20 bytes");
+_Static_assert(__builtin_offsetof(struct mrc_cext, value) == 16, "CEXT value");
 _Static_assert(__builtin_offsetof(struct mrc_pext, svc_ns) == 20,
 	       "PEXT svc_ns");
 

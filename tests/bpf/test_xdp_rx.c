@@ -184,6 +184,7 @@ IN(init_qp_in, w.qpn = QPN_INIT)
 OUT(init_qp_nack, (void)0, MRC_NACK_QP_STATE, 0, 0, 0)
 IN(version_in, w.version = 2)
 IN(send_opcode_in, w.op = 0x04)
+IN(ctl_in, w.op = MRC_OP_CTL)
 IN(not_mrc_in, w.dport = 9000)
 IN(zero_len_in, w.len = 0; w.paylen = 0)
 
@@ -525,6 +526,8 @@ static const struct fixture cases[] = {
 	   rejected_truncated),
 	FX("UDP to another port: passed, untouched", not_mrc_in, XDP_PASS,
 	   not_mrc_in, passed_untouched),
+	FX("mrcd's control message (0xc2): passed, untouched", ctl_in, XDP_PASS,
+	   ctl_in, passed_untouched),
 	FX("ACK for a QP with no send side: dropped", ack_in, XDP_DROP, NULL,
 	   rejected_qp),
 };

@@ -472,7 +472,7 @@ static struct wr hostile_wr(void)
 	return w;
 }
 
-/* A probe or a probe's answer, or an ACK, for any QP. */
+/* A probe or a probe's answer, an ACK, or mrcd's message, for any QP. */
 static void lay_control(struct frame *fr)
 {
 	struct wr w = valid_wr();
@@ -481,10 +481,14 @@ static void lay_control(struct frame *fr)
 	uint32_t udp_len, i, body;
 	uint8_t op;
 
-	switch (below(3)) {
+	switch (below(4)) {
 	case 0:
 		op = MRC_OP_PROBE;
 		body = 24;
+		break;
+	case 3:
+		op = MRC_OP_CTL;
+		body = 20;
 		break;
 	case 1:
 		op = MRC_OP_PROBE_ANSWER;
@@ -742,6 +746,10 @@ static void model(const uint8_t *f, uint32_t n, struct verdict *v)
 	if (n < o + 12)
 		return reject(v, MRC_DROP_TRUNCATED, NULL);
 	op = f[o];
+	if (op == MRC_OP_CTL) { /* mrcd's: to the kernel stack, untouched */
+		v->action = XDP_PASS;
+		return;
+	}
 	v->qpn = get32(f + o + 4) & MRC_BTH_QPN_MASK;
 	v->psn = get32(f + o + 8) & MRC_BTH_PSN_MASK;
 	if (op == MRC_OP_ACK) {

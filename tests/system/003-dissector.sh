@@ -4,7 +4,8 @@
 # The Wireshark dissector (deploy/mrc.lua) against packets the real BPF
 # programs made through BPF_PROG_TEST_RUN (tests/tools/wire_pcap.c): data
 # (first, middle, last, only; WRITE, WRITE_IMM, zero-length, CE, RETX),
-# ACKs with SACK, a NACK of each reason, a probe and its answer. tshark
+# ACKs with SACK, a NACK of each reason, a probe and its answer, mrcd's
+# control messages (hello, port status update and their answers). tshark
 # must name every MRC field with the value the frame carries (decoded in C
 # from include/mrc/wire.h), claim every frame (no RoCE ICRC, no malformed
 # frame, no warning), and give each garbled frame its expert info, never
@@ -47,7 +48,7 @@ diff -u "$TMP/registered" "$TMP/fields" >"$TMP/diff" ||
 	fail "registered fields and checked fields differ: $(cat "$TMP/diff")"
 nfields=$(wc -l <"$TMP/fields")
 # FT_NONE: the expert infos and the headers (subtrees, checked below).
-headers="mrc.bth mrc.reth mrc.dext mrc.aeth mrc.aext mrc.aext.sack_bitmap mrc.pext"
+headers="mrc.bth mrc.reth mrc.dext mrc.aeth mrc.aext mrc.aext.sack_bitmap mrc.pext mrc.cext"
 {
 	cut -f2 "$TMP/bad.expect" | grep -v '^\*$' | tr -d '!'
 	printf '%s\n' mrc.nack mrc.trimmed $headers
@@ -93,7 +94,7 @@ for want in 'mrc.bth.opcode == 0x0a' 'mrc.bth.opcode == 0x0b' 'mrc.bth.opcode ==
 	'mrc.dext.flags.last == 1' 'mrc.dext.flags.retx == 1' 'mrc.reth.len_bytes == 0' \
 	'mrc.aext.flags.ecn_ce == 1' 'mrc.aext.sacked_psn' 'mrc.aext.svc_ns > 0' \
 	'mrc.pext.svc_ns > 0' 'ipv6 && mrc.dext' 'ipv6 && mrc.aext' 'ipv6 && mrc.bth.opcode == 0xc1' \
-	'mrc.bth.opcode == 0xc1 && mrc.bth.dest_qp == 0xffffff' \
+	'mrc.bth.opcode == 0xc1 && mrc.bth.dest_qp == 0xffffff' 'mrc.cext.type == 1' 'mrc.cext.type == 3' \
 	$headers; do
 	[ -n "$(ts -r "$TMP/good.pcap" -Y "$want" -T fields -e frame.number)" ] ||
 		fail "good.pcap has no frame with $want"

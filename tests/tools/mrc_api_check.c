@@ -193,7 +193,7 @@ static void state_machine(void **state)
 	m.mpr.mpr_dest = 3;
 	assert_int_equal(to_rtr(&a, qp, &m, RTR_MASK), EINVAL);
 	m.mpr.mpr_dest = 2;
-	m.mpr.dynamic_mpr_dest = 1; /* the device has no dynamic MPR */
+	m.mpr.dynamic_mpr_dest = 2; /* a bit: 0 or 1 */
 	assert_int_equal(to_rtr(&a, qp, &m, RTR_MASK), EINVAL);
 	m.mpr.dynamic_mpr_dest = 0;
 	assert_int_equal(to_rtr(&a, qp, &m, RTR_MASK), 0);

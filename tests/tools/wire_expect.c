@@ -190,6 +190,25 @@ static void probe(struct capture *c, const uint8_t *h)
 	field(c, "mrc.pext.svc_ns", "%u", ntohl(p->svc_ns));
 }
 
+static void ctl_msg(struct capture *c, const uint8_t *h)
+{
+	const struct mrc_cext *x = (const void *)(h + sizeof(struct mrc_bth));
+
+	field(c, "mrc.cext.version", "%u", x->version);
+	field(c, "mrc.cext.type", "%u", x->type);
+	field(c, "mrc.cext.flags", "0x%02x", x->flags);
+	field(c, "mrc.cext.flags.dyn_mpr", "%u",
+	      (unsigned int)!!(x->flags & MRC_CTLF_DYN_MPR));
+	field(c, "mrc.cext.pad", "0x%02x", x->pad0);
+	field(c, "mrc.cext.sqpn", "%u", ntohl(x->sqpn));
+	field(c, "mrc.cext.seq", "%u", ntohl(x->seq));
+	field(c, "mrc.cext.token", "0x%08x", ntohl(x->token));
+	if (x->type <= MRC_CTL_PSU_ANSWER)
+		field(c, "mrc.cext.port_status", "0x%08x", ntohl(x->value));
+	else
+		field(c, "mrc.cext.window_psns", "%u", ntohl(x->value));
+}
+
 void capture_frame(struct capture *c, const uint8_t *f, size_t len)
 {
 	size_t off = udp_payload(f);
@@ -204,6 +223,9 @@ void capture_frame(struct capture *c, const uint8_t *f, size_t len)
 		break;
 	case MRC_OP_ACK:
 		ack(c, h);
+		break;
+	case MRC_OP_CTL:
+		ctl_msg(c, h);
 		break;
 	default:
 		probe(c, h);

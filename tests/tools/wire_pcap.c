@@ -394,6 +394,43 @@ static void write6(struct frame *f, uint32_t psn)
 	from_pkt(f, &p);
 }
 
+/*
+ * mrcd's control message (CEXT) of type to qpn, as probe.c builds it: the
+ * receive program passes it to the kernel stack untouched.
+ */
+static void ctl_msg(int v6, uint32_t qpn, uint8_t type, uint8_t flags,
+		    uint32_t value)
+{
+	static struct frame f, out;
+	static struct pkt p;
+	struct mrc_cext x = {
+		.version = MRC_WIRE_VERSION,
+		.type = type,
+		.flags = flags,
+		.sqpn = htonl(77),
+		.seq = htonl(0x1000 + type),
+		.token = htonl(0x5eed0000u + type),
+		.value = htonl(value),
+	};
+
+	pkt_init(&p);
+	pkt_eth(&p, PKT_MAC_B, PKT_MAC_A);
+	if (v6)
+		pkt_ipv6(&p, "fd00:1::2", "fd00:2::2", 0);
+	else
+		pkt_ipv4(&p, "198.18.1.2", "198.18.2.2", 0);
+	pkt_udp(&p, MRC_UDP_PORT, MRC_UDP_PORT);
+	pkt_bth(&p, MRC_OP_CTL, qpn, 0, 0);
+	pkt_bytes(&p, &x, sizeof(x));
+	p.udp_csum = 1;
+	pkt_finish(&p);
+	from_pkt(&f, &p);
+	CHECK(run(bpf_program__fd(r_rx->progs.mrc_xdp_rx), &f, &out) ==
+	      XDP_PASS);
+	CHECK(out.len == f.len && !memcmp(out.b, f.b, f.len));
+	capture_frame(&good, f.b, f.len);
+}
+
 /* A probe to qpn and the receiver's answer into the capture. */
 static void probe_answered(struct frame *pr, int v6, uint32_t qpn)
 {
@@ -444,6 +481,12 @@ static void traffic(void)
 	probe_answered(&pr6, 1, R_QPN);
 	/* The controller's EV probe, to the device rather than a QP. */
 	probe_answered(&pr6, 1, MRC_PROBE_QPN);
+	/* mrcd's own messages: a hello (dynamic MPR), a port status
+	 * update and their answers, passed up untouched. */
+	ctl_msg(0, R_QPN, MRC_CTL_HELLO, MRC_CTLF_DYN_MPR, 128);
+	ctl_msg(0, R_QPN, MRC_CTL_HELLO_ANSWER, 0, 256);
+	ctl_msg(1, R_QPN, MRC_CTL_PSU, 0, 0xb);
+	ctl_msg(0, R_QPN, MRC_CTL_PSU_ANSWER, 0, 0xb);
 
 	/* bad.pcap: a WRITE, a WRITE_IMM, an ACK and a probe (IPv4), garbled. */
 	garble(&bad, d[0].b, d[0].len, d[3].b, d[3].len, ack4.b, ack4.len, pr.b,

@@ -356,6 +356,28 @@ int dev_qp_set_state(struct dev *d, uint32_t qpn, uint32_t state)
 	return 0;
 }
 
+int dev_qp_set_window(struct dev *d, uint32_t qpn, uint32_t psns)
+{
+	(void)d;
+	if (qpn >= MRC_MAX_QP || !fake.qp_exists[qpn])
+		return -ENOENT;
+	if (!psns || psns > MRC_RX_WINDOW_MAX)
+		return -EINVAL;
+	fake.view[qpn].window = psns;
+	return 0;
+}
+
+int dev_qp_set_rx_window(struct dev *d, uint32_t qpn, uint32_t psns)
+{
+	(void)d;
+	if (qpn >= MRC_MAX_QP || !fake.qp_exists[qpn])
+		return -ENOENT;
+	if (!psns || psns > MRC_RX_WINDOW_MAX)
+		return -EINVAL;
+	fake.rx_window[qpn] = psns;
+	return 0;
+}
+
 void dev_qp_clear(struct dev *d, uint32_t qpn)
 {
 	(void)d;
@@ -443,6 +465,24 @@ int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 				  .ev_idx = ev_idx,
 				  .tos = tos };
 	memcpy(f->addr, addr, 16);
+	return 0;
+}
+
+int probe_ctl_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
+		    uint16_t sport, uint16_t fl, uint32_t dqpn,
+		    const struct mrc_cext *cx, uint8_t tos)
+{
+	struct fake_ctl *f;
+
+	(void)pr;
+	(void)fl;
+	(void)tos;
+	if (p >= (uint32_t)fake.nports)
+		return -ENODEV;
+	f = &fake.ctl[fake.nctl++ % 64];
+	*f = (struct fake_ctl){ .port = p, .dqpn = dqpn, .sport = sport };
+	memcpy(f->addr, addr, 16);
+	f->cx = *cx;
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include "dev.h"
 #include "mrc/abi.h"
+#include "mrc/wire.h"
 
 #define FAKE_MAX 4096 /* commands, events, probes and transmit calls kept */
 
@@ -28,6 +29,14 @@ struct fake_probe {
 	uint16_t sport, fl;
 	uint8_t ev_idx, tos;
 	uint8_t addr[16];
+};
+
+/* A control message (probe_ctl_frame): where it went and what it said. */
+struct fake_ctl {
+	uint32_t port, dqpn;
+	uint16_t sport;
+	uint8_t addr[16];
+	struct mrc_cext cx;
 };
 
 struct fake_device {
@@ -50,6 +59,9 @@ struct fake_device {
 	struct fake_probe probe[FAKE_MAX];
 	int nprobe;
 	int probe_err; /* probe_frame's result when not 0 */
+	struct fake_ctl ctl[64]; /* the newest at (nctl - 1) % 64 */
+	uint32_t rx_window[MRC_MAX_QP]; /* dev_qp_set_rx_window's */
+	int nctl;
 	uint32_t next_nonce;
 	int map_fd[8]; /* the mmapable maps, memfds; -1 until asked for */
 	/* mrc_cc: what dev_cc_set wrote; cc_set[slot] 0: never, 1: params,

@@ -5,9 +5,27 @@
  * their admin state (mrc_ctl_modify_port).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "mrcctl.h"
+
+/* Control messages dropped on it, "reason:count,..."; "-" for none. */
+static char *ctl_drops(const struct mrcx_port_info *p)
+{
+#define CTL_DROP_NAME(name, text) text,
+	static const char *const names[] = { MRCX_CTL_DROPS(CTL_DROP_NAME) };
+#undef CTL_DROP_NAME
+	char s[512] = "";
+	size_t n = 0, i;
+
+	for (i = 0; i < ARRAY_SIZE(names) && n < sizeof(s) - 40; i++)
+		if (p->ctl_drop[i])
+			n += (size_t)snprintf(s + n, sizeof(s) - n, "%s%s:%u",
+					      n ? "," : "", names[i],
+					      p->ctl_drop[i]);
+	return xstrdup(n ? s : "-");
+}
 
 static int port_row(struct tbl *t, struct mrc_context *ctx,
 		    const struct mrcx_port_info *p)
@@ -34,6 +52,8 @@ static int port_row(struct tbl *t, struct mrc_context *ctx,
 	tbl_str_own(t, "gid", "GID", gid_str(p->gid));
 	tbl_u64(t, "evs_in_use", "EVS_IN_USE", p->nev_in_use);
 	tbl_u64(t, "evs_bad", "EVS_BAD", p->nev_bad);
+	tbl_u64(t, "ctl_msgs", "CTL_MSGS", p->ctl_msgs);
+	tbl_str_own(t, "ctl_drops", "CTL_DROPS", ctl_drops(p));
 	return 0;
 }
 

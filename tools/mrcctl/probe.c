@@ -4,7 +4,10 @@
  * MRC_CTL_EP_OP_EV_PROBE), one request per EV and round, each with a
  * request id of its own. Every request gets a line: its answer (the port
  * it came back on, the RTT) or a timeout. Missing answers are no usage
- * error: what came back is printed, and the exit status is 2.
+ * error: what came back is printed, and the exit status is 2. With
+ * status BITS each request is a port status update instead
+ * (MRC_CTL_EP_OP_PORT_STATUS_UPDATE): the peer is told which of our ports
+ * are up, and its answer is timed the same way.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,11 +27,13 @@ struct probe {
 	int nev;
 	uint32_t rounds, timeout_ms;
 	enum mrc_ctl_ev_fmt_mode mode;
+	int have_status;
+	uint32_t status; /* bit p-1: our port p is up */
 };
 
-enum { P_DGID, P_EV, P_SGID, P_COUNT, P_TIMEOUT, P_MODE };
-static const char *const kws[] = { "dgid",  "ev",      "sgid",
-				   "count", "timeout", "mode" };
+enum { P_DGID, P_EV, P_SGID, P_COUNT, P_TIMEOUT, P_MODE, P_STATUS };
+static const char *const kws[] = { "dgid",    "ev",   "sgid",  "count",
+				   "timeout", "mode", "status" };
 
 static int probe_args(struct args *a, struct probe *p)
 {
@@ -69,6 +74,10 @@ static int probe_args(struct args *a, struct probe *p)
 					&w);
 			p->mode = w ? MRC_CTL_EV_FMT_MODE_UDP :
 				      MRC_CTL_EV_FMT_MODE_STEV;
+			break;
+		case P_STATUS:
+			rc = arg_u32(a, "status", 0, UINT32_MAX, &p->status);
+			p->have_status = 1;
 			break;
 		}
 	}
@@ -135,9 +144,11 @@ static int probe_round(struct mrc_context *ctx, const struct probe *p,
 	int rc, err, i, k, nrsp = 0;
 
 	errno = 0;
-	rc = mrc_ctl_ep_batch_send_wait(ctx, 0, MRC_CTL_EP_OP_EV_PROBE, req,
-					p->nev, p->timeout_ms * 1000000u, rsp,
-					&nrsp);
+	rc = mrc_ctl_ep_batch_send_wait(
+		ctx, 0,
+		p->have_status ? MRC_CTL_EP_OP_PORT_STATUS_UPDATE :
+				 MRC_CTL_EP_OP_EV_PROBE,
+		req, p->nev, p->timeout_ms * 1000000u, rsp, &nrsp);
 	err = rc ? api_errno(rc) : 0;
 	if (rc && err != ETIMEDOUT)
 		return err_api(err, "mrc_ctl_ep_batch_send_wait",
@@ -187,6 +198,7 @@ static int probe_run(struct args *a)
 			req[i].dgid = p.dgid;
 			req[i].ev_fmt_mode = p.mode;
 			req[i].req_ev = p.evs[i];
+			req[i].op.port_status_update.port_status = p.status;
 		}
 		rc = probe_round(ctx, &p, req, rsp, r, t, &missing);
 	}
@@ -211,6 +223,9 @@ static int probe_run(struct args *a)
 static const char *const defs[] = {
 	"PROBE := dgid GID ev VAL port P [ ev VAL port P ]... [ sgid GID ]",
 	"         [ count N ] [ timeout MS ] [ mode { stev | udp } ]",
+	"         [ status BITS ]",
+	"BITS := a port status update instead of probes: bit p-1 set says"
+	" our port p is up, clear that it is down",
 	"GID := an IPv4 (taken as ::ffff:a.b.c.d) or IPv6 address; sgid"
 	" defaults to ours on each EV's port",
 	"N := rounds, 1..1000 (default 1); MS := 1..4294 (default 1000)",
@@ -220,7 +235,7 @@ static const char *const defs[] = {
 
 const struct object obj_probe = {
 	.name = "probe",
-	.what = "send EV probes to a peer and time the answers",
+	.what = "send EV probes (or port status updates) to a peer and time the answers",
 	.run = probe_run,
 	.form = "PROBE",
 	.defs = defs,

@@ -4,6 +4,7 @@
  * state, peer, owner, profiles, window, EVs and packet counters.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "mrcctl.h"
@@ -33,6 +34,20 @@ static int qp_list(struct mrc_context *ctx, struct mrcx_qp_info **qps, int *n)
 	return err_runtime("mrcx_ctl_qp_list: the QP count keeps changing");
 }
 
+/* Ports (bit p-1: port p) as "2,4"; "-" for none. */
+static char *port_list(uint32_t bits)
+{
+	char s[3 * 32 + 1] = "";
+	size_t n = 0;
+	int p;
+
+	for (p = 1; p <= 32; p++)
+		if (bits >> (p - 1) & 1)
+			n += (size_t)snprintf(s + n, sizeof(s) - n, "%s%d",
+					      n ? "," : "", p);
+	return xstrdup(n ? s : "-");
+}
+
 static void qp_row(struct tbl *t, const struct mrcx_qp_info *q)
 {
 	tbl_row(t);
@@ -60,6 +75,11 @@ static void qp_row(struct tbl *t, const struct mrcx_qp_info *q)
 	tbl_u64(t, "cc_inflight_bytes", "CC_INFLIGHT(B)", q->cc_inflight_bytes);
 	tbl_u64(t, "cc_base_rtt_ns", "BASE_RTT(ns)", q->cc_base_rtt_ns);
 	tbl_u64(t, "cc_avg_delay_ns", "QDELAY(ns)", q->cc_avg_delay_ns);
+	tbl_bool(t, "dyn_mpr", "DYN_MPR", (q->dyn_mpr & 3) == 3);
+	tbl_bool(t, "dyn_mpr_local", "DYN_MPR_LOCAL", q->dyn_mpr & 1);
+	tbl_bool(t, "dyn_mpr_peer", "DYN_MPR_PEER", (q->dyn_mpr >> 1) & 1);
+	tbl_str_own(t, "peer_ports_down", "PEER_PORTS_DOWN",
+		    port_list(q->peer_ports_down));
 }
 
 static int do_show(struct args *a)

@@ -50,6 +50,8 @@ static int client_connect_qps(struct perf_client *c)
 
 	c->dev.ev_profile = c->o->ev_profile;
 	c->dev.cc_profile = c->o->cc_profile;
+	c->dev.dyn_mpr = c->o->dyn_mpr;
+	c->dev.mpr_dest = c->o->mpr_dest;
 	err = dev_setup(&c->dev, &c->params);
 	if (err)
 		return err;

@@ -48,6 +48,7 @@ struct perf_dev {
 	unsigned int nqps, depth, rq_depth, sge;
 	unsigned int idle_us, max_cqe;
 	unsigned int ev_profile, cc_profile; /* named at INIT */
+	unsigned int dyn_mpr, mpr_dest; /* at RTR: dynamic MPR, MPR (0: mpr) */
 	uint64_t slice_bytes;
 	uint64_t mem_per_qp_bytes;
 	/* errors seen in completions */

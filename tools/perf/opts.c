@@ -42,6 +42,12 @@ static void usage(FILE *f)
 		"      --ev-profile N       this side's QPs name EV profile N (default 0,\n"
 		"                           the device's own; see mrcctl ev-profile)\n"
 		"      --cc-profile N       ...and CC profile N (default 0: none)\n"
+		"      --dynamic-mpr        this side's QPs enable dynamic MPR (in\n"
+		"                           effect when the peer's do too)\n"
+		"      --mpr-dest N         this side's QPs accept N x 128 PSNs\n"
+		"                           (default: as --mpr)\n"
+		"      --vary-mpr-dest N@S  server: S seconds into the first row, its\n"
+		"                           QPs accept N x 128 PSNs (dynamic MPR)\n"
 		"      --timeline FILE      bw: a CSV of goodput, retransmissions and EVs\n"
 		"                           in use each ms, FILE.events.csv, and a PNG\n"
 		"                           (gnuplot); with --at, a failover summary\n"
@@ -185,6 +191,9 @@ enum {
 	OPT_IDLE,
 	OPT_EV_PROFILE,
 	OPT_CC_PROFILE,
+	OPT_DYN_MPR,
+	OPT_MPR_DEST,
+	OPT_VARY_MPR,
 };
 
 static const struct option long_opts[] = {
@@ -210,6 +219,9 @@ static const struct option long_opts[] = {
 	{ "idle-us", required_argument, NULL, OPT_IDLE },
 	{ "ev-profile", required_argument, NULL, OPT_EV_PROFILE },
 	{ "cc-profile", required_argument, NULL, OPT_CC_PROFILE },
+	{ "dynamic-mpr", no_argument, NULL, OPT_DYN_MPR },
+	{ "mpr-dest", required_argument, NULL, OPT_MPR_DEST },
+	{ "vary-mpr-dest", required_argument, NULL, OPT_VARY_MPR },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -277,6 +289,22 @@ static int parse_opt(int c, const char *arg, struct perf_opts *o)
 		return parse_uint("--ev-profile", arg, 0, 63, &o->ev_profile);
 	case OPT_CC_PROFILE:
 		return parse_uint("--cc-profile", arg, 0, 15, &o->cc_profile);
+	case OPT_DYN_MPR:
+		o->dyn_mpr = true;
+		break;
+	case OPT_MPR_DEST:
+		return parse_uint("--mpr-dest", arg, 1, 255, &o->mpr_dest);
+	case OPT_VARY_MPR: {
+		char tail;
+
+		if (sscanf(arg, "%u@%lf%c", &o->vary_mpr, &o->vary_after_s,
+			   &tail) != 2 ||
+		    !o->vary_mpr || o->vary_mpr > 255 ||
+		    !(o->vary_after_s >= 0) || o->vary_after_s > 3600)
+			return bad_value("--vary-mpr-dest", arg,
+					 "N@SECONDS, N 1..255");
+		break;
+	}
 	case OPT_SGE:
 		return parse_uint("--sge", arg, 1, PERF_MAX_SGE, &o->sge);
 	case 'p':

@@ -16,6 +16,13 @@ struct perf_opts {
 	bool server;
 	/* the EV and CC profiles this side's QPs name (its controller's) */
 	unsigned int ev_profile, cc_profile;
+	/* this side's QPs as responders: dynamic MPR, their own MPR (0: as
+	 * --mpr); neither is sent to the peer */
+	bool dyn_mpr;
+	unsigned int mpr_dest;
+	/* server: --vary-mpr-dest N@S, MPR N S seconds into the first row */
+	unsigned int vary_mpr;
+	double vary_after_s;
 	const char *host; /* client: the server; server: listen address */
 	const char *port;
 	enum perf_test test;

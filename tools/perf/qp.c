@@ -96,8 +96,9 @@ static int qp_connect(struct perf_dev *d, struct perf_qp *q,
 	};
 	struct mrc_qp_attr ma = {
 		.mpr = { .mpr = (uint8_t)p->mpr,
-			 .mpr_dest = (uint8_t)p->mpr,
-			 .dynamic_mpr_dest = 0 },
+			 .mpr_dest =
+				 (uint8_t)(d->mpr_dest ? d->mpr_dest : p->mpr),
+			 .dynamic_mpr_dest = (uint8_t) !!d->dyn_mpr },
 		.wimm = { .max_wimm = (uint16_t)q->peer.rq_depth,
 			  .max_wimm_dest = (uint16_t)d->rq_depth },
 		.timeout = (uint8_t)p->timeout,

@@ -35,11 +35,31 @@ static int server_check_params(const struct sc_params *p)
 	return 0;
 }
 
+/* --vary-mpr-dest: every QP's MPR as responder, RTS to RTS (dynamic MPR). */
+static void server_vary_mpr(struct perf_server *s)
+{
+	struct ibv_qp_attr va = { .qp_state = IBV_QPS_RTS };
+	struct mrc_qp_attr ma = { .mpr = { .mpr_dest = (uint8_t)s->vary_mpr } };
+	unsigned int i;
+
+	s->vary_at_ns = 0;
+	s->vary_mpr = 0;
+	for (i = 0; i < s->dev.nqps; i++)
+		if (mrc_modify_qp(s->dev.qps[i].qp, &va, IBV_QP_STATE, &ma,
+				  MRC_QP_MPR_DEST))
+			pr_err("QP %u: MPR %u as responder: %s",
+			       s->dev.qps[i].qpn, ma.mpr.mpr_dest,
+			       strerror(errno));
+}
+
 /* Waits for DONE from the client; true when it came (or the link died). */
 static bool server_done_pending(struct perf_server *s, unsigned int *spins)
 {
-	if ((++*spins & 1023) == 0)
+	if ((++*spins & 1023) == 0) {
+		if (s->vary_at_ns && now_ns() >= s->vary_at_ns)
+			server_vary_mpr(s);
 		return sc_pending(s->fd);
+	}
 	return false;
 }
 
@@ -151,6 +171,8 @@ static int server_row(struct perf_server *s, const struct sc_start *st)
 	}
 	cpu0 = cpu_ns();
 	t0 = t_last = now_ns();
+	if (s->vary_mpr && !s->vary_at_ns)
+		s->vary_at_ns = t0 + s->vary_after_ns;
 	err = sc_send(s->fd, SC_GO, NULL, 0);
 	if (err)
 		return err;
@@ -160,9 +182,18 @@ static int server_row(struct perf_server *s, const struct sc_start *st)
 		err = server_pong(s, &r, deadline, &done);
 	else if (s->params.imm)
 		err = server_poll_recvs(s, deadline, &done, &t_last);
-	else
+	else {
+		/* Nothing to poll (WRITEs complete nowhere here): wait
+		 * for DONE, doing --vary-mpr-dest on its time. */
+		while (s->vary_at_ns && !sc_pending(s->fd) && !g_stop) {
+			if (now_ns() >= s->vary_at_ns)
+				server_vary_mpr(s);
+			else
+				usleep(1000);
+		}
 		err = sc_recv(s->fd, SC_DONE, &done, sizeof(done),
 			      s->params.limit_ms + PERF_IO_TIMEOUT_MS);
+	}
 	if (err)
 		return err;
 	res.cpu_ns = cpu_ns() - cpu0;
@@ -245,6 +276,10 @@ int server_main(const struct perf_opts *o)
 
 	s.dev.ev_profile = o->ev_profile;
 	s.dev.cc_profile = o->cc_profile;
+	s.dev.dyn_mpr = o->dyn_mpr;
+	s.dev.mpr_dest = o->mpr_dest;
+	s.vary_mpr = o->vary_mpr;
+	s.vary_after_ns = (uint64_t)(o->vary_after_s * 1e9);
 
 	lfd = sock_listen(o->host, o->port);
 	if (lfd < 0)

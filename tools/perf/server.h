@@ -17,6 +17,9 @@ struct perf_server {
 	int fd;
 	struct perf_dev dev;
 	struct sc_params params;
+	/* --vary-mpr-dest N@S: S ns into the first row, MPR N (0: none) */
+	unsigned int vary_mpr;
+	uint64_t vary_after_ns, vary_at_ns;
 };
 
 /* mrc-perf server: the exit status. */
