@@ -715,8 +715,7 @@ int main(int argc, char **argv)
 	m.books = (struct books_ctx){
 		.cl = &m.clients, .obj = &m.obj, .links = &m.links, .fd = -1
 	};
-	for (i = 0; i < MRC_MAX_PORTS; i++)
-		m.probe.fd[i] = -1;
+	m.probe.fd = -1;
 	for (i = 0; i < MRC_MAX_QP; i++)
 		m.obj.qp[i].db_fd = -1;
 	while ((c = getopt_long(argc, argv, "p:a:s:P:c:6vh", opts, NULL)) !=

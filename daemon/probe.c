@@ -2,7 +2,10 @@
 /*
  * Probe frames: built here byte for byte the way the transmit program
  * builds data packets (same addresses, same UDP source port, so they hash
- * onto the same path), sent through an AF_PACKET socket on the port.
+ * onto the same path), sent out of the port through one AF_PACKET
+ * socket. One, unbound: closing a packet socket waits out an RCU grace
+ * period (packet_release(), synchronize_net(); 13-16 ms here), and an
+ * mrcd ending (a restart's handover) closes its sockets one by one.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -47,18 +50,15 @@ int probe_open(struct probe *pr, struct dev *dev, int nports,
 	pr->dev = dev;
 	pr->nports = nports;
 	pr->sent = 0;
-	for (i = 0; i < MRC_MAX_PORTS; i++)
-		pr->fd[i] = -1;
-	for (i = 0; i < nports; i++) {
-		struct sockaddr_ll sll = {
-			.sll_family = AF_PACKET,
-			.sll_protocol = 0, /* send only */
-			.sll_ifindex = (int)if_nametoindex(ifname[i]),
-		};
-
-		pr->fd[i] = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-		if (pr->fd[i] < 0 ||
-		    bind(pr->fd[i], (struct sockaddr *)&sll, sizeof(sll))) {
+	memset(pr->ifindex, 0, sizeof(pr->ifindex));
+	pr->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (pr->fd < 0) {
+		log_err("probe socket: %s\n", strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < nports && i < MRC_MAX_PORTS; i++) {
+		pr->ifindex[i] = (int)if_nametoindex(ifname[i]);
+		if (!pr->ifindex[i]) {
 			log_err("port %s: probe socket: %s\n", ifname[i],
 				strerror(errno));
 			return -errno;
@@ -86,8 +86,8 @@ static int frame_send(struct probe *pr, uint32_t p, const uint8_t addr[16],
 
 	if (n > 64)
 		return -EMSGSIZE;
-	if (p >= (uint32_t)pr->nports || pr->fd[p] < 0 ||
-	    dev_port_get(pr->dev, p, &port))
+	if (p >= (uint32_t)pr->nports || p >= MRC_MAX_PORTS || pr->fd < 0 ||
+	    !pr->ifindex[p] || dev_port_get(pr->dev, p, &port))
 		return -ENODEV;
 	memcpy(eth->h_dest, port.dmac, 6);
 	memcpy(eth->h_source, port.smac, 6);
@@ -135,8 +135,18 @@ static int frame_send(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		c = mrc_csum_fold(sum);
 		udp->check = htons(c ? c : 0xffff);
 	}
-	if (send(pr->fd[p], f, len, 0) != (ssize_t)len)
-		return -errno;
+	{
+		struct sockaddr_ll to = {
+			.sll_family = AF_PACKET,
+			.sll_ifindex = pr->ifindex[p],
+			.sll_halen = 6,
+		};
+
+		memcpy(to.sll_addr, port.dmac, 6);
+		if (sendto(pr->fd, f, len, 0, (struct sockaddr *)&to,
+			   sizeof(to)) != (ssize_t)len)
+			return -errno;
+	}
 	pr->sent++;
 	return 0;
 }
@@ -184,11 +194,8 @@ int probe_ctl_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 
 void probe_close(struct probe *pr)
 {
-	int i;
-
-	for (i = 0; i < MRC_MAX_PORTS; i++)
-		if (pr->fd[i] >= 0) {
-			close(pr->fd[i]);
-			pr->fd[i] = -1;
-		}
+	if (pr->fd >= 0) {
+		close(pr->fd);
+		pr->fd = -1;
+	}
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * This file contains mrcd's probe frames (docs/health.md): one AF_PACKET
- * socket per port, and the frame a QP probe or a controller's device probe
+ * This file contains mrcd's probe frames (docs/health.md): one unbound
+ * AF_PACKET socket for every port, and the frame a QP probe or a controller's device probe
  * is, addressed the way the data path addresses an EV's data packets.
  */
 #ifndef MRC_DAEMON_PROBE_H
@@ -15,12 +15,13 @@ struct dev;
 
 struct probe {
 	struct dev *dev; /* the ports' addresses (its mrc_port map) */
-	int fd[MRC_MAX_PORTS]; /* -1: none */
+	int fd; /* send only, unbound; -1: none */
+	int ifindex[MRC_MAX_PORTS]; /* 0: no such port */
 	int nports;
 	uint64_t sent; /* frames sent */
 };
 
-/* A socket on each of the nports interfaces; 0 or -errno (said). */
+/* The socket, and each of the nports interfaces found; 0 or -errno (said). */
 int probe_open(struct probe *pr, struct dev *dev, int nports,
 	       const char (*ifname)[16]);
 /*
