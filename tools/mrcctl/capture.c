@@ -838,9 +838,10 @@ static const char *const defs[] = {
 	"N := packets to write, then stop (default " CAP_COUNT_DEFAULT_STR
 	"); SEC := seconds, then stop (default " CAP_SECONDS_DEFAULT_STR ")",
 	"DIR := in (what arrives; the default, classic pcap) | out (what the"
-	" transmit program sends: not the ACKs, NACKs and probe answers the"
-	" receive program turns around, nor mrcd's probes) | both; out and"
-	" both write pcapng with each packet's direction. See mrcctl(8).",
+	" transmit program sends: data and resends, not the ACKs, NACKs and"
+	" probe answers the receive program turns around, nor mrcd's probes"
+	" or the low-latency path's packets) | both; out and both write"
+	" pcapng with each packet's direction. See mrcctl(8).",
 	"A summary goes to stderr (-j: JSON on stdout, stderr with -w -).",
 	NULL,
 };
