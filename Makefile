@@ -417,6 +417,7 @@ BPF_TEST_SKEL_test_fabric_faults := $(BUILD)/tests/fabric/fabric.skel.h
 BPF_TEST_SKEL_test_xdp_rx := $(BUILD)/bpf/mrc_xdp_rx.skel.h
 BPF_TEST_SKEL_test_ack := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
 BPF_TEST_SKEL_test_loopback := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
+BPF_TEST_SKEL_test_capture_out := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h $(BUILD)/bpf/mrc_capture.skel.h
 BPF_TEST_SKEL_test_tc_tx := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_tc_tx.skel.h
 BPF_TEST_SKEL_test_health := $(DEV_SKELS)
 BPF_TEST_SKEL_test_dev_sq := $(DEV_SKELS)

@@ -1,22 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mrcctl capture's program: it stands in front of mrc_xdp_rx on one port
- * while a capture runs, copies each arriving frame that passes the filter
- * into a perf event array (bpf_perf_event_output with the frame as
- * context data), and tail-calls the receive program, which then does
- * exactly what it does without a capture.
+ * mrcctl capture's programs. mrc_cap_xdp stands in front of mrc_xdp_rx on
+ * one port while a capture of what arrives runs ('dir in'): it copies each
+ * frame that passes the filter into a perf event array
+ * (bpf_perf_event_output with the frame as context data) and tail-calls
+ * the receive program, which then does exactly what it does without a
+ * capture. mrc_cap_out is the egress program of the port's entry in
+ * mrc_tx_port while a capture of what leaves runs ('dir out'): the kernel
+ * runs it on each frame the transmit program redirects to the port, just
+ * before the frame is sent; it copies the same way and lets the frame go.
+ * Frames mrc_xdp_rx turns around with XDP_TX (ACKs, NACKs, probe answers)
+ * never pass the devmap, and neither do skbs (probes from mrcd's socket,
+ * the low-latency path's packets): 'dir out' does not see them.
  *
- * Why not fentry/fexit on mrc_xdp_rx, which would also see what the
- * program sends back (ACKs turned around with XDP_TX) and what the
- * transmit program builds: the kernel this project runs on refuses every
- * fentry and fexit program at load (EPERM, with an empty verifier log,
- * even on a kernel function), so nothing can be attached to a running
- * XDP program. docs/mrcd.md ("Capturing a port") has the details.
+ * Why not fentry/fexit on mrc_xdp_rx and mrc_xdp_tx, which would see all
+ * of it: the kernel this project runs on refuses every fentry and fexit
+ * program at load (EPERM, with an empty verifier log, even on a kernel
+ * function). docs/mrcd.md ("Capturing a port") has the details.
  *
  * Nothing here is part of the device: mrcctl loads this object, swaps it
- * in for mrc_xdp_rx on the port (XDP_FLAGS_REPLACE) and back when the
- * capture ends. Its maps are its own, so they are declared here and not
- * in bpf/lib/maps.h.
+ * in for mrc_xdp_rx on the port (XDP_FLAGS_REPLACE), sets it in the
+ * port's devmap entry, and undoes both when the capture ends. Its maps are
+ * its own, so they are declared here and not in bpf/lib/maps.h.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -136,7 +141,7 @@ static __always_inline __u32 classify(const __u8 *h, __u32 n, __u32 *qpn)
 	return MRC_CAP_OTHER;
 }
 
-static __always_inline void capture(struct xdp_md *ctx)
+static __always_inline void capture(struct xdp_md *ctx, __u32 dir)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
@@ -144,7 +149,11 @@ static __always_inline void capture(struct xdp_md *ctx)
 	__u8 h[CAP_HDR + 1] = {};
 	__u32 n;
 
-	count(MRC_CAP_SEEN);
+	/* The out counters follow the in ones in the same order. */
+	const __u32 base = dir == MRC_CAP_DIR_OUT ? MRC_CAP_OUT_SEEN : 0;
+
+	count(base + MRC_CAP_SEEN);
+	r.dir = (__u8)dir;
 	r.pkt_len = (__u32)(end - data);
 	n = r.pkt_len;
 	/*
@@ -159,19 +168,19 @@ static __always_inline void capture(struct xdp_md *ctx)
 	r.cls = (__u8)classify(h, n, &r.qpn);
 	if (!(r.cls & cap_classes) || (cap_qpn_on && r.qpn != cap_qpn))
 		return;
-	count(MRC_CAP_MATCHED);
+	count(base + MRC_CAP_MATCHED);
 	r.ts_ns = bpf_ktime_get_ns();
 	r.cap_len = r.pkt_len < cap_snaplen ? r.pkt_len : cap_snaplen;
 	if (bpf_perf_event_output(ctx, &mrc_cap_ring,
 				  BPF_F_CURRENT_CPU | (__u64)r.cap_len << 32,
 				  &r, sizeof(r)) < 0)
-		count(MRC_CAP_OUTPUT_FAILED);
+		count(base + MRC_CAP_OUTPUT_FAILED);
 }
 
 SEC("xdp")
 int mrc_cap_xdp(struct xdp_md *ctx)
 {
-	capture(ctx);
+	capture(ctx, MRC_CAP_DIR_IN);
 	bpf_tail_call(ctx, &mrc_cap_next, 0);
 	/*
 	 * mrc_cap_next is empty: the kernel clears a program array when the
@@ -182,6 +191,24 @@ int mrc_cap_xdp(struct xdp_md *ctx)
 	 * the next capture on the port or mrcd repairs it.
 	 */
 	count(MRC_CAP_TAIL_FAILED);
+	return XDP_PASS;
+}
+
+/*
+ * A devmap program must be loaded for BPF_XDP_DEVMAP ("xdp/devmap") and,
+ * like every program in a devmap, match the frags flag of the programs
+ * that redirect through it (mrc_xdp_tx: plain "xdp"). It runs after the
+ * transmit program built the frame, so it sees the final bytes. Whatever
+ * it finds, the frame goes: XDP_PASS. When mrcctl and its guard died
+ * without taking it out, the perf ring has no reader left (the kernel
+ * drops the entries with the file that made them), the output fails and
+ * is counted, and the frame still goes: a stale one costs a header copy
+ * per frame and nothing else, until the next capture or mrcd replaces it.
+ */
+SEC("xdp/devmap")
+int mrc_cap_out(struct xdp_md *ctx)
+{
+	capture(ctx, MRC_CAP_DIR_OUT);
 	return XDP_PASS;
 }
 

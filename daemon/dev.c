@@ -605,6 +605,8 @@ int dev_add_port(struct dev *d, int port, const char *ifname,
 		 const uint8_t dmac[6], int v6)
 {
 	struct mrc_port p = { .v6 = v6 };
+	/* No egress program: one a dead capture left there goes too. */
+	struct bpf_devmap_val tx = {};
 	uint32_t key = port, ifindex;
 	int err;
 
@@ -621,10 +623,11 @@ int dev_add_port(struct dev *d, int port, const char *ifname,
 		return err_msg(err, "no address on", ifname);
 	memcpy(p.dmac, dmac, 6);
 	p.ifindex = ifindex;
+	tx.ifindex = ifindex;
 	if (bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_port), &key, &p,
 				BPF_ANY) ||
-	    bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_tx_port), &key,
-				&ifindex, BPF_ANY))
+	    bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_tx_port), &key, &tx,
+				BPF_ANY))
 		return err_msg(-errno, "port maps for", ifname);
 	err = bpf_xdp_attach(ifindex, d->prog_fd[DEV_PROG_RX],
 			     XDP_FLAGS_DRV_MODE, NULL);

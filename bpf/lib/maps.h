@@ -131,12 +131,17 @@ struct {
 	__type(value, struct mrc_port);
 } mrc_port SEC(".maps");
 
-/* Port index -> interface the transmit program redirects to; mrcd. */
+/*
+ * Port index -> interface the transmit program redirects to; mrcd writes
+ * the ifindex with no program. The value is the kernel's bpf_devmap_val
+ * so that mrcctl capture can set an egress program (bpf_prog.fd, run on
+ * each frame just before it leaves) for the length of a capture.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP);
 	__uint(max_entries, MRC_MAX_PORTS);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct bpf_devmap_val);
 } mrc_tx_port SEC(".maps");
 
 /* Send counter -> value (per CPU); transmit and ACK processing count. */

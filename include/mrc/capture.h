@@ -22,13 +22,18 @@
 
 /* The record before each sample's frame bytes (perf raw sample). */
 struct mrc_cap_rec {
-	__u64 ts_ns; /* bpf_ktime_get_ns() on arrival: CLOCK_MONOTONIC */
+	__u64 ts_ns; /* bpf_ktime_get_ns() when taken: CLOCK_MONOTONIC */
 	__u32 pkt_len; /* bytes of the frame */
 	__u32 cap_len; /* bytes of it that follow (snap length) */
 	__u32 qpn; /* BTH destination QP; ~0 when it has none */
 	__u8 cls; /* one MRC_CAP_* class bit */
-	__u8 pad[3];
+	__u8 dir; /* MRC_CAP_DIR_IN or MRC_CAP_DIR_OUT */
+	__u8 pad[2];
 };
+
+/* Where a frame was taken (mrc_cap_rec.dir). */
+#define MRC_CAP_DIR_IN 0 /* arriving: in front of mrc_xdp_rx */
+#define MRC_CAP_DIR_OUT 1 /* leaving: mrc_tx_port's egress program */
 
 /* Counters the program keeps (per CPU, mrc_cap_stats). */
 enum mrc_cap_stat {
@@ -36,7 +41,10 @@ enum mrc_cap_stat {
 	MRC_CAP_MATCHED = 1, /* of those, frames the filter kept */
 	MRC_CAP_OUTPUT_FAILED = 2, /* kept, but the perf ring was full */
 	MRC_CAP_TAIL_FAILED = 3, /* mrc_xdp_rx not reached: to the stack */
-	MRC_CAP_NSTATS = 4,
+	MRC_CAP_OUT_SEEN = 4, /* frames the transmit program sent out of it */
+	MRC_CAP_OUT_MATCHED = 5, /* of those, frames the filter kept */
+	MRC_CAP_OUT_OUTPUT_FAILED = 6, /* kept, but the perf ring was full */
+	MRC_CAP_NSTATS = 7,
 };
 
 _Static_assert(sizeof(struct mrc_cap_rec) == 24, "capture record layout");

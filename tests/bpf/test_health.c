@@ -1599,7 +1599,8 @@ static int setup(void)
 	tx->bss->tx_qpn = S_QPN;
 	inet_pton(AF_INET, "198.18.1.2", port.saddr);
 	for (p = 0; p < 4; p++) {
-		uint32_t lo = 1;
+		/* lo, with no egress program */
+		struct bpf_devmap_val lo = { .ifindex = 1 };
 
 		if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_port), &p,
 					&port, BPF_ANY) ||

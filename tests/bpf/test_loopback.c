@@ -180,7 +180,8 @@ static int setup(void)
 			.smac = { 2, 0, 0, 0, 1, (uint8_t)p },
 			.dmac = { 2, 0, 0, 0, 2, (uint8_t)p },
 		};
-		uint32_t lo = 1;
+		/* lo, with no egress program */
+		struct bpf_devmap_val lo = { .ifindex = 1 };
 
 		port.saddr[0] = 198;
 		port.saddr[1] = 18;

@@ -2458,7 +2458,8 @@ static int setup(const char *tc_arg)
 	}
 	put32(port.saddr, 0xc6120102);
 	for (i = 0; i < NPORT; i++) {
-		uint32_t lo = 1;
+		/* lo, with no egress program */
+		struct bpf_devmap_val lo = { .ifindex = 1 };
 
 		if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_port), &i,
 					&port, BPF_ANY) ||

@@ -130,7 +130,8 @@ expect_err 1 "unknown option" --bogus
 expect_err 1 "'capture' needs '-w FILE'" capture dev lo
 expect_err 1 "'capture' needs 'dev IFNAME'" capture -w "$TMP/x.pcap"
 expect_err 1 "unknown class 'bogus'" capture dev lo -w "$TMP/x.pcap" class data,bogus
-expect_err 1 "dir 'out'" capture dev lo -w "$TMP/x.pcap" dir out
+expect_err 1 "unknown dir 'up'" capture dev lo -w "$TMP/x.pcap" dir up
+expect_err 2 "dev lo: no XDP program on it" capture dev lo -w "$TMP/x.pcap" dir out
 expect_err 1 "'0' for 'count'" capture dev lo -w "$TMP/x.pcap" count 0
 expect_err 1 "'99999' for 'snaplen'" capture dev lo -w "$TMP/x.pcap" snaplen 99999
 expect_err 1 "'write' given twice" capture dev lo -w "$TMP/x.pcap" write "$TMP/y.pcap"

@@ -5,17 +5,23 @@
 # mrc-perf moves verified data, an EV probe runs and the fabric trims
 # packets, decoded by tshark with the dissector (deploy/mrc.lua).
 #
-#   h1 p0 ── p0l1 ═ s0,s1 ═ p0l2 ── p0 h2      capture h1 p0: ACKs, NACKs,
-#   h1 p1 ── p1l1 ═ s0,s1 ═ p1l2 ── p1 h2        probe answers (all classes)
-#                      trim 10% out of p0l2 host   capture h2 p0: data, probes
+#   h1 p0 ── p0l1 ═ s0,s1 ═ p0l2 ── p0 h2      capture h1 p0 'dir both':
+#   h1 p1 ── p1l1 ═ s0,s1 ═ p1l2 ── p1 h2        data leaving; ACKs, NACKs,
+#                      trim 10% out of p0l2 host   probe answers arriving
+#                                                  capture h2 p0: data, probes
 #                                                  capture h1 p1: 'class ack
 #                                                  count 5 -w -' (the bound)
+#                                                  later h1 p1: 'dir out
+#                                                  class data count 5 -w -'
 #
 # Checks: every frame decodes as mrc with no malformed frame and no
 # warning; h2 saw data (0x0a/0x0b) and probes (0xc0), h1 ACKs (0x11),
-# NACKs (mrc.nack) and probe answers (0xc1); counts are > 0 and within
-# the bound; the summary adds up; mrc_xdp_rx is back on every port after;
-# the transfer verified every byte. Bad arguments are refused by name
+# NACKs (mrc.nack) and probe answers (0xc1) arriving and data leaving, as
+# many data frames leaving h1 p0 as arriving at h2 p0, nothing else
+# leaving (turnarounds and probes do not pass the devmap); counts are > 0
+# and within the bound; the summary adds up; mrc_xdp_rx is back on every
+# port and no egress program in mrc_tx_port after; the transfer verified
+# every byte. Bad arguments are refused by name
 # (tests/system/005-mrcctl-cli.sh has more, without a device).
 # shellcheck source=tests/system/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -59,8 +65,23 @@ cap_wait() {
 xdp_name() {
 	tb exec "$1" ip -d link show dev "$2" | sed -n 's|.*prog/xdp id [0-9]* name \([^ ]*\).*|\1|p'
 }
+# tx_prog HOST PORT: the program in HOST's mrc_tx_port entry of port
+# index PORT (the plane), "none" without one.
+tx_prog() {
+	local b id
+	# shellcheck disable=SC2207
+	b=($(bpftool -j map lookup pinned "$(mrcd_abi_dir "$1")/maps/mrc_tx_port" \
+		key "$2" 0 0 0 | jq -r '.value[4:8] | .[]'))
+	[ ${#b[@]} = 4 ] || fail "$1 port $2: no mrc_tx_port entry"
+	id=$((b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24))
+	if [ "$id" = 0 ]; then
+		echo none
+	else
+		bpftool -j prog show id "$id" | jq -r .name
+	fi
+}
 
-cap a h1 dev "$h1p0" -w "$TMP/a.pcap" count 50000 duration 60
+cap a h1 dev "$h1p0" -w "$TMP/a.pcap" dir both count 50000 duration 60
 cap b h2 dev "$h2p0" -w "$TMP/b.pcap" count 50000 duration 60
 tb exec h1 "$CTL" capture dev "$h1p1" class ack count 5 duration 60 -w - \
 	>"$TMP/c.pcap" 2>"$TMP/c.err" &
@@ -72,6 +93,8 @@ for h in "h1 $h1p0" "h2 $h2p0"; do
 	# shellcheck disable=SC2086
 	[ "$(xdp_name $h)" = mrc_cap_xdp ] || fail "$h: $(xdp_name $h) on the port while capturing"
 done
+[ "$(tx_prog h1 0)" = mrc_cap_out ] || fail "h1 port 0: '$(tx_prog h1 0)' in mrc_tx_port while capturing both"
+[ "$(tx_prog h2 0)" = none ] || fail "h2 port 0: '$(tx_prog h2 0)' in mrc_tx_port, capturing only 'dir in'"
 # Only one capture per port.
 tb exec h1 "$CTL" capture dev "$h1p0" -w "$TMP/x.pcap" >"$TMP/x.out" 2>&1 &&
 	fail "a second capture on $h1p0 started"
@@ -99,6 +122,10 @@ for h in "h1 $h1p0" "h1 $h1p1" "h2 $h2p0"; do
 	# shellcheck disable=SC2086
 	[ "$(xdp_name $h)" = mrc_xdp_rx ] || fail "$h: $(xdp_name $h) on the port after the capture"
 done
+for h in "h1 0" "h1 1" "h2 0" "h2 1"; do
+	# shellcheck disable=SC2086
+	[ "$(tx_prog $h)" = none ] || fail "$h: '$(tx_prog $h)' left in mrc_tx_port after the capture"
+done
 
 ts() { tshark -X "lua_script:$LUA" "$@" 2>"$TMP/tshark.err"; }
 nframes() { ts -r "$1" -Y "$2" -T fields -e frame.number | wc -l; }
@@ -118,7 +145,10 @@ for c in a b c; do
 		w=$(jq .packets_written "$TMP/$c.json")
 		[ "$w" = "$total" ] || fail "capture $c: summary says $w written, the file holds $total"
 		jq -e '.packets_written <= 50000 and .packets_matched >= .packets_written and
-			.packets_arrived >= .packets_matched and .packets_not_to_rx == 0' \
+			.packets_matched == .packets_arrived_matched + .packets_sent_matched and
+			.packets_arrived >= .packets_arrived_matched and
+			.packets_sent >= .packets_sent_matched and
+			.packets_not_to_rx == 0' \
 			"$TMP/$c.json" >/dev/null || fail "capture $c: summary: $(cat "$TMP/$c.json")"
 	fi
 	log "capture $c: $total frames, $mrc mrc, no malformed frame or warning"
@@ -131,12 +161,35 @@ need() {
 	[ "$n" -gt 0 ] || fail "capture $1 has no frame with $2"
 	echo "$n"
 }
-data=$(need b 'mrc.bth.opcode == 0x0a || mrc.bth.opcode == 0x0b')
+IN='frame.packet_flags_direction == 1'
+OUT='frame.packet_flags_direction == 2'
+DATA='(mrc.bth.opcode == 0x0a || mrc.bth.opcode == 0x0b)'
+data=$(need b "$DATA")
 probes=$(need b 'mrc.bth.opcode == 0xc0')
-acks=$(need a 'mrc.bth.opcode == 0x11 && !mrc.nack')
-nacks=$(need a 'mrc.nack')
-answers=$(need a 'mrc.bth.opcode == 0xc1')
-log "h2 $h2p0: $data data, $probes probes; h1 $h1p0: $acks ACKs, $nacks NACKs, $answers probe answers"
+acks=$(need a "$IN && mrc.bth.opcode == 0x11 && !mrc.nack")
+nacks=$(need a "$IN && mrc.nack")
+answers=$(need a "$IN && mrc.bth.opcode == 0xc1")
+sent=$(need a "$OUT && $DATA")
+log "h2 $h2p0: $data data, $probes probes; h1 $h1p0: $acks ACKs, $nacks NACKs, $answers probe answers arriving, $sent data leaving"
+# Every frame of the pcapng has a direction; what leaves is data only
+# (turnarounds use XDP_TX, probes a socket: neither passes the devmap),
+# what arrives at h1 is no data (h2 sends none).
+[ "$(nframes "$TMP/a.pcap" "!($IN) && !($OUT)")" = 0 ] || fail "capture a: frames with no direction"
+[ "$(nframes "$TMP/a.pcap" "$OUT && !$DATA")" = 0 ] ||
+	fail "capture a: leaving, not data: $(ts -r "$TMP/a.pcap" -Y "$OUT && !$DATA" -T fields -e mrc.bth.opcode | sort | uniq -c)"
+[ "$(nframes "$TMP/a.pcap" "$IN && $DATA")" = 0 ] || fail "capture a: data arriving at h1"
+w=$(jq .packets_sent_matched "$TMP/a.json")
+[ "$w" = "$sent" ] || fail "capture a: summary says $w sent and kept, the file holds $sent leaving"
+# The fabric trims, never drops: every data frame that left h1 p0
+# arrived at h2 p0 (trimmed or whole), and only those.
+# (Unless the perf ring lost some: then that is counted, and said.)
+lost=$(jq -s 'map(.packets_lost_ring_full + .packets_lost_records) | add' "$TMP/a.json" "$TMP/b.json")
+if [ "$lost" = 0 ]; then
+	[ "$sent" = "$data" ] || fail "data: $sent left h1 $h1p0, $data arrived at h2 $h2p0"
+else
+	log "the perf rings lost $lost records: leaving and arriving data not compared"
+fi
+log "h1 $h1p0 dir both: every frame with its direction; $sent data left, as many arrived at h2"
 
 # The bound and the filter: exactly 5 frames, all ACKs (no NACK, no data).
 [ "$(nframes "$TMP/c.pcap" frame)" = 5 ] || fail "count 5 wrote $(nframes "$TMP/c.pcap" frame) frames"
@@ -147,7 +200,7 @@ log "count 5 class ack -w -: 5 ACKs; $(cat "$TMP/c.err")"
 
 # Bad arguments name themselves (exit 1) before anything is loaded.
 for bad in "dev $h1p0 -w $TMP/y.pcap count 0:count" "dev $h1p0 -w $TMP/y.pcap class nope:nope" \
-	"dev $h1p0 -w $TMP/y.pcap dir out:dir" "dev $h1p0:-w FILE" "-w $TMP/y.pcap:dev IFNAME" \
+	"dev $h1p0 -w $TMP/y.pcap dir up:up" "dev $h1p0:-w FILE" "-w $TMP/y.pcap:dev IFNAME" \
 	"dev $h1p0 -w $TMP/y.pcap snaplen 2:snaplen" "dev $h1p0 -w $TMP/y.pcap duration 0:duration"; do
 	# shellcheck disable=SC2086
 	rc=0
@@ -170,17 +223,36 @@ attached() {
 	done
 	fail "$2: $(xdp_name h1 "$h1p0") on the port, want $1"
 }
-cap k h1 dev "$h1p0" -w "$TMP/k.pcap" duration 60
+cap k h1 dev "$h1p0" -w "$TMP/k.pcap" dir both duration 60
 cap_wait k
 attached mrc_cap_xdp "capture k never attached: $(cat "$TMP/k.err")"
+[ "$(tx_prog h1 0)" = mrc_cap_out ] || fail "capture k: '$(tx_prog h1 0)' in mrc_tx_port"
 kill -KILL "$(cat "$TMP/k.pid")"
 wait "${caps[-1]}" 2>/dev/null || true
 attached mrc_xdp_rx "the guard did not put mrc_xdp_rx back after SIGKILL"
+[ "$(tx_prog h1 0)" = none ] || fail "the guard left '$(tx_prog h1 0)' in mrc_tx_port after SIGKILL"
+# Meanwhile 'dir out' alone, to stdout, bounded: 5 data frames leaving h1 p1.
+tb exec h1 "$CTL" capture dev "$h1p1" dir out class data count 5 duration 60 -w - \
+	>"$TMP/o.pcap" 2>"$TMP/o.err" &
+opid=$!
+sleep 1
+[ "$(xdp_name h1 "$h1p1")" = mrc_xdp_rx ] || fail "dir out changed the XDP program of $h1p1"
+[ "$(tx_prog h1 1)" = mrc_cap_out ] || fail "dir out: '$(tx_prog h1 1)' in mrc_tx_port"
 perf guarded --test bw --verify -s 4K -n 100
 perf_clean guarded
-cap k2 h1 dev "$h1p0" -w "$TMP/k2.pcap" duration 60
+wait "$opid" || fail "dir out to stdout: exit $?: $(cat "$TMP/o.err")"
+[ "$(tx_prog h1 1)" = none ] || fail "dir out: '$(tx_prog h1 1)' left in mrc_tx_port"
+[ "$(nframes "$TMP/o.pcap" frame)" = 5 ] || fail "dir out count 5 wrote $(nframes "$TMP/o.pcap" frame) frames: $(cat "$TMP/o.err")"
+[ "$(nframes "$TMP/o.pcap" "$OUT && $DATA")" = 5 ] ||
+	fail "dir out class data: $(ts -r "$TMP/o.pcap" -T fields -e frame.packet_flags_direction -e mrc.bth.opcode | sort | uniq -c)"
+[ -z "$(ts -r "$TMP/o.pcap" -Y '_ws.malformed || _ws.expert.severity >= 0x00600000' -T fields -e frame.number)" ] ||
+	fail "dir out: malformed or warned frames"
+grep -q "5 packets written to stdout.* sent [1-9]" "$TMP/o.err" || fail "dir out summary: $(cat "$TMP/o.err")"
+log "dir out class data count 5 -w -: 5 data frames leaving; $(cat "$TMP/o.err")"
+cap k2 h1 dev "$h1p0" -w "$TMP/k2.pcap" dir both duration 60
 cap_wait k2
 attached mrc_cap_xdp "capture k2 never attached: $(cat "$TMP/k2.err")"
+[ "$(tx_prog h1 0)" = mrc_cap_out ] || fail "capture k2: '$(tx_prog h1 0)' in mrc_tx_port"
 guard=$(pgrep -P "$(cat "$TMP/k2.pid")")
 [ -n "$guard" ] || fail "capture k2 has no guard process"
 kill -KILL "$guard"
@@ -189,10 +261,13 @@ kill -KILL "$(cat "$TMP/k2.pid")"
 wait "${caps[-1]}" 2>/dev/null || true
 sleep 0.5
 [ "$(xdp_name h1 "$h1p0")" = mrc_cap_xdp ] || fail "both killed: $(xdp_name h1 "$h1p0") on the port"
+[ "$(tx_prog h1 0)" = mrc_cap_out ] || fail "both killed: '$(tx_prog h1 0)' in mrc_tx_port"
 tb exec h1 "$CTL" capture dev "$h1p0" -w "$TMP/r.pcap" duration 1 >/dev/null 2>"$TMP/r.err" ||
 	fail "capture after a dead one: $(cat "$TMP/r.err")"
 grep -q "put mrc_xdp_rx back" "$TMP/r.err" || fail "no repair said: $(cat "$TMP/r.err")"
+grep -q "took a dead capture's egress program out" "$TMP/r.err" || fail "no egress repair said: $(cat "$TMP/r.err")"
 [ "$(xdp_name h1 "$h1p0")" = mrc_xdp_rx ] || fail "after the repair: $(xdp_name h1 "$h1p0") on the port"
+[ "$(tx_prog h1 0)" = none ] || fail "after the repair: '$(tx_prog h1 0)' in mrc_tx_port"
 perf after --test bw --verify -s 4K -n 100
 perf_clean after
-log "SIGKILLed capture: its guard put mrc_xdp_rx back; guard and capture killed: the next capture did; transfers verified after each"
+log "SIGKILLed capture (both): its guard put mrc_xdp_rx back and took mrc_cap_out out; guard and capture killed: the next capture did both; transfers verified after each"

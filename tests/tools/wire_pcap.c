@@ -166,7 +166,8 @@ static void setup_sender(void)
 			.dmac = { 2, 0, 0, 0, 2, (uint8_t)i },
 			.saddr = { 198, 18, (uint8_t)(16 * i + 1), 2 },
 		};
-		uint32_t lo = 1;
+		/* lo, with no egress program */
+		struct bpf_devmap_val lo = { .ifindex = 1 };
 
 		CHECK(!bpf_map_update_elem(fd_of(s_rx->maps.mrc_port), &i,
 					   &port, 0));

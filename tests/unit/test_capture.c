@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of mrcctl capture's pieces that need no kernel: the argument
- * parser (tools/mrcctl/capture_args.c over args.c) and the pcap writer
- * (tools/mrcctl/pcap.c), whose bytes are checked against the format
- * libpcap defines.
+ * parser (tools/mrcctl/capture_args.c over args.c) and the pcap and
+ * pcapng writers (tools/mrcctl/pcap.c), whose bytes are checked against
+ * the formats libpcap and the pcapng draft define.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -78,6 +78,7 @@ static void defaults(void **state)
 	assert_string_equal(o.dev, "p0");
 	assert_string_equal(o.file, "x.pcap");
 	assert_int_equal(o.classes, MRC_CAP_ALL);
+	assert_int_equal(o.dir, CAP_DIR_IN); /* classic pcap, as before */
 	assert_int_equal(o.qpn_on, 0);
 	assert_int_equal(o.snaplen, CAP_SNAPLEN_MAX);
 	/* Both bounds hold without being asked for. */
@@ -102,6 +103,13 @@ static void every_keyword(void **state)
 	assert_int_equal(o.snaplen, 128);
 	assert_int_equal(o.count, 5);
 	assert_int_equal(o.seconds, 3);
+	assert_int_equal(o.dir, CAP_DIR_IN);
+	assert_int_equal(parse("dev p0 -w f dir out", &o), 0);
+	assert_int_equal(o.dir, CAP_DIR_OUT);
+	assert_int_equal(parse("dev p0 -w f dir both", &o), 0);
+	assert_int_equal(o.dir, CAP_DIR_IN | CAP_DIR_OUT);
+	assert_int_equal(parse("dev p0 -w f dir b", &o), 0);
+	assert_int_equal(o.dir, CAP_DIR_IN | CAP_DIR_OUT);
 	/* Unique prefixes, as everywhere in mrcctl. */
 	assert_int_equal(parse("de p0 -w f cl pro,d sn 64 co 1 du 1", &o), 0);
 	assert_int_equal(o.classes, MRC_CAP_PROBE | MRC_CAP_DATA);
@@ -126,9 +134,9 @@ static void bad_words(void **state)
 		{ "dev p0 -w f qpn x", "qpn" },
 		{ "dev p0 -w f class data,bogus", "bogus" },
 		{ "dev p0 -w f class", "class" },
-		{ "dev p0 -w f dir out", "dir 'out'" },
-		{ "dev p0 -w f dir both", "dir 'both'" },
 		{ "dev p0 -w f dir sideways", "sideways" },
+		{ "dev p0 -w f dir", "dir" },
+		{ "dev p0 -w f dir in dir out", "given twice" },
 		{ "dev p0 -w f -w g", "given twice" },
 		{ "dev p0 -w f write g", "given twice" },
 		{ "dev p0 dev p1 -w f", "given twice" },
@@ -188,13 +196,96 @@ static void pcap_bytes(void **state)
 	free(buf);
 }
 
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/*
+ * pcapng: section header, interface 0 (Ethernet, named, nanoseconds),
+ * then one enhanced packet block per frame with its direction; every
+ * block's length at both ends, every block a multiple of 4 bytes.
+ */
+static void pcapng_bytes(void **state)
+{
+	const uint8_t frame[61] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 2 };
+	const uint64_t ts = 1700000000123456789ull;
+	uint8_t *buf = NULL, *b;
+	size_t len = 0, off;
+	FILE *f = open_memstream((char **)&buf, &len);
+	uint32_t n, dirs[2] = { 0 }, i = 0;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(pcapng_write_header(f, 128, "p0"), 0);
+	assert_int_equal(
+		pcapng_write_record(f, ts, 61, 21, frame, PCAPNG_INBOUND), 0);
+	assert_int_equal(pcapng_write_record(f, ts + 1, 61, 61, frame,
+					     PCAPNG_OUTBOUND),
+			 0);
+	assert_int_equal(pcapng_write_record(f, 0, 10, 11, frame,
+					     PCAPNG_INBOUND),
+			 -EINVAL);
+	assert_int_equal(pcapng_write_record(f, 0, 10, 10, frame, 3), -EINVAL);
+	fclose(f);
+	/* Section header: type, length, byte order, 1.0, length unknown. */
+	assert_int_equal(le32(buf), 0x0a0d0d0a);
+	assert_int_equal(le32(buf + 4), 28);
+	assert_int_equal(le32(buf + 8), 0x1a2b3c4d);
+	assert_int_equal(le16(buf + 12), 1);
+	assert_int_equal(le16(buf + 14), 0);
+	assert_int_equal(le32(buf + 16), 0xffffffffu);
+	assert_int_equal(le32(buf + 20), 0xffffffffu);
+	assert_int_equal(le32(buf + 24), 28);
+	/* Interface: Ethernet, snaplen, if_name "p0", if_tsresol 9. */
+	b = buf + 28;
+	assert_int_equal(le32(b), 1);
+	n = le32(b + 4);
+	assert_int_equal(n, 16 + 8 + 8 + 4 + 4);
+	assert_int_equal(le16(b + 8), 1);
+	assert_int_equal(le32(b + 12), 128);
+	assert_int_equal(le16(b + 16), 2);
+	assert_int_equal(le16(b + 18), 2);
+	assert_memory_equal(b + 20, "p0", 2);
+	assert_int_equal(le16(b + 24), 9);
+	assert_int_equal(le16(b + 26), 1);
+	assert_int_equal(b[28], 9);
+	assert_int_equal(le32(b + 32), 0); /* end of options */
+	assert_int_equal(le32(b + n - 4), n);
+	/* The packets. */
+	for (off = 28 + n; off < len; off += n, i++) {
+		b = buf + off;
+		n = le32(b + 4);
+		assert_int_equal(n % 4, 0);
+		assert_true(off + n <= len);
+		assert_int_equal(le32(b + n - 4), n);
+		assert_int_equal(le32(b), 6);
+		assert_int_equal(le32(b + 8), 0); /* interface 0 */
+		assert_int_equal((uint64_t)le32(b + 12) << 32 | le32(b + 16),
+				 ts + i);
+		assert_int_equal(le32(b + 20), i ? 61 : 21);
+		assert_int_equal(le32(b + 24), 61);
+		assert_memory_equal(b + 28, frame, i ? 61 : 21);
+		b += 28 + ((le32(b + 20) + 3) & ~3u);
+		assert_int_equal(le16(b), 2); /* epb_flags */
+		assert_int_equal(le16(b + 2), 4);
+		assert_true(i < 2);
+		dirs[i] = le32(b + 4) & 3;
+		assert_int_equal(le32(b + 8), 0); /* end of options */
+	}
+	assert_int_equal(i, 2);
+	assert_int_equal(off, len);
+	assert_int_equal(dirs[0], 1); /* inbound */
+	assert_int_equal(dirs[1], 2); /* outbound */
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(defaults),
-		cmocka_unit_test(every_keyword),
-		cmocka_unit_test(bad_words),
-		cmocka_unit_test(pcap_bytes),
+		cmocka_unit_test(defaults),	cmocka_unit_test(every_keyword),
+		cmocka_unit_test(bad_words),	cmocka_unit_test(pcap_bytes),
+		cmocka_unit_test(pcapng_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

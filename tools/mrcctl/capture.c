@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mrcctl capture: a pcap of the frames that arrive on one of the device's
- * ports, as the data path sees them. tcpdump on a port sees nothing of the
+ * ports and that its transmit program sends out of it, as the data path
+ * sees them. tcpdump on a port sees nothing of the
  * XDP data path, so the frames are taken from the port's XDP hook itself:
  * for the length of the capture, bpf/mrc_capture.bpf.c stands in front of
  * mrc_xdp_rx on the port (an atomic XDP_FLAGS_REPLACE), copies what passes
@@ -10,9 +11,14 @@
  * Without a capture nothing of this is loaded and the data path pays
  * nothing.
  *
- * Only what arrives: this kernel refuses fentry and fexit programs, so
- * what the data path sends (ACKs turned around with XDP_TX, packets the
- * transmit program builds) cannot be seen from here (docs/mrcd.md).
+ * What leaves ('dir out'): the transmit program sends every packet it
+ * builds through mrc_tx_port, a devmap whose entries may carry a program
+ * the kernel runs on each frame just before it is sent; for the length of
+ * the capture the port's entry carries mrc_cap_out, which copies the same
+ * way and lets the frame go. Frames mrc_xdp_rx turns around with XDP_TX
+ * (ACKs, NACKs, probe answers) and skbs (mrcd's probes, the low-latency
+ * path) do not pass there and are not seen leaving: this kernel refuses
+ * the fentry and fexit programs that could see them (docs/mrcd.md).
  *
  * This is the one mrcctl command that loads BPF (STYLE.md 28 keeps the
  * rest to mrcd's socket and read-only maps): a capture, like tcpdump's, is
@@ -58,6 +64,7 @@ static void on_signal(int sig)
 
 struct cap_run {
 	FILE *f;
+	int ng; /* pcapng, with each packet's direction */
 	const char *file;
 	uint32_t count; /* the bound */
 	uint64_t written; /* packets in the file */
@@ -72,6 +79,7 @@ static void on_sample(void *ctx, int cpu, void *data, uint32_t size)
 {
 	struct cap_run *r = ctx;
 	struct mrc_cap_rec rec;
+	uint64_t ts;
 	int err;
 
 	(void)cpu;
@@ -88,9 +96,16 @@ static void on_sample(void *ctx, int cpu, void *data, uint32_t size)
 		r->over++;
 		return;
 	}
-	err = pcap_write_record(
-		r->f, (uint64_t)((int64_t)rec.ts_ns + r->mono_to_real_ns),
-		rec.pkt_len, rec.cap_len, (const uint8_t *)data + sizeof(rec));
+	ts = (uint64_t)((int64_t)rec.ts_ns + r->mono_to_real_ns);
+	if (r->ng)
+		err = pcapng_write_record(r->f, ts, rec.pkt_len, rec.cap_len,
+					  (const uint8_t *)data + sizeof(rec),
+					  rec.dir == MRC_CAP_DIR_OUT ?
+						  PCAPNG_OUTBOUND :
+						  PCAPNG_INBOUND);
+	else
+		err = pcap_write_record(r->f, ts, rec.pkt_len, rec.cap_len,
+					(const uint8_t *)data + sizeof(rec));
 	if (err)
 		r->err = err;
 	else
@@ -291,6 +306,181 @@ static int find_rx(const char *dev, int ifindex, int *fd)
 	return 0;
 }
 
+/* ---- the transmit side: the port's entry in mrc_tx_port -------------------- */
+
+/* The port's entry in its device's mrc_tx_port, the transmit devmap. */
+struct cap_txport {
+	int fd; /* mrc_tx_port; -1: not found */
+	uint32_t key; /* the port's index in it */
+	uint32_t ifindex;
+};
+
+#define CAP_MAX_MAPS 64 /* map ids read of one program */
+
+/* A program's map ids (at most CAP_MAX_MAPS) and name; the count or -errno. */
+static int prog_maps(int fd, uint32_t *ids, char name[BPF_OBJ_NAME_LEN])
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info);
+
+	info.nr_map_ids = CAP_MAX_MAPS;
+	info.map_ids = (uint64_t)(uintptr_t)ids;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	memcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	name[BPF_OBJ_NAME_LEN - 1] = '\0';
+	return (int)(info.nr_map_ids < CAP_MAX_MAPS ? info.nr_map_ids :
+						      CAP_MAX_MAPS);
+}
+
+/*
+ * The id of the mrc_tx_port of the mrc_xdp_tx that shares its maps with
+ * rx_fd (every program of a device uses the receive program's maps; the
+ * device's pins may be anywhere or nowhere, and other devices, of other
+ * namespaces, have their own); 0 or -errno.
+ */
+static int tx_port_id(int rx_fd, uint32_t *out)
+{
+	uint32_t rx_ids[CAP_MAX_MAPS], ids[CAP_MAX_MAPS], id = 0;
+	char name[BPF_OBJ_NAME_LEN];
+	struct bpf_map_info mi;
+	int nrx, n, i, j, fd, mfd, shared;
+	uint32_t len;
+
+	*out = 0;
+	nrx = prog_maps(rx_fd, rx_ids, name);
+	if (nrx < 0)
+		return nrx;
+	while (!bpf_prog_get_next_id(id, &id)) {
+		fd = bpf_prog_get_fd_by_id(id);
+		if (fd < 0)
+			continue; /* gone meanwhile */
+		n = prog_maps(fd, ids, name);
+		close(fd);
+		if (n <= 0 || strcmp(name, "mrc_xdp_tx"))
+			continue;
+		for (shared = 0, i = 0; i < n && !shared; i++)
+			for (j = 0; j < nrx && !shared; j++)
+				shared = ids[i] == rx_ids[j];
+		for (i = 0; i < n && shared; i++) {
+			mfd = bpf_map_get_fd_by_id(ids[i]);
+			if (mfd < 0)
+				continue;
+			memset(&mi, 0, sizeof(mi));
+			len = sizeof(mi);
+			if (!bpf_obj_get_info_by_fd(mfd, &mi, &len) &&
+			    mi.type == BPF_MAP_TYPE_DEVMAP &&
+			    !strcmp(mi.name, "mrc_tx_port")) {
+				if (*out && *out != mi.id) {
+					close(mfd);
+					return -ENOTUNIQ;
+				}
+				*out = mi.id;
+			}
+			close(mfd);
+		}
+	}
+	return *out ? 0 : -ENOENT;
+}
+
+/*
+ * The port's entry in its device's mrc_tx_port, t->fd open; 0 or an exit
+ * code, said on stderr only if loud. A program a dead capture left in it
+ * (mrc_cap_out, with the port's lock free, which the caller holds) is
+ * taken out first, and that is always said.
+ */
+#define TX_ERR(call) (loud ? (call) : MRCCTL_EXIT_RUNTIME)
+static int find_tx_port(const char *dev, int ifindex, int rx_fd,
+			struct cap_txport *t, int loud)
+{
+	struct bpf_devmap_val v;
+	struct bpf_map_info mi = {};
+	uint32_t len = sizeof(mi), id;
+	char name[BPF_OBJ_NAME_LEN];
+	int err, fd;
+
+	t->fd = -1;
+	t->ifindex = (uint32_t)ifindex;
+	err = tx_port_id(rx_fd, &id);
+	if (err)
+		return TX_ERR(err_api(-err, "finding the device's mrc_tx_port",
+				      "dev %s", dev));
+	t->fd = bpf_map_get_fd_by_id(id);
+	if (t->fd < 0)
+		return TX_ERR(
+			err_api(errno, "bpf_map_get_fd_by_id", "dev %s", dev));
+	if (bpf_obj_get_info_by_fd(t->fd, &mi, &len))
+		return TX_ERR(err_api(errno, "bpf_obj_get_info_by_fd", "dev %s",
+				      dev));
+	if (mi.value_size != sizeof(v))
+		return TX_ERR(err_runtime(
+			"dev %s: its device's mrc_tx_port has %u-byte"
+			" values, not struct bpf_devmap_val: an"
+			" mrcd too old for 'dir out'",
+			dev, mi.value_size));
+	for (t->key = 0; t->key < mi.max_entries; t->key++) {
+		memset(&v, 0, sizeof(v));
+		if (!bpf_map_lookup_elem(t->fd, &t->key, &v) &&
+		    v.ifindex == t->ifindex)
+			break;
+	}
+	if (t->key == mi.max_entries)
+		return TX_ERR(
+			err_runtime("dev %s: not in its device's mrc_tx_port"
+				    " (mrcd does not send out of it)",
+				    dev));
+	if (!v.bpf_prog.id)
+		return 0;
+	fd = bpf_prog_get_fd_by_id(v.bpf_prog.id);
+	err = fd < 0 ? -errno : prog_name(fd, name);
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		return TX_ERR(err_api(-err, "reading its egress program",
+				      "dev %s", dev));
+	if (strcmp(name, "mrc_cap_out"))
+		return TX_ERR(
+			err_runtime("dev %s: its mrc_tx_port entry runs '%s',"
+				    " not a capture's (mrcd sets none)",
+				    dev, name));
+	v = (struct bpf_devmap_val){ .ifindex = t->ifindex };
+	if (bpf_map_update_elem(t->fd, &t->key, &v, BPF_EXIST))
+		return TX_ERR(err_api(
+			errno, "taking a dead capture's egress program out",
+			"dev %s", dev));
+	fprintf(stderr,
+		"mrcctl: dev %s: took a dead capture's egress program"
+		" out of mrc_tx_port\n",
+		dev);
+	return 0;
+}
+#undef TX_ERR
+
+/*
+ * The port's entry back to no program, if it still has ours (prog_id):
+ * one mrcd rewrote meanwhile stays as it is. 0, -ESTALE (not ours) or
+ * -errno.
+ */
+static int tx_port_restore(const struct cap_txport *t, uint32_t prog_id)
+{
+	struct bpf_devmap_val v = {};
+
+	if (bpf_map_lookup_elem(t->fd, &t->key, &v))
+		return -errno;
+	if (v.ifindex != t->ifindex || v.bpf_prog.id != prog_id)
+		return -ESTALE;
+	v = (struct bpf_devmap_val){ .ifindex = t->ifindex };
+	return bpf_map_update_elem(t->fd, &t->key, &v, BPF_EXIST) ? -errno : 0;
+}
+
+static uint32_t prog_id(int fd)
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
 static uint64_t stat_sum(int fd, uint32_t key)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
@@ -306,54 +496,72 @@ static uint64_t stat_sum(int fd, uint32_t key)
 	return sum;
 }
 
+static const char *const dir_names[] = { "", "in", "out", "both" };
+
 static void summary(const struct cap_opts *o, const struct cap_run *r,
 		    const uint64_t *st)
 {
 	FILE *f = strcmp(o->file, "-") ? stdout : stderr;
+	uint64_t matched = st[MRC_CAP_MATCHED] + st[MRC_CAP_OUT_MATCHED];
+	uint64_t full =
+		st[MRC_CAP_OUTPUT_FAILED] + st[MRC_CAP_OUT_OUTPUT_FAILED];
 	struct jv *j;
 
 	if (!opts.json) {
 		fprintf(stderr,
 			"mrcctl capture: %" PRIu64 " packets written to %s;"
-			" arrived %" PRIu64 ", matched %" PRIu64
-			", over the bound %" PRIu64
+			" arrived %" PRIu64 ", sent %" PRIu64
+			", matched %" PRIu64 ", over the bound %" PRIu64
 			", lost in the perf buffer %" PRIu64
 			" (ring full %" PRIu64 ", lost records %" PRIu64
 			"), not handed to mrc_xdp_rx %" PRIu64 "\n",
 			r->written, strcmp(o->file, "-") ? o->file : "stdout",
-			st[MRC_CAP_SEEN], st[MRC_CAP_MATCHED], r->over,
-			st[MRC_CAP_OUTPUT_FAILED] + r->lost + r->bad,
-			st[MRC_CAP_OUTPUT_FAILED], r->lost + r->bad,
-			st[MRC_CAP_TAIL_FAILED]);
+			st[MRC_CAP_SEEN], st[MRC_CAP_OUT_SEEN], matched,
+			r->over, full + r->lost + r->bad, full,
+			r->lost + r->bad, st[MRC_CAP_TAIL_FAILED]);
 		return;
 	}
 	j = jv_obj();
 	jv_add(j, "dev", jv_str(o->dev));
 	jv_add(j, "file", jv_str(o->file));
+	jv_add(j, "dir", jv_str(dir_names[o->dir & 3]));
 	jv_add(j, "packets_written", jv_u64(r->written));
 	jv_add(j, "packets_arrived", jv_u64(st[MRC_CAP_SEEN]));
-	jv_add(j, "packets_matched", jv_u64(st[MRC_CAP_MATCHED]));
+	jv_add(j, "packets_sent", jv_u64(st[MRC_CAP_OUT_SEEN]));
+	jv_add(j, "packets_matched", jv_u64(matched));
+	jv_add(j, "packets_arrived_matched", jv_u64(st[MRC_CAP_MATCHED]));
+	jv_add(j, "packets_sent_matched", jv_u64(st[MRC_CAP_OUT_MATCHED]));
 	jv_add(j, "packets_over_bound", jv_u64(r->over));
-	jv_add(j, "packets_lost_ring_full", jv_u64(st[MRC_CAP_OUTPUT_FAILED]));
+	jv_add(j, "packets_lost_ring_full", jv_u64(full));
 	jv_add(j, "packets_lost_records", jv_u64(r->lost + r->bad));
 	jv_add(j, "packets_not_to_rx", jv_u64(st[MRC_CAP_TAIL_FAILED]));
 	jv_print(f, j, opts.pretty);
 	jv_free(j);
 }
 
+/* What the guard undoes: the swap, the devmap entry, or both. */
+struct cap_undo {
+	int ifindex;
+	int rx_fd; /* mrc_xdp_rx */
+	int cap_fd; /* mrc_cap_xdp in its place; -1: 'dir in' not taken */
+	struct cap_txport tx; /* tx.fd -1: 'dir out' not taken */
+	uint32_t out_id; /* mrc_cap_out's id, in tx's entry */
+};
+
 /*
  * The guard: a child that outlives a capture killed without its cleanup
- * (SIGKILL, a crash) and puts mrc_xdp_rx back. It waits for the end of a
- * pipe whose other end only the capture holds; when that closes it swaps
- * mrc_xdp_rx in for the capture program, which the kernel does only if
- * the capture program is still there (a capture that ended well has put
- * mrc_xdp_rx back already). Until then it also holds the program array,
- * which the kernel would empty with its last file descriptor, and the
- * port's lock.
+ * (SIGKILL, a crash) and undoes what the capture did. It waits for the
+ * end of a pipe whose other end only the capture holds; when that closes
+ * it takes mrc_cap_out out of the port's mrc_tx_port entry if it is still
+ * there, and swaps mrc_xdp_rx in for the capture program, which the
+ * kernel does only if the capture program is still there (a capture that
+ * ended well has undone both already). Until then it also holds the
+ * program array, which the kernel would empty with its last file
+ * descriptor, and the port's lock.
  */
-static void guard(int rfd, int ifindex, int rx_fd, int cap_fd)
+static void guard(int rfd, const struct cap_undo *u)
 {
-	LIBBPF_OPTS(bpf_xdp_attach_opts, swap, .old_prog_fd = cap_fd);
+	LIBBPF_OPTS(bpf_xdp_attach_opts, swap, .old_prog_fd = u->cap_fd);
 	int nul = open("/dev/null", O_RDWR);
 	char c;
 
@@ -368,8 +576,11 @@ static void guard(int rfd, int ifindex, int rx_fd, int cap_fd)
 	}
 	while (read(rfd, &c, 1) < 0 && errno == EINTR)
 		;
-	bpf_xdp_attach(ifindex, rx_fd, XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE,
-		       &swap);
+	if (u->tx.fd >= 0)
+		tx_port_restore(&u->tx, u->out_id);
+	if (u->cap_fd >= 0)
+		bpf_xdp_attach(u->ifindex, u->rx_fd,
+			       XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE, &swap);
 	_exit(0);
 }
 
@@ -391,9 +602,11 @@ static int capture_run(struct args *a)
 	struct mrc_capture *skel = NULL;
 	struct perf_buffer *pb = NULL;
 	uint64_t st[MRC_CAP_NSTATS] = { 0 };
+	struct cap_undo u = { .rx_fd = -1, .cap_fd = -1, .tx = { .fd = -1 } };
+	struct bpf_devmap_val out_val;
 	int64_t deadline;
-	int rc, err, ifindex, rx_fd = -1, cap_fd, key = 0, attached = 0;
-	int lock_fd = -1, guard_pipe[2] = { -1, -1 };
+	int rc, err, ifindex, key = 0, attached = 0, out_set = 0;
+	int lock_fd = -1, guard_pipe[2] = { -1, -1 }, out_fd = -1;
 	pid_t guard_pid = -1;
 	struct cap_opts o;
 	uint32_t i;
@@ -404,13 +617,30 @@ static int capture_run(struct args *a)
 	ifindex = (int)if_nametoindex(o.dev);
 	if (!ifindex)
 		return err_runtime("dev %s: no such interface", o.dev);
+	u.ifindex = ifindex;
 	rc = lock_port(o.dev, ifindex, &lock_fd);
 	if (rc)
 		return rc;
-	rc = find_rx(o.dev, ifindex, &rx_fd);
+	rc = find_rx(o.dev, ifindex, &u.rx_fd);
 	if (rc) {
 		close(lock_fd);
 		return rc;
+	}
+	/*
+	 * The devmap entry is looked at on every capture, so that one a dead
+	 * capture left with an egress program is repaired by the next capture
+	 * of either direction; only 'dir out' needs it found.
+	 */
+	if (o.dir & CAP_DIR_OUT) {
+		rc = find_tx_port(o.dev, ifindex, u.rx_fd, &u.tx, 1);
+		if (rc)
+			goto out_rx;
+	} else {
+		if (find_tx_port(o.dev, ifindex, u.rx_fd, &u.tx, 0) &&
+		    u.tx.fd >= 0) {
+			close(u.tx.fd);
+			u.tx.fd = -1;
+		}
 	}
 	libbpf_set_print(libbpf_quiet);
 	skel = mrc_capture__open();
@@ -423,21 +653,36 @@ static int capture_run(struct args *a)
 	skel->rodata->cap_qpn_on = (uint32_t)o.qpn_on;
 	skel->rodata->cap_qpn = o.qpn;
 	skel->rodata->cap_snaplen = o.snaplen;
+	bpf_program__set_autoload(skel->progs.mrc_cap_xdp,
+				  !!(o.dir & CAP_DIR_IN));
+	bpf_program__set_autoload(skel->progs.mrc_cap_out,
+				  !!(o.dir & CAP_DIR_OUT));
 	err = mrc_capture__load(skel);
 	if (err) {
 		rc = err_api(-err, "loading the capture program", "dev %s",
 			     o.dev);
 		goto out_skel;
 	}
-	cap_fd = bpf_program__fd(skel->progs.mrc_cap_xdp);
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_cap_next), &key,
-				&rx_fd, BPF_ANY)) {
-		rc = err_api(errno, "putting mrc_xdp_rx behind the capture",
-			     "dev %s", o.dev);
-		goto out_skel;
+	if (o.dir & CAP_DIR_IN) {
+		u.cap_fd = bpf_program__fd(skel->progs.mrc_cap_xdp);
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_cap_next),
+					&key, &u.rx_fd, BPF_ANY)) {
+			rc = err_api(errno,
+				     "putting mrc_xdp_rx behind the capture",
+				     "dev %s", o.dev);
+			goto out_skel;
+		}
+	}
+	if (o.dir & CAP_DIR_OUT) {
+		out_fd = bpf_program__fd(skel->progs.mrc_cap_out);
+		u.out_id = prog_id(out_fd);
+	} else if (u.tx.fd >= 0) {
+		close(u.tx.fd); /* looked at above; nothing to undo */
+		u.tx.fd = -1;
 	}
 	r.file = o.file;
 	r.count = o.count;
+	r.ng = o.dir != CAP_DIR_IN;
 	if (!strcmp(o.file, "-")) {
 		r.f = stdout;
 	} else {
@@ -447,7 +692,8 @@ static int capture_run(struct args *a)
 			goto out_skel;
 		}
 	}
-	err = pcap_write_header(r.f, o.snaplen);
+	err = r.ng ? pcapng_write_header(r.f, o.snaplen, o.dev) :
+		     pcap_write_header(r.f, o.snaplen);
 	if (err) {
 		rc = err_api(-err, "writing", "-w %s", o.file);
 		goto out_file;
@@ -477,19 +723,41 @@ static int capture_run(struct args *a)
 	}
 	if (!guard_pid) {
 		close(guard_pipe[1]);
-		guard(guard_pipe[0], ifindex, rx_fd, cap_fd);
+		guard(guard_pipe[0], &u);
 	}
 	close(guard_pipe[0]);
 	guard_pipe[0] = -1;
-	swap_in.old_prog_fd = rx_fd;
-	err = bpf_xdp_attach(ifindex, cap_fd,
-			     XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE, &swap_in);
-	if (err) {
-		rc = err_api(-err, "putting the capture in front of mrc_xdp_rx",
-			     "dev %s", o.dev);
-		goto out_signals;
+	if (o.dir & CAP_DIR_OUT) {
+		/*
+		 * The kernel swaps the entry whole (RCU): frames already
+		 * queued for the port leave with the old one.
+		 */
+		out_val = (struct bpf_devmap_val){ .ifindex = u.tx.ifindex,
+						   .bpf_prog.fd = out_fd };
+		if (bpf_map_update_elem(u.tx.fd, &u.tx.key, &out_val,
+					BPF_EXIST)) {
+			rc = err_api(errno,
+				     "setting the capture's egress program"
+				     " in mrc_tx_port",
+				     "dev %s", o.dev);
+			goto out_signals;
+		}
+		out_set = 1;
 	}
-	attached = 1;
+	if (o.dir & CAP_DIR_IN) {
+		swap_in.old_prog_fd = u.rx_fd;
+		err = bpf_xdp_attach(ifindex, u.cap_fd,
+				     XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE,
+				     &swap_in);
+		if (err) {
+			rc = err_api(-err,
+				     "putting the capture in front of"
+				     " mrc_xdp_rx",
+				     "dev %s", o.dev);
+			goto out_signals;
+		}
+		attached = 1;
+	}
 	deadline = clock_ns(CLOCK_MONOTONIC) + (int64_t)o.seconds * 1000000000;
 	while (!stop && r.written < o.count && !r.err &&
 	       clock_ns(CLOCK_MONOTONIC) < deadline) {
@@ -501,9 +769,24 @@ static int capture_run(struct args *a)
 		}
 	}
 out_signals:
+	if (out_set) {
+		err = tx_port_restore(&u.tx, u.out_id);
+		if (err && !rc)
+			rc = err == -ESTALE ?
+				     err_runtime("dev %s: its mrc_tx_port entry"
+						 " was rewritten during the"
+						 " capture (mrcd re-added the"
+						 " port?): frames sent after"
+						 " that are missing",
+						 o.dev) :
+				     err_api(-err,
+					     "taking the egress program out"
+					     " of mrc_tx_port",
+					     "dev %s", o.dev);
+	}
 	if (attached) {
-		swap_out.old_prog_fd = cap_fd;
-		err = bpf_xdp_attach(ifindex, rx_fd,
+		swap_out.old_prog_fd = u.cap_fd;
+		err = bpf_xdp_attach(ifindex, u.rx_fd,
 				     XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE,
 				     &swap_out);
 		if (err && !rc)
@@ -511,7 +794,9 @@ out_signals:
 				     "putting mrc_xdp_rx back (someone"
 				     " replaced the capture?)",
 				     "dev %s", o.dev);
-		/* What reached the ring before the swap. */
+	}
+	if (attached || out_set) {
+		/* What reached the ring before the undo. */
 		perf_buffer__consume(pb);
 		for (i = 0; i < MRC_CAP_NSTATS; i++)
 			st[i] = stat_sum(bpf_map__fd(skel->maps.mrc_cap_stats),
@@ -528,7 +813,7 @@ out_signals:
 		r.err = -errno;
 	if (r.err && !rc)
 		rc = err_api(-r.err, "writing", "-w %s", o.file);
-	if (attached)
+	if (attached || out_set)
 		summary(&o, &r, st);
 out_file:
 	if (r.f != stdout && fclose(r.f) && !rc)
@@ -536,7 +821,9 @@ out_file:
 out_skel:
 	mrc_capture__destroy(skel);
 out_rx:
-	close(rx_fd);
+	if (u.tx.fd >= 0)
+		close(u.tx.fd);
+	close(u.rx_fd);
 	close(lock_fd); /* the lock goes with it */
 	return rc;
 }
@@ -550,16 +837,21 @@ static const char *const defs[] = {
 	" bytes kept of each frame (default " CAP_SNAPLEN_MAX_STR ")",
 	"N := packets to write, then stop (default " CAP_COUNT_DEFAULT_STR
 	"); SEC := seconds, then stop (default " CAP_SECONDS_DEFAULT_STR ")",
-	"Only what arrives on the port ('dir in'): see mrcctl(8). A summary"
-	" goes to stderr (-j: JSON on stdout, stderr with -w -).",
+	"DIR := in (what arrives; the default, classic pcap) | out (what the"
+	" transmit program sends: data and resends, not the ACKs, NACKs and"
+	" probe answers the receive program turns around, nor mrcd's probes"
+	" or the low-latency path's packets) | both; out and both write"
+	" pcapng with each packet's direction. See mrcctl(8).",
+	"A summary goes to stderr (-j: JSON on stdout, stderr with -w -).",
 	NULL,
 };
 
 const struct object obj_capture = {
 	.name = "capture",
-	.what = "write a pcap of the frames the data path receives on a port",
+	.what = "write a pcap of the frames the data path receives on a port"
+		" or sends out of it",
 	.run = capture_run,
-	.form = "dev IFNAME -w FILE [ dir in ] [ qpn QPN ] [ class CLASS ]",
+	.form = "dev IFNAME -w FILE [ dir DIR ] [ qpn QPN ] [ class CLASS ]",
 	.usage = (const char *const[]){ " [ snaplen BYTES ] [ count N ]"
 					" [ duration SEC ]",
 					NULL },

@@ -19,8 +19,13 @@
 #define CAP_SECONDS_DEFAULT_STR "10"
 #define CAP_SECONDS_MAX 86400
 
+/* Directions (cap_opts.dir bits). */
+#define CAP_DIR_IN 1u /* what arrives: in front of mrc_xdp_rx */
+#define CAP_DIR_OUT 2u /* what the transmit program sends out of it */
+
 struct cap_opts {
 	char dev[IF_NAMESIZE];
+	uint32_t dir; /* CAP_DIR_* bits, never 0 */
 	uint32_t classes; /* MRC_CAP_* bits */
 	int qpn_on;
 	uint32_t qpn;

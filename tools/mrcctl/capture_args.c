@@ -17,6 +17,8 @@ static const uint32_t class_bits[] = { MRC_CAP_DATA,  MRC_CAP_ACK,
 				       MRC_CAP_NACK,  MRC_CAP_PROBE,
 				       MRC_CAP_OTHER, MRC_CAP_ALL };
 static const char *const dir_words[] = { "in", "out", "both" };
+static const uint32_t dir_bits[] = { CAP_DIR_IN, CAP_DIR_OUT,
+				     CAP_DIR_IN | CAP_DIR_OUT };
 
 /* CLASS[,CLASS...] */
 static int arg_classes(struct args *a, uint32_t *mask)
@@ -63,6 +65,7 @@ int cap_parse(struct args *a, struct cap_opts *o)
 	int rc = 0, kw, dir;
 
 	memset(o, 0, sizeof(*o));
+	o->dir = CAP_DIR_IN;
 	o->classes = MRC_CAP_ALL;
 	o->snaplen = CAP_SNAPLEN_MAX;
 	o->count = CAP_COUNT_DEFAULT;
@@ -87,14 +90,8 @@ int cap_parse(struct args *a, struct cap_opts *o)
 		case K_DIR:
 			rc = arg_choice(a, "dir", dir_words,
 					ARRAY_SIZE(dir_words), &dir);
-			if (!rc && dir != 0)
-				rc = err_usage(
-					"dir '%s': not supported: what the data"
-					" path sends could only be seen by"
-					" fexit programs on its XDP programs,"
-					" which the kernel this was built on"
-					" refuses (see mrcctl(8)); only 'in'",
-					dir_words[dir]);
+			if (!rc)
+				o->dir = dir_bits[dir];
 			break;
 		case K_QPN:
 			rc = arg_u32(a, "qpn", 0, MRC_BTH_QPN_MASK, &o->qpn);
