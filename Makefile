@@ -414,6 +414,7 @@ test: $(UNIT_BINS)
 # --- BPF fixture tests (root: BPF_PROG_TEST_RUN) ------------------------------
 BPF_TESTS := $(patsubst tests/bpf/%.c,%,$(wildcard tests/bpf/test_*.c))
 BPF_TEST_SKEL_test_fabric_faults := $(BUILD)/tests/fabric/fabric.skel.h
+BPF_TEST_SKEL_test_fabric_srv6 := $(BUILD)/tests/fabric/fabric.skel.h
 BPF_TEST_SKEL_test_xdp_rx := $(BUILD)/bpf/mrc_xdp_rx.skel.h
 BPF_TEST_SKEL_test_ack := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
 BPF_TEST_SKEL_test_loopback := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h

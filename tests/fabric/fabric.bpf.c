@@ -7,6 +7,10 @@
  * (with lengths and checksums fixed and a DSCP mark) and ECN CE marking.
  * Everything it does is counted per interface in mrc_fab_stats.
  *
+ * Loaded with fab_srv6_block set, it is an SRv6 uSID router instead
+ * (fabric_abi.h, docs/testbed.md): it forwards only by its own static uSID
+ * table, with the same faults on the way in and out.
+ *
  * Whatever it cannot handle (ARP, ND, ICMP errors, TTL expiry, no neighbour)
  * it passes to the kernel, which forwards it the slow way.
  *
@@ -36,6 +40,16 @@
 
 #define IPV6_FLOWINFO_MASK bpf_htonl(0x0fffffff)
 #define CONTINUE -1
+#ifndef IPPROTO_ROUTING
+#define IPPROTO_ROUTING 43
+#endif
+
+/*
+ * The uSID block this node routes (network order), or 0: ECMP mode. Set
+ * before load (fabricctl attach --srv6), so in ECMP mode the verifier
+ * removes the SRv6 code and the ECMP path is what it always was.
+ */
+const volatile __u32 fab_srv6_block = 0;
 
 /* Fault configuration per interface; written by fabricctl. */
 struct {
@@ -69,6 +83,14 @@ struct {
 	__type(value, __u32);
 } mrc_fab_tx SEC(".maps");
 
+/* SRv6 mode: this node's uSID table, block+uSID -> me / adjacency; fabricctl. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FAB_MAX_SIDS);
+	__type(key, struct fab_sid_key);
+	__type(value, struct fab_sid);
+} mrc_fab_sid SEC(".maps");
+
 /* Congestion points per interface (testbed shape); fabricctl writes cfg. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -81,6 +103,10 @@ struct pkt {
 	struct ethhdr *eth;
 	struct iphdr *ip4; /* exactly one of ip4 and ip6 is set */
 	struct ipv6hdr *ip6;
+	/* SRv6 mode only: the SRH after ip6, an IPv6 header inside. */
+	struct fab_srh *srh;
+	struct ipv6hdr *in6;
+	__u8 srh_cut; /* an SRH is announced but not all there */
 	struct udphdr *udp; /* set for UDP only */
 	__u16 sport; /* network byte order, TCP or UDP; 0 otherwise */
 	__u16 dport;
@@ -153,6 +179,35 @@ static __always_inline int parse_at(void *data, void *end, struct pkt *p)
 		if (ip6->daddr.s6_addr[0] == 0xff)
 			return 2;
 		l4 = ip6 + 1;
+		/*
+		 * SRv6 mode: see through the SRH and an IPv6 header inside,
+		 * so faults find the UDP an encapsulated packet carries. A
+		 * cut SRH is for the SRv6 code to drop, not "malformed".
+		 */
+		if (fab_srv6_block && p->l4proto == IPPROTO_ROUTING) {
+			struct fab_srh *srh = l4;
+
+			if ((void *)(srh + 1) > end) {
+				p->srh_cut = 1;
+				return 0;
+			}
+			l4 = (void *)srh + (((__u32)srh->hdrlen + 1) << 3);
+			if (l4 > end) {
+				p->srh_cut = 1;
+				return 0;
+			}
+			p->srh = srh;
+			p->l4proto = srh->nexthdr;
+		}
+		if (fab_srv6_block && p->l4proto == IPPROTO_IPV6) {
+			struct ipv6hdr *in6 = l4;
+
+			if ((void *)(in6 + 1) > end || in6->version != 6)
+				return -1;
+			p->in6 = in6;
+			p->l4proto = in6->nexthdr;
+			l4 = in6 + 1;
+		}
 	} else {
 		return 1;
 	}
@@ -251,7 +306,8 @@ static __always_inline void udp_csum_full(void *end, struct pkt *p)
 		sum += p->ip4->daddr & 0xffff;
 		sum += p->ip4->daddr >> 16;
 	} else if (p->ip6) {
-		__u16 *a = (__u16 *)&p->ip6->saddr;
+		/* The header the UDP is in: an encapsulated one's own. */
+		__u16 *a = (__u16 *)&(p->in6 ? p->in6 : p->ip6)->saddr;
 
 		for (i = 0; i < 16; i++)
 			sum += a[i]; /* saddr and daddr are adjacent */
@@ -290,7 +346,16 @@ static __always_inline void trimmed_lengths(struct pkt *p, __u32 keep,
 			bpf_htons((void *)p->udp - (void *)p->ip4 + len);
 		csum_replace2(&p->ip4->check, old, p->ip4->tot_len);
 	} else if (p->ip6) {
-		p->ip6->payload_len = bpf_htons(len);
+		/* SRH and inner header, if any, sit between ip6 and UDP. */
+		__u32 before = 0;
+
+		if (p->in6) {
+			p->in6->payload_len = bpf_htons(len);
+			before += sizeof(struct ipv6hdr);
+		}
+		if (p->srh)
+			before += ((__u32)p->srh->hdrlen + 1) << 3;
+		p->ip6->payload_len = bpf_htons(before + len);
 	}
 	set_tclass(p, dscp, -1);
 }
@@ -443,6 +508,179 @@ static __always_inline void decrement_ttl(struct pkt *p)
 	}
 }
 
+/* The uSID after the block of an address, as on the wire. */
+static __always_inline __be16 active_usid(const struct in6_addr *a)
+{
+	return a->in6_u.u6_addr16[2];
+}
+
+/*
+ * The SRH's own checks (RFC 8754 4.3.1 and ours): routing type 4, a
+ * segment list that fits the header, segments_left within it. Returns 0
+ * or the drop counter.
+ */
+static __always_inline int srh_check(struct pkt *p)
+{
+	struct fab_srh *srh = p->srh;
+
+	if (p->srh_cut)
+		return FAB_CNT_DROP_SRV6_SRH_TRUNC;
+	if (!srh)
+		return 0;
+	if (srh->type != FAB_SRH_TYPE)
+		return FAB_CNT_DROP_SRV6_SRH_BAD;
+	if (((__u32)srh->last_entry + 1) * 16 > (__u32)srh->hdrlen * 8)
+		return FAB_CNT_DROP_SRV6_SRH_BAD;
+	if (srh->segments_left > srh->last_entry)
+		return FAB_CNT_DROP_SRV6_SL;
+	return 0;
+}
+
+/*
+ * One node's uSID processing of a checked packet (srv6_xdp): find where
+ * it goes next. Returns the table entry to send it by (a NEXT entry, or
+ * the ME entry whose host port it is delivered to; *deliver set), or
+ * NULL with *why the drop counter.
+ */
+static __always_inline struct fab_sid *
+srv6_next(struct xdp_md *ctx, struct pkt *p, int *deliver, int *why)
+{
+	struct in6_addr *da = &p->ip6->daddr;
+	void *end = (void *)(long)ctx->data_end;
+	struct fab_sid_key k = { .block = fab_srv6_block };
+	struct fab_stats *st = stats_of(ctx->ingress_ifindex);
+	struct fab_sid *v;
+	int i, j;
+
+	/*
+	 * At most two lookups: this node's own uSID, then the one after it.
+	 * Naming this node twice in a row is a loop (it would process the
+	 * packet again and again), dropped as such.
+	 */
+	for (i = 0; i < 2; i++) {
+		k.usid = active_usid(da);
+		v = k.usid ? bpf_map_lookup_elem(&mrc_fab_sid, &k) : NULL;
+		if (!v) {
+			*why = FAB_CNT_DROP_SRV6_UNKNOWN;
+			return NULL;
+		}
+		__sync_fetch_and_add(&v->packets, 1);
+		if (v->kind == FAB_SID_NEXT)
+			return v;
+		if (v->kind != FAB_SID_ME || i) {
+			*why = v->kind == FAB_SID_ME ?
+				       FAB_CNT_DROP_SRV6_LOOP :
+				       FAB_CNT_DROP_SRV6_UNKNOWN;
+			return NULL;
+		}
+		/* Shift and forward: the uSIDs after this one move up. */
+		for (j = 2; j < 7; j++)
+			da->in6_u.u6_addr16[j] = da->in6_u.u6_addr16[j + 1];
+		da->in6_u.u6_addr16[7] = 0;
+		count(st, FAB_CNT_SRV6_SHIFTED, 1);
+		if (active_usid(da))
+			continue;
+		/* End of carrier: the next container, or the end. */
+		if (p->srh && p->srh->segments_left) {
+			struct fab_srh *srh = p->srh;
+			struct in6_addr *seg;
+			__u32 sl = srh->segments_left - 1;
+
+			seg = (void *)(srh + 1) + (sl & 0xff) * 16;
+			if ((void *)(seg + 1) > end) {
+				*why = FAB_CNT_DROP_SRV6_SRH_TRUNC;
+				return NULL;
+			}
+			srh->segments_left = sl;
+			*da = *seg;
+			count(st, FAB_CNT_SRV6_NEXT_SEG, 1);
+			if (da->in6_u.u6_addr32[0] != fab_srv6_block) {
+				*why = FAB_CNT_DROP_SRV6_NOT_SID;
+				return NULL;
+			}
+			continue;
+		}
+		if (!v->ifindex) {
+			*why = FAB_CNT_DROP_SRV6_END;
+			return NULL;
+		}
+		*deliver = 1;
+		return v;
+	}
+	*why = FAB_CNT_DROP_SRV6_UNKNOWN; /* not reached */
+	return NULL;
+}
+
+/*
+ * The rest of mrc_fab_xdp in SRv6 mode, after the faults of the arrival
+ * interface: check, process the uSIDs, the departure interface's faults,
+ * hop limit and MACs, redirect. Everything not forwarded is dropped and
+ * counted by reason, but link-local traffic (to the kernel: ND).
+ */
+static __always_inline int srv6_xdp(struct xdp_md *ctx, struct pkt *p,
+				    struct fab_stats *in_st, int dup)
+{
+	__u32 in_if = ctx->ingress_ifindex, out_if;
+	struct fab_stats *out_st;
+	struct fab_sid *v;
+	int why = 0, deliver = 0;
+	__u64 len, copies;
+
+	if (!p->ip6 || p->ip6->daddr.in6_u.u6_addr32[0] != fab_srv6_block) {
+		if (p->ip6 && (p->ip6->daddr.in6_u.u6_addr16[0] &
+			       bpf_htons(0xffc0)) == bpf_htons(0xfe80)) {
+			count(in_st, FAB_CNT_PASS_LOCAL, 1);
+			return XDP_PASS;
+		}
+		count(in_st, FAB_CNT_DROP_SRV6_NOT_SID, 1);
+		return XDP_DROP;
+	}
+	why = srh_check(p);
+	if (!why && p->ip6->hop_limit <= 1)
+		why = FAB_CNT_DROP_SRV6_HLIM;
+	if (!why) {
+		v = srv6_next(ctx, p, &deliver, &why);
+		if (v && v->ifindex == in_if)
+			why = FAB_CNT_DROP_SRV6_LOOP; /* back where it came from */
+	}
+	if (why) {
+		count(in_st, why, 1);
+		return XDP_DROP;
+	}
+	if (!v)
+		return XDP_DROP; /* cannot happen: why is set */
+	out_if = v->ifindex;
+	out_st = stats_of(out_if);
+	if (apply_faults(ctx, p, out_if, FAB_DIR_OUT, &dup) == XDP_DROP)
+		return XDP_DROP;
+	/* Faults may have moved the packet (trim): the headers again. */
+	if (parse(ctx, p) || !p->ip6)
+		return XDP_DROP; /* cannot happen: it was parsed before */
+	p->ip6->hop_limit--;
+	__builtin_memcpy(p->eth->h_dest, v->dmac, ETH_ALEN);
+	__builtin_memcpy(p->eth->h_source, v->smac, ETH_ALEN);
+	len = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
+	copies = dup ? 2 : 1;
+	count(out_st, FAB_CNT_TX_PACKETS, copies);
+	count(out_st, FAB_CNT_TX_BYTES, len * copies);
+	count(out_st, deliver ? FAB_CNT_SRV6_DELIVERED : FAB_CNT_SRV6_FORWARDED,
+	      1);
+	if (dup) {
+		struct fab_meta *meta;
+
+		count(out_st, FAB_CNT_DUPLICATED, 1);
+		if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta)))
+			return XDP_PASS;
+		meta = (void *)(long)ctx->data_meta;
+		if ((void *)(meta + 1) > (void *)(long)ctx->data)
+			return XDP_PASS;
+		meta->magic = FAB_META_DUP_MAGIC;
+		meta->egress_ifindex = out_if;
+		return XDP_PASS;
+	}
+	return bpf_redirect_map(&mrc_fab_tx, out_if, XDP_DROP);
+}
+
 SEC("xdp")
 int mrc_fab_xdp(struct xdp_md *ctx)
 {
@@ -458,6 +696,11 @@ int mrc_fab_xdp(struct xdp_md *ctx)
 
 	in_st = stats_of(in_if);
 	rc = parse(ctx, &p);
+	if (fab_srv6_block && rc == -1) {
+		/* No kernel to fall back on in SRv6 mode: dropped. */
+		count(in_st, FAB_CNT_DROP_SRV6_MALFORMED, 1);
+		return XDP_DROP;
+	}
 	if (rc) {
 		count(in_st,
 		      rc == 1 ? FAB_CNT_PASS_NOT_IP :
@@ -472,6 +715,12 @@ int mrc_fab_xdp(struct xdp_md *ctx)
 
 	if (apply_faults(ctx, &p, in_if, FAB_DIR_IN, &dup) == XDP_DROP)
 		return XDP_DROP;
+	if (fab_srv6_block) {
+		/* Faults may have moved the packet (trim): the headers again. */
+		if (parse(ctx, &p))
+			return XDP_DROP; /* cannot happen: parsed before */
+		return srv6_xdp(ctx, &p, in_st, dup);
+	}
 
 	ttl = p.ip4 ? p.ip4->ttl : p.ip6 ? p.ip6->hop_limit : 0;
 	if (ttl <= 1) {
@@ -627,8 +876,12 @@ int mrc_fab_tc_queue(struct __sk_buff *skb)
 	data = (void *)(long)skb->data;
 	end = (void *)(long)skb->data_end;
 	ip = !parse_at(data, end, &p);
-	/* A GSO packet is many on the wire: never trimmed whole. */
-	if (ip && p.udp && !skb->gso_size &&
+	/*
+	 * A GSO packet is many on the wire: never trimmed whole. Nor is one
+	 * with an SRH or inner header (SRv6 mode): the length below would
+	 * be wrong; it is dropped when the queue is full.
+	 */
+	if (ip && p.udp && !skb->gso_size && !p.srh && !p.in6 &&
 	    bpf_ntohs(p.udp->len) > sizeof(struct udphdr) + keep)
 		/* From the headers, not pointers: no pointer arithmetic. */
 		trim_len = sizeof(struct ethhdr) +

@@ -147,7 +147,27 @@ struct fab_queue {
 	X(Q_ECN_MARKED, "queue_ecn_marked")     \
 	X(Q_ECN_NOT_ECT, "queue_ecn_not_ect")   \
 	X(Q_TRIMMED, "queue_trimmed")           \
-	X(Q_DROPPED, "queue_dropped")
+	X(Q_DROPPED, "queue_dropped")           \
+	X(SRV6_SHIFTED, "srv6_shifted")         \
+	X(SRV6_NEXT_SEG, "srv6_next_segment")   \
+	X(SRV6_FORWARDED, "srv6_forwarded")     \
+	X(SRV6_DELIVERED, "srv6_delivered")     \
+	FAB_SRV6_DROPS(X)
+
+/*
+ * Why the SRv6 mode dropped a packet, one counter each (of the interface
+ * it arrived on); docs/testbed.md (SRv6 uSID mode) explains each.
+ */
+#define FAB_SRV6_DROPS(X)                             \
+	X(DROP_SRV6_NOT_SID, "drop_srv6_not_sid")     \
+	X(DROP_SRV6_MALFORMED, "drop_srv6_malformed") \
+	X(DROP_SRV6_UNKNOWN, "drop_srv6_unknown")     \
+	X(DROP_SRV6_SRH_TRUNC, "drop_srv6_srh_trunc") \
+	X(DROP_SRV6_SRH_BAD, "drop_srv6_srh_bad")     \
+	X(DROP_SRV6_SL, "drop_srv6_sl_beyond")        \
+	X(DROP_SRV6_HLIM, "drop_srv6_hop_limit")      \
+	X(DROP_SRV6_LOOP, "drop_srv6_loop")           \
+	X(DROP_SRV6_END, "drop_srv6_end_no_host")
 
 #define FAB_X_ENUM(name, str) FAB_CNT_##name,
 enum fab_counter { FAB_COUNTERS(FAB_X_ENUM) FAB_CNT_MAX };
@@ -158,6 +178,59 @@ struct fab_stats {
 };
 
 #define FAB_MAX_IFACES 256
+
+/*
+ * SRv6 uSID mode (docs/testbed.md, RFC 9800 NEXT-C-SID, F3216): the
+ * outer IPv6 destination is a 32-bit block followed by up to six 16-bit
+ * uSIDs; the first is the active one. A node in this mode forwards only
+ * by its table mrc_fab_sid, keyed by block and uSID:
+ *  - FAB_SID_ME, the node's own uN: shift the uSIDs after the block left
+ *    by 16 bits, zero-filling; if none is left (end of carrier) take the
+ *    next segment from the SRH (segments_left--), or, with none left
+ *    either, deliver the packet, as it is (not decapsulated), out of
+ *    ifindex to dmac (the leaf's host port; 0: no host here, dropped);
+ *  - FAB_SID_NEXT, an adjacency: send it out of ifindex to dmac, the
+ *    neighbour that owns the uSID, unchanged but for MACs and hop limit.
+ * The mode is chosen when the program is loaded (fabricctl attach
+ * --srv6 BLOCK: rodata fab_srv6_block, network order; 0 = ECMP mode).
+ */
+#define FAB_SRV6_USIDS 6 /* uSIDs in one container after a 32-bit block */
+#define FAB_SID_NEXT 1u
+#define FAB_SID_ME 2u
+
+/* Key of mrc_fab_sid. */
+struct fab_sid_key {
+	__be32 block; /* the first 32 bits of the address */
+	__be16 usid; /* the active uSID, as on the wire */
+	__u16 pad;
+};
+_Static_assert(sizeof(struct fab_sid_key) == 8, "fab_sid_key layout");
+
+/* Value of mrc_fab_sid; fabricctl sid writes it. */
+struct fab_sid {
+	__u32 kind; /* FAB_SID_* */
+	__u32 ifindex; /* NEXT: egress; ME: host port at the end, 0: none */
+	__u8 dmac[6]; /* the neighbour's (or host's) MAC */
+	__u8 smac[6]; /* ifindex's own MAC */
+	__u64 packets; /* matched by this entry; the program adds */
+};
+_Static_assert(sizeof(struct fab_sid) == 32, "fab_sid layout");
+
+/* The SRv6 routing header (RFC 8754), routing type 4. */
+#define FAB_SRH_TYPE 4
+struct fab_srh {
+	__u8 nexthdr;
+	__u8 hdrlen; /* in 8-byte units, not counting the first 8 */
+	__u8 type; /* FAB_SRH_TYPE */
+	__u8 segments_left;
+	__u8 last_entry;
+	__u8 flags;
+	__be16 tag;
+	/* then last_entry + 1 segments of 16 bytes, TLVs after them */
+};
+_Static_assert(sizeof(struct fab_srh) == 8, "fab_srh layout");
+
+#define FAB_MAX_SIDS 1024
 
 /* Value of mrc_fab_sink_c (tests/fabric/fabgen.bpf.c), per CPU. */
 struct fab_sink_counts {

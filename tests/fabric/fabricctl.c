@@ -3,11 +3,14 @@
  * fabricctl: loads the test fabric's forwarding program into one router
  * namespace, and configures and reads its faults and counters.
  *
- *   fabricctl [-j] attach  NODE IFNAME...
+ *   fabricctl [-j] attach  NODE [--srv6 BLOCK] IFNAME...
  *   fabricctl      detach  NODE IFNAME...
  *   fabricctl      fault   NODE IFNAME ACTION...
  *   fabricctl      queue   NODE IFNAME { off | rate RATE QUEUE-OPTS... }
  *   fabricctl [-j] show    NODE
+ *   fabricctl      sid     NODE { ADDR me [IFNAME MAC] | ADDR next IFNAME MAC |
+ *                                 ADDR del }
+ *   fabricctl [-j] sids    NODE
  *
  * NODE is "NETNS:PINDIR": the network namespace (a name under /run/netns)
  * the interfaces live in, and the bpffs directory the maps are pinned in.
@@ -24,6 +27,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <net/ethernet.h>
+#include <netinet/ether.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/if_link.h>
@@ -43,8 +51,8 @@ static const char *const counter_names[] = {
 
 static int json;
 
-static const char *const map_pins[] = { "fault", "sport", "stats", "tx",
-					"queue" };
+static const char *const map_pins[] = { "fault", "sport", "stats",
+					"tx",	 "queue", "sid" };
 #define N_PINS (sizeof(map_pins) / sizeof(map_pins[0]))
 
 struct node {
@@ -64,7 +72,11 @@ static int usage(void)
 		"                 [keep N] [dscp D] [trim-class CLASSID]\n"
 		"                 [backlog-from qdisc|model] }\n"
 		"       fabricctl [-j] show NODE\n"
-		"NODE := NETNS:PINDIR\n"
+		"       fabricctl sid NODE { ADDR me [IFNAME MAC] |\n"
+		"                 ADDR next IFNAME MAC | ADDR del }\n"
+		"       fabricctl [-j] sids NODE\n"
+		"NODE := NETNS:PINDIR  (attach --srv6 BLOCK: an SRv6 uSID router)\n"
+		"ADDR := BLOCK:USID:: (F3216), e.g. fcbb:bb00:0101::\n"
 		"ACTION := { clear | blackhole { on | off } | drop PROB |\n"
 		"            sport-drop { PORTS | none } | corrupt PROB [offset N] |\n"
 		"            dup PROB | trim PROB keep N [dscp D] | ecn PROB |\n"
@@ -137,12 +149,81 @@ static int open_pinned(const struct node *n, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
+/* BLOCK:USID:: into a table key: the first 32 bits and the next 16. */
+static int parse_sid(const char *arg, struct fab_sid_key *k)
+{
+	struct in6_addr a;
+
+	if (inet_pton(AF_INET6, arg, &a) != 1) {
+		fprintf(stderr,
+			"fabricctl: bad uSID address '%s': want BLOCK:USID:: "
+			"like fcbb:bb00:0101::\n",
+			arg);
+		return -EINVAL;
+	}
+	memset(k, 0, sizeof(*k));
+	memcpy(&k->block, &a.s6_addr[0], 4);
+	memcpy(&k->usid, &a.s6_addr[4], 2);
+	if (!k->block || !k->usid) {
+		fprintf(stderr,
+			"fabricctl: '%s': the block and the uSID must not be "
+			"0\n",
+			arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* BLOCK as fcbb:bb00:: or fcbb:bb00::/32: 32 bits, the rest zero. */
+static int parse_block(const char *arg, struct fab_sid_key *k)
+{
+	char buf[INET6_ADDRSTRLEN];
+	struct in6_addr a;
+	size_t len = strcspn(arg, "/");
+	int i, rest = 0;
+
+	if (len < sizeof(buf)) {
+		memcpy(buf, arg, len);
+		buf[len] = 0;
+	}
+	if (len >= sizeof(buf) || inet_pton(AF_INET6, buf, &a) != 1 ||
+	    (arg[len] && strcmp(arg + len, "/32"))) {
+		fprintf(stderr,
+			"fabricctl: bad block '%s': want a /32 like "
+			"fcbb:bb00::/32\n",
+			arg);
+		return -EINVAL;
+	}
+	for (i = 4; i < 16; i++)
+		rest |= a.s6_addr[i];
+	memset(k, 0, sizeof(*k));
+	memcpy(&k->block, &a.s6_addr[0], 4);
+	if (rest || !k->block) {
+		fprintf(stderr,
+			"fabricctl: block '%s': want 32 bits, not 0, the rest "
+			"zero\n",
+			arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int cmd_attach(const struct node *n, int argc, char **argv)
 {
 	struct bpf_map *maps[N_PINS];
+	struct fab_sid_key block = {};
 	struct mrc_fab *skel;
 	char path[PATH_MAX];
 	int i, err;
+
+	if (argc >= 2 && !strcmp(argv[0], "--srv6")) {
+		if (parse_block(argv[1], &block))
+			return -EINVAL;
+		argc -= 2;
+		argv += 2;
+		if (!argc)
+			return usage();
+	}
 
 	if (mkdir(n->pindir, 0700) && errno != EEXIST) {
 		err = -errno;
@@ -150,12 +231,19 @@ static int cmd_attach(const struct node *n, int argc, char **argv)
 			strerror(-err));
 		return err;
 	}
-	skel = mrc_fab__open_and_load();
+	skel = mrc_fab__open();
 	if (!skel) {
 		err = -errno;
-		fprintf(stderr, "fabricctl: loading the fabric program: %s\n",
+		fprintf(stderr, "fabricctl: opening the fabric program: %s\n",
 			strerror(-err));
 		return err;
+	}
+	skel->rodata->fab_srv6_block = block.block;
+	err = mrc_fab__load(skel);
+	if (err) {
+		fprintf(stderr, "fabricctl: loading the fabric program: %s\n",
+			strerror(-err));
+		goto out;
 	}
 	for (i = 0; i < argc; i++) {
 		LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_INGRESS);
@@ -225,6 +313,7 @@ static int cmd_attach(const struct node *n, int argc, char **argv)
 	maps[2] = skel->maps.mrc_fab_stats;
 	maps[3] = skel->maps.mrc_fab_tx;
 	maps[4] = skel->maps.mrc_fab_queue;
+	maps[5] = skel->maps.mrc_fab_sid;
 	for (i = 0; i < (int)N_PINS; i++) {
 		snprintf(path, sizeof(path), "%s/%s", n->pindir, map_pins[i]);
 		unlink(path); /* a re-attach replaces the old maps */
@@ -783,6 +872,187 @@ out:
 	return err;
 }
 
+/* The MAC address of an interface of this namespace. */
+static int mac_of(const char *ifname, __u8 mac[6])
+{
+	struct ifreq ifr = {};
+	int fd, err = 0;
+
+	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr))
+		err = -errno;
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+	if (err)
+		fprintf(stderr, "fabricctl: MAC of %s: %s\n", ifname,
+			strerror(-err));
+	return err;
+}
+
+/* IFNAME MAC: where an entry sends packets, as ifindex and both MACs. */
+static int sid_port(const char *ifname, const char *mac, struct fab_sid *v)
+{
+	struct ether_addr *ea = mac ? ether_aton(mac) : NULL;
+	int idx;
+
+	if (!ifname || !ea)
+		return bad_arg("sid", mac ? mac : ifname,
+			       "IFNAME and a MAC like 02:01:00:00:01:02");
+	idx = ifindex_of(ifname);
+	if (idx < 0)
+		return idx;
+	v->ifindex = idx;
+	memcpy(v->dmac, ea->ether_addr_octet, 6);
+	return mac_of(ifname, v->smac);
+}
+
+/*
+ * sid ADDR me [IFNAME MAC]: ADDR's uSID is this node's own (uN); at the
+ * end of a packet's route, deliver it out of IFNAME to MAC.
+ * sid ADDR next IFNAME MAC: packets whose active uSID is ADDR's go out of
+ * IFNAME to MAC, the neighbour owning it. sid ADDR del: no entry.
+ */
+static int cmd_sid(const struct node *n, int argc, char **argv)
+{
+	struct fab_sid_key k;
+	struct fab_sid v = {};
+	int fd, err;
+
+	if (argc < 2 || parse_sid(argv[0], &k))
+		return usage();
+	fd = open_pinned(n, "sid");
+	if (fd < 0)
+		return fd;
+	if (!strcmp(argv[1], "del") && argc == 2) {
+		err = bpf_map_delete_elem(fd, &k) ? -errno : 0;
+	} else if (!strcmp(argv[1], "me") && (argc == 2 || argc == 4)) {
+		v.kind = FAB_SID_ME;
+		err = argc == 4 ? sid_port(argv[2], argv[3], &v) : 0;
+		if (!err)
+			err = bpf_map_update_elem(fd, &k, &v, BPF_ANY) ?
+				      -errno :
+				      0;
+	} else if (!strcmp(argv[1], "next") && argc == 4) {
+		v.kind = FAB_SID_NEXT;
+		err = sid_port(argv[2], argv[3], &v);
+		if (!err)
+			err = bpf_map_update_elem(fd, &k, &v, BPF_ANY) ?
+				      -errno :
+				      0;
+	} else {
+		close(fd);
+		return usage();
+	}
+	if (err && err != -EINVAL)
+		fprintf(stderr, "fabricctl: sid %s: %s\n", argv[0],
+			strerror(-err));
+	close(fd);
+	return err;
+}
+
+static const char *const srv6_names[] = {
+#define FAB_X_NAME(name, str) str,
+	FAB_SRV6_DROPS(FAB_X_NAME)
+#undef FAB_X_NAME
+};
+static const enum fab_counter srv6_drops[] = {
+#define FAB_X_ENUM(name, str) FAB_CNT_##name,
+	FAB_SRV6_DROPS(FAB_X_ENUM)
+#undef FAB_X_ENUM
+};
+#define N_SRV6_DROPS (sizeof(srv6_drops) / sizeof(srv6_drops[0]))
+
+/* The SRv6 drop counters, summed over the node's interfaces. */
+static int srv6_drop_sums(const struct node *n, __u64 *sum)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd, c;
+	__u32 key, *prev = NULL;
+	struct fab_stats *pc;
+	size_t i;
+
+	fd = open_pinned(n, "stats");
+	if (fd < 0 || ncpu <= 0)
+		return fd < 0 ? fd : -EINVAL;
+	pc = calloc(ncpu, sizeof(*pc));
+	if (!pc) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, pc))
+			continue;
+		for (c = 0; c < ncpu; c++)
+			for (i = 0; i < N_SRV6_DROPS; i++)
+				sum[i] += pc[c].cnt[srv6_drops[i]];
+	}
+	free(pc);
+	close(fd);
+	return 0;
+}
+
+/* sids: the node's uSID table with each entry's packets, then its drops. */
+static int cmd_sids(const struct node *n)
+{
+	__u64 drops[N_SRV6_DROPS] = {};
+	struct fab_sid_key k, *prev = NULL;
+	int fd, err, first = 1;
+	size_t i;
+
+	fd = open_pinned(n, "sid");
+	if (fd < 0)
+		return fd;
+	err = srv6_drop_sums(n, drops);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	printf(json ? "{\"sids\":[" : "");
+	while (!bpf_map_get_next_key(fd, prev, &k)) {
+		char addr[INET6_ADDRSTRLEN], ifname[IF_NAMESIZE] = "-";
+		struct in6_addr a = {};
+		struct fab_sid v;
+
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			continue;
+		memcpy(&a.s6_addr[0], &k.block, 4);
+		memcpy(&a.s6_addr[4], &k.usid, 2);
+		inet_ntop(AF_INET6, &a, addr, sizeof(addr));
+		if (v.ifindex)
+			if_indextoname(v.ifindex, ifname);
+		if (json)
+			printf("%s{\"sid\":\"%s\",\"usid\":\"%04x\","
+			       "\"kind\":\"%s\",\"ifname\":\"%s\","
+			       "\"dmac\":\"%s\",\"packets\":%llu}",
+			       first ? "" : ",", addr, ntohs(k.usid),
+			       v.kind == FAB_SID_ME ? "me" : "next", ifname,
+			       ether_ntoa((struct ether_addr *)v.dmac),
+			       (unsigned long long)v.packets);
+		else
+			printf("    usid %04x %-22s %-4s %-6s %s packets %llu\n",
+			       ntohs(k.usid), addr,
+			       v.kind == FAB_SID_ME ? "me" : "next", ifname,
+			       v.ifindex ?
+				       ether_ntoa((struct ether_addr *)v.dmac) :
+				       "-",
+			       (unsigned long long)v.packets);
+		first = 0;
+	}
+	printf(json ? "],\"drops\":{" : "    srv6 drops:");
+	for (i = 0; i < N_SRV6_DROPS; i++)
+		printf(json ? "%s\"%s\":%llu" : "%s%s %llu",
+		       json ? (i ? "," : "") : " ", srv6_names[i] + 10,
+		       (unsigned long long)drops[i]);
+	printf(json ? "}}\n" : "\n");
+	close(fd);
+	return 0;
+}
+
 static int silent_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
@@ -818,6 +1088,10 @@ int main(int argc, char **argv)
 		err = cmd_queue(&n, argc - 3, argv + 3);
 	else if (!strcmp(argv[1], "show") && argc == 3)
 		err = cmd_show(&n);
+	else if (!strcmp(argv[1], "sid"))
+		err = cmd_sid(&n, argc - 3, argv + 3);
+	else if (!strcmp(argv[1], "sids") && argc == 3)
+		err = cmd_sids(&n);
 	else
 		return usage();
 	return err == 2 ? 2 : err ? 1 : 0;
