@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fixture tests of the test fabric's SRv6 uSID mode (tests/fabric/
- * fabric.bpf.c loaded with fab_srv6_block = fcbb:bb00::/32, F3216;
+ * fabric.bpf.c loaded with fab_srv6_block = fdbb:bb00::/32, F3216;
  * docs/testbed.md) through BPF_PROG_TEST_RUN.
  *
  * The test runs in a network namespace of its own:
@@ -54,7 +54,7 @@ static const uint8_t MAC_FX2[6] = { 2, 0, 0, 0, 0, 0x1a };
 static const uint8_t MAC_NB2[6] = { 2, 0, 0, 0, 0, 0x1b };
 static const uint8_t MAC_IN[6] = { 2, 0, 0, 0, 0, 0x99 };
 
-#define BLOCK "fcbb:bb00"
+#define BLOCK "fdbb:bb00"
 #define OUTER_SRC "fd00:1:0:1::2"
 #define INNER_SRC "fd00:1:0:1::2"
 #define INNER_DST "fd00:1:0:2::2"
@@ -457,7 +457,7 @@ static __u64 stat(__u32 ifindex, enum fab_counter c)
 
 static struct fab_sid_key key_of(uint16_t usid)
 {
-	struct fab_sid_key k = { .block = htonl(0xfcbbbb00),
+	struct fab_sid_key k = { .block = htonl(0xfdbbbb00),
 				 .usid = htons(usid) };
 
 	return k;
@@ -847,7 +847,7 @@ int main(void)
 	skel = mrc_fab__open();
 	if (!skel)
 		return 1;
-	skel->rodata->fab_srv6_block = htonl(0xfcbbbb00);
+	skel->rodata->fab_srv6_block = htonl(0xfdbbbb00);
 	err = mrc_fab__load(skel);
 	if (err) {
 		fprintf(stderr, "loading the fabric program: %s\n",

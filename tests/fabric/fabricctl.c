@@ -76,7 +76,7 @@ static int usage(void)
 		"                 ADDR next IFNAME MAC | ADDR del }\n"
 		"       fabricctl [-j] sids NODE\n"
 		"NODE := NETNS:PINDIR  (attach --srv6 BLOCK: an SRv6 uSID router)\n"
-		"ADDR := BLOCK:USID:: (F3216), e.g. fcbb:bb00:0101::\n"
+		"ADDR := BLOCK:USID:: (F3216), e.g. fdbb:bb00:0101::\n"
 		"ACTION := { clear | blackhole { on | off } | drop PROB |\n"
 		"            sport-drop { PORTS | none } | corrupt PROB [offset N] |\n"
 		"            dup PROB | trim PROB keep N [dscp D] | ecn PROB |\n"
@@ -157,7 +157,7 @@ static int parse_sid(const char *arg, struct fab_sid_key *k)
 	if (inet_pton(AF_INET6, arg, &a) != 1) {
 		fprintf(stderr,
 			"fabricctl: bad uSID address '%s': want BLOCK:USID:: "
-			"like fcbb:bb00:0101::\n",
+			"like fdbb:bb00:0101::\n",
 			arg);
 		return -EINVAL;
 	}
@@ -174,7 +174,7 @@ static int parse_sid(const char *arg, struct fab_sid_key *k)
 	return 0;
 }
 
-/* BLOCK as fcbb:bb00:: or fcbb:bb00::/32: 32 bits, the rest zero. */
+/* BLOCK as fdbb:bb00:: or fdbb:bb00::/32: 32 bits, the rest zero. */
 static int parse_block(const char *arg, struct fab_sid_key *k)
 {
 	char buf[INET6_ADDRSTRLEN];
@@ -190,7 +190,7 @@ static int parse_block(const char *arg, struct fab_sid_key *k)
 	    (arg[len] && strcmp(arg + len, "/32"))) {
 		fprintf(stderr,
 			"fabricctl: bad block '%s': want a /32 like "
-			"fcbb:bb00::/32\n",
+			"fdbb:bb00::/32\n",
 			arg);
 		return -EINVAL;
 	}
