@@ -90,7 +90,7 @@ FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_ack $(BUILD)/tests/fuzz_tc
 # raw MRCD_RESUME, the fuzzers, a blind injector.
 TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume \
 	      $(BUILD)/tests/mrcd_limits $(FUZZERS) \
-	      $(BUILD)/tests/inject $(BUILD)/tests/nl_forge \
+	      $(BUILD)/tests/inject $(BUILD)/tests/nl_forge $(BUILD)/tests/srv6_send \
 	      $(BUILD)/tests/wire_pcap $(BUILD)/tests/icrc_cost
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h $(BUILD)/bpf/mrc_build_id.h
@@ -266,6 +266,12 @@ $(BUILD)/tests/inject: tests/tools/inject.c tests/lib/pkt.c $(BUILD)/libmrc-comm
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Itests/lib -Ilib -o $@ $(filter %.c %.a,$^) $(LIBS_BPF)
+
+# Hand-made SRv6 frames into a plane (tests/system/165-srv6-usid.sh).
+$(BUILD)/tests/srv6_send: tests/tools/srv6_send.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
 # Packets of every kind from the real programs, as pcaps for the dissector
 # test (tests/system/003-dissector.sh).
