@@ -63,7 +63,7 @@ struct node {
 static int usage(void)
 {
 	fprintf(stderr,
-		"Usage: fabricctl [-j] attach NODE IFNAME...\n"
+		"Usage: fabricctl [-j] attach NODE [--srv6 BLOCK] IFNAME...\n"
 		"       fabricctl detach NODE IFNAME...\n"
 		"       fabricctl pass NODE IFNAME... (kernel forwarding: XDP_PASS)\n"
 		"       fabricctl fault NODE IFNAME ACTION...\n"
