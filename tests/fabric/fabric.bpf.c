@@ -12,7 +12,8 @@
  * table, with the same faults on the way in and out.
  *
  * Whatever it cannot handle (ARP, ND, ICMP errors, TTL expiry, no neighbour)
- * it passes to the kernel, which forwards it the slow way.
+ * it passes to the kernel, which forwards it the slow way; in SRv6 mode
+ * only ARP, ND and link-local traffic, the rest is dropped and counted.
  *
  * This is test equipment: it lives in tests/ and never ships.
  */
@@ -47,7 +48,8 @@
 /*
  * The uSID block this node routes (network order), or 0: ECMP mode. Set
  * before load (fabricctl attach --srv6), so in ECMP mode the verifier
- * removes the SRv6 code and the ECMP path is what it always was.
+ * removes the SRv6 code: ECMP mode runs what it always did (and clears
+ * struct pkt's three new fields).
  */
 const volatile __u32 fab_srv6_block = 0;
 
