@@ -27,7 +27,7 @@ require_xdp_fabric
 tb status >"$TMP/status"
 grep -q "mode srv6" "$TMP/status" || fail "status does not say mode srv6"
 tb usids >"$TMP/usids"
-grep -q "^p0s2 *0202 $B:202::$" "$TMP/usids" || fail "usids: no p0s2 0202"
+grep -q "^p0s2 *0202 $B:0202::$" "$TMP/usids" || fail "usids: no p0s2 0202"
 grep -q "^p1l2 *1102 $B:1102:: delivers on host to " "$TMP/usids" || fail "usids: no p1l2 1102"
 
 sids() { "$FABRICCTL" -j sids "$TB_PREFIX-$1:/sys/fs/bpf/$TB_PREFIX/$1"; }
