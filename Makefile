@@ -267,7 +267,7 @@ $(BUILD)/tests/inject: tests/tools/inject.c tests/lib/pkt.c $(BUILD)/libmrc-comm
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Itests/lib -Ilib -o $@ $(filter %.c %.a,$^) $(LIBS_BPF)
 
-# Hand-made SRv6 frames into a plane (tests/system/165-srv6-usid.sh).
+# Hand-made SRv6 frames into a plane (tests/system/168-srv6-usid.sh).
 $(BUILD)/tests/srv6_send: tests/tools/srv6_send.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)

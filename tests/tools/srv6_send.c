@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * srv6_send: send hand-made SRv6 frames from a host's port into a testbed
- * plane in SRv6 mode (docs/testbed.md), for tests/system/165-srv6-usid.sh:
+ * plane in SRv6 mode (docs/testbed.md), for tests/system/168-srv6-usid.sh:
  * an outer IPv6 header to a uSID container, an optional SRH, an inner
  * IPv6 header and a UDP datagram, through an AF_PACKET socket, so any
  * field can be made wrong on purpose.
