@@ -504,7 +504,8 @@ static int reset(void)
 	fd = bpf_map__fd(skel->maps.mrc_fab_stats);
 	for (i = 0; i < 3; i++)
 		err = err ?: bpf_map_update_elem(fd, &ifs[i], zero, BPF_ANY);
-	return err;
+	/* A case may have taken fx2 down. */
+	return err ?: system("ip link set fx2 up") ? -EIO : 0;
 }
 
 static int spine(void)
@@ -512,6 +513,25 @@ static int spine(void)
 	return sid_set(0x0202, FAB_SID_ME, 0, NULL, NULL)		    ?:
 		       sid_set(0x0101, FAB_SID_NEXT, fx0, MAC_NB0, MAC_FX0) ?:
 		       sid_set(0x0102, FAB_SID_NEXT, fx2, MAC_NB2, MAC_FX2);
+}
+
+/* The spine, its adjacencies naming their neighbours' addresses. */
+static int spine_nh(void)
+{
+	struct fab_sid_key k = key_of(0x0102);
+	struct fab_sid v = { .kind = FAB_SID_NEXT, .ifindex = fx2 };
+
+	memcpy(v.dmac, MAC_NB2, 6);
+	memcpy(v.smac, MAC_FX2, 6);
+	if (inet_pton(AF_INET6, "fd00:99::2", v.nh6) != 1 || spine())
+		return -1;
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_fab_sid), &k, &v,
+				   BPF_ANY);
+}
+
+static int spine_nh_fx2_down(void)
+{
+	return spine_nh() ?: system("ip link set fx2 down") ? -EIO : 0;
 }
 
 static int leaf(void)
@@ -629,6 +649,7 @@ DROP_CHECK(dropped_loop_fx0, fx0, LOOP)
 DROP_CHECK(dropped_not_sid, LO, NOT_SID)
 DROP_CHECK(dropped_end, LO, END)
 DROP_CHECK(dropped_malformed, LO, MALFORMED)
+DROP_CHECK(dropped_link_down, LO, LINK_DOWN)
 
 /* Forwarded once out of out_if, shifted `shifts` times, nothing dropped. */
 static int forwarded(__u32 out_if, enum fab_counter how, __u64 shifts,
@@ -786,6 +807,10 @@ static struct fixture cases[] = {
 	   XDP_PASS, linklocal_in, passed_link_local),
 	FX("inner IPv6 header cut short: dropped as malformed", spine,
 	   inner_cut_in, XDP_DROP, NULL, dropped_malformed),
+	FX("next hop's link up (its address checked): forwarded", spine_nh,
+	   shift_in, XDP_REDIRECT, shift_out, fwd_fx2_shift1),
+	FX("next hop's link down: dropped as link_down, not redirected",
+	   spine_nh_fx2_down, shift_in, XDP_DROP, NULL, dropped_link_down),
 	FX("blackhole in: dropped before the uSID is read", spine_blackhole_in,
 	   shift_in, XDP_DROP, NULL, blackholed_lo),
 	FX("blackhole out on the next hop's port: dropped after the shift",
@@ -926,6 +951,14 @@ static int setup_netns(void)
 		"ip link set fx0 up",
 		"ip link set fx3 up",
 		"ip link set fx2 up",
+		/* As on the testbed's routers. */
+		"sysctl -qw net.ipv6.conf.all.forwarding=1",
+		"sysctl -qw net.ipv6.conf.all.keep_addr_on_down=1",
+		"sysctl -qw net.ipv6.conf.all.ignore_routes_with_linkdown=1",
+		"ip -6 addr add fd00:98::1/64 dev fx0 nodad",
+		"ip -6 addr add fd00:99::1/64 dev fx2 nodad",
+		"ip -6 neigh add fd00:98::2 lladdr 02:00:00:00:00:0b dev fx0 nud permanent",
+		"ip -6 neigh add fd00:99::2 lladdr 02:00:00:00:00:1b dev fx2 nud permanent",
 	};
 	unsigned int i;
 

@@ -614,6 +614,29 @@ srv6_next(struct xdp_md *ctx, struct pkt *p, int *deliver, int *why)
 }
 
 /*
+ * Is the link to the entry's neighbour usable? The kernel's FIB, asked
+ * from the egress side for the neighbour's address, still routes it out
+ * of that interface: with the link down (admin or carrier, the routers
+ * ignore routes with linkdown) it does not. An entry without an address
+ * is not checked.
+ */
+static __always_inline int link_up(struct xdp_md *ctx, const struct fab_sid *v)
+{
+	struct bpf_fib_lookup fib;
+	int rc;
+
+	if (!v->nh6[0])
+		return 1;
+	__builtin_memset(&fib, 0, sizeof(fib));
+	fib.family = AF_INET6;
+	fib.ifindex = v->ifindex;
+	__builtin_memcpy(fib.ipv6_dst, v->nh6, 16);
+	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib),
+			    BPF_FIB_LOOKUP_OUTPUT | BPF_FIB_LOOKUP_SKIP_NEIGH);
+	return rc == BPF_FIB_LKUP_RET_SUCCESS && fib.ifindex == v->ifindex;
+}
+
+/*
  * The rest of mrc_fab_xdp in SRv6 mode, after the faults of the arrival
  * interface: check, process the uSIDs, the departure interface's faults,
  * hop limit and MACs, redirect. Everything not forwarded is dropped and
@@ -644,6 +667,8 @@ static __always_inline int srv6_xdp(struct xdp_md *ctx, struct pkt *p,
 		v = srv6_next(ctx, p, &deliver, &why);
 		if (v && v->ifindex == in_if)
 			why = FAB_CNT_DROP_SRV6_LOOP; /* back where it came from */
+		else if (v && !link_up(ctx, v))
+			why = FAB_CNT_DROP_SRV6_LINK_DOWN;
 	}
 	if (why) {
 		count(in_st, why, 1);

@@ -167,6 +167,7 @@ struct fab_queue {
 	X(DROP_SRV6_SL, "drop_srv6_sl_beyond")        \
 	X(DROP_SRV6_HLIM, "drop_srv6_hop_limit")      \
 	X(DROP_SRV6_LOOP, "drop_srv6_loop")           \
+	X(DROP_SRV6_LINK_DOWN, "drop_srv6_link_down") \
 	X(DROP_SRV6_END, "drop_srv6_end_no_host")
 
 #define FAB_X_ENUM(name, str) FAB_CNT_##name,
@@ -213,8 +214,15 @@ struct fab_sid {
 	__u8 dmac[6]; /* the neighbour's (or host's) MAC */
 	__u8 smac[6]; /* ifindex's own MAC */
 	__u64 packets; /* matched by this entry; the program adds */
+	/*
+	 * The neighbour's IPv6 address on that link, or all zero. When set,
+	 * the kernel's FIB must still route it out of ifindex (a link down
+	 * takes its connected route with it), or the packet is dropped as
+	 * link_down rather than lost in a redirect into a dead link.
+	 */
+	__u8 nh6[16];
 };
-_Static_assert(sizeof(struct fab_sid) == 32, "fab_sid layout");
+_Static_assert(sizeof(struct fab_sid) == 48, "fab_sid layout");
 
 /* The SRv6 routing header (RFC 8754), routing type 4. */
 #define FAB_SRH_TYPE 4

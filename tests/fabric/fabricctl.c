@@ -8,8 +8,8 @@
  *   fabricctl      fault   NODE IFNAME ACTION...
  *   fabricctl      queue   NODE IFNAME { off | rate RATE QUEUE-OPTS... }
  *   fabricctl [-j] show    NODE
- *   fabricctl      sid     NODE { ADDR me [IFNAME MAC] | ADDR next IFNAME MAC |
- *                                 ADDR del }
+ *   fabricctl      sid     NODE { ADDR me [PORT] | ADDR next PORT | ADDR del }
+ *                           PORT := IFNAME MAC [via NH6]
  *   fabricctl [-j] sids    NODE
  *
  * NODE is "NETNS:PINDIR": the network namespace (a name under /run/netns)
@@ -72,8 +72,8 @@ static int usage(void)
 		"                 [keep N] [dscp D] [trim-class CLASSID]\n"
 		"                 [backlog-from qdisc|model] }\n"
 		"       fabricctl [-j] show NODE\n"
-		"       fabricctl sid NODE { ADDR me [IFNAME MAC] |\n"
-		"                 ADDR next IFNAME MAC | ADDR del }\n"
+		"       fabricctl sid NODE { ADDR me [PORT] | ADDR next PORT |\n"
+		"                 ADDR del }  PORT := IFNAME MAC [via NH6]\n"
 		"       fabricctl [-j] sids NODE\n"
 		"NODE := NETNS:PINDIR  (attach --srv6 BLOCK: an SRv6 uSID router)\n"
 		"ADDR := BLOCK:USID:: (F3216), e.g. fdbb:bb00:0101::\n"
@@ -893,11 +893,24 @@ static int mac_of(const char *ifname, __u8 mac[6])
 	return err;
 }
 
-/* IFNAME MAC: where an entry sends packets, as ifindex and both MACs. */
-static int sid_port(const char *ifname, const char *mac, struct fab_sid *v)
+/*
+ * IFNAME MAC [via NH6]: where an entry sends packets, as ifindex and both
+ * MACs, and the neighbour's address whose route says the link is up.
+ */
+static int sid_port(int argc, char **argv, struct fab_sid *v)
 {
+	const char *ifname = argv[0], *mac = argc > 1 ? argv[1] : NULL;
 	struct ether_addr *ea = mac ? ether_aton(mac) : NULL;
 	int idx;
+
+	if (argc == 4 && !strcmp(argv[2], "via")) {
+		if (inet_pton(AF_INET6, argv[3], v->nh6) != 1 || !v->nh6[0])
+			return bad_arg("via", argv[3],
+				       "the neighbour's IPv6 address");
+	} else if (argc != 2) {
+		return bad_arg("sid", argc > 2 ? argv[2] : NULL,
+			       "IFNAME MAC [via NH6]");
+	}
 
 	if (!ifname || !ea)
 		return bad_arg("sid", mac ? mac : ifname,
@@ -911,10 +924,11 @@ static int sid_port(const char *ifname, const char *mac, struct fab_sid *v)
 }
 
 /*
- * sid ADDR me [IFNAME MAC]: ADDR's uSID is this node's own (uN); at the
- * end of a packet's route, deliver it out of IFNAME to MAC.
- * sid ADDR next IFNAME MAC: packets whose active uSID is ADDR's go out of
- * IFNAME to MAC, the neighbour owning it. sid ADDR del: no entry.
+ * sid ADDR me [PORT]: ADDR's uSID is this node's own (uN); at the end of
+ * a packet's route, deliver it out of PORT (IFNAME MAC [via NH6]).
+ * sid ADDR next PORT: packets whose active uSID is ADDR's go out of
+ * IFNAME to MAC, the neighbour owning it; with via, only while the FIB
+ * routes NH6 out of IFNAME (the link is up). sid ADDR del: no entry.
  */
 static int cmd_sid(const struct node *n, int argc, char **argv)
 {
@@ -929,16 +943,16 @@ static int cmd_sid(const struct node *n, int argc, char **argv)
 		return fd;
 	if (!strcmp(argv[1], "del") && argc == 2) {
 		err = bpf_map_delete_elem(fd, &k) ? -errno : 0;
-	} else if (!strcmp(argv[1], "me") && (argc == 2 || argc == 4)) {
+	} else if (!strcmp(argv[1], "me")) {
 		v.kind = FAB_SID_ME;
-		err = argc == 4 ? sid_port(argv[2], argv[3], &v) : 0;
+		err = argc > 2 ? sid_port(argc - 2, argv + 2, &v) : 0;
 		if (!err)
 			err = bpf_map_update_elem(fd, &k, &v, BPF_ANY) ?
 				      -errno :
 				      0;
-	} else if (!strcmp(argv[1], "next") && argc == 4) {
+	} else if (!strcmp(argv[1], "next") && argc >= 4) {
 		v.kind = FAB_SID_NEXT;
-		err = sid_port(argv[2], argv[3], &v);
+		err = sid_port(argc - 2, argv + 2, &v);
 		if (!err)
 			err = bpf_map_update_elem(fd, &k, &v, BPF_ANY) ?
 				      -errno :
@@ -1014,6 +1028,7 @@ static int cmd_sids(const struct node *n)
 	printf(json ? "{\"sids\":[" : "");
 	while (!bpf_map_get_next_key(fd, prev, &k)) {
 		char addr[INET6_ADDRSTRLEN], ifname[IF_NAMESIZE] = "-";
+		char via[INET6_ADDRSTRLEN];
 		struct in6_addr a = {};
 		struct fab_sid v;
 
@@ -1025,22 +1040,27 @@ static int cmd_sids(const struct node *n)
 		inet_ntop(AF_INET6, &a, addr, sizeof(addr));
 		if (v.ifindex)
 			if_indextoname(v.ifindex, ifname);
+		strcpy(via, "-");
+		if (v.nh6[0])
+			inet_ntop(AF_INET6, v.nh6, via, sizeof(via));
 		if (json)
 			printf("%s{\"sid\":\"%s\",\"usid\":\"%04x\","
 			       "\"kind\":\"%s\",\"ifname\":\"%s\","
-			       "\"dmac\":\"%s\",\"packets\":%llu}",
+			       "\"dmac\":\"%s\",\"via\":\"%s\","
+			       "\"packets\":%llu}",
 			       first ? "" : ",", addr, ntohs(k.usid),
 			       v.kind == FAB_SID_ME ? "me" : "next", ifname,
-			       ether_ntoa((struct ether_addr *)v.dmac),
+			       ether_ntoa((struct ether_addr *)v.dmac), via,
 			       (unsigned long long)v.packets);
 		else
-			printf("    usid %04x %-22s %-4s %-6s %s packets %llu\n",
+			printf("    usid %04x %-22s %-4s %-6s %s via %s packets "
+			       "%llu\n",
 			       ntohs(k.usid), addr,
 			       v.kind == FAB_SID_ME ? "me" : "next", ifname,
 			       v.ifindex ?
 				       ether_ntoa((struct ether_addr *)v.dmac) :
 				       "-",
-			       (unsigned long long)v.packets);
+			       via, (unsigned long long)v.packets);
 		first = 0;
 	}
 	printf(json ? "],\"drops\":{" : "    srv6 drops:");

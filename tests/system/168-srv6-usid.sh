@@ -95,6 +95,20 @@ sleep 0.2
 expect "$(delivered 0)" 29 "delivered after the heal"
 log "blackholed spine 3 lost its 5 frames and no others; healed, it carries again"
 
+# The link from spine 1 to leaf 2 down: the frames naming spine 1 are
+# dropped there as link_down, counted; up again, they arrive.
+tb fail link p0l2-s1 --by linkdown
+sendsr 0 --dst "$B:201:102::" --count 4
+sendsr 0 --dst "$B:200:102::" --count 2
+sleep 0.2
+expect "$(drops p0s1 link_down)" 4 "link down at spine 1"
+expect "$(delivered 0)" 31 "delivered with p0l2-s1 down"
+tb heal link p0l2-s1
+sendsr 0 --dst "$B:201:102::" --count 4
+sleep 0.2
+expect "$(delivered 0)" 35 "delivered after p0l2-s1 came back"
+log "p0l2-s1 down: its 4 frames dropped at spine 1 as link_down, none else"
+
 # Plane 1 has its own uSIDs (1xxx); a plane 0 uSID is unknown there.
 sendsr 1 --dst "$B:1201:1102::" --count 3
 sendsr 1 --dst "$B:201:102::"
