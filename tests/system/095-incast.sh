@@ -18,7 +18,7 @@
 #
 # Ten runs in a row beside a CPU hog passed (with 030 and 090; d3f6896
 # with the i18 merges, 2026-12-04): 136-249 s a run.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib.sh"
 require_root
 
 BENCH=$TOP/tests/bench/incast.sh
