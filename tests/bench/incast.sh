@@ -31,6 +31,11 @@
 # $BENCH_OUT/incast-spines.txt). incast-blamed.txt has every EV blamed,
 # incast-counters.txt every host's data path counters that are not zero.
 #
+# Each sender keeps INCAST_DEPTH WRITEs posted (default 8: 8 MiB, some
+# 160 windows; mrc-perf's own default, 128 MiB, takes a fair share of a
+# 4->1 incast 5-10 s to drain after the end, and mrc-perf gives up on a
+# flow 10 s after it: the "WRITEs still incomplete" runs).
+#
 # INCAST_NSCC="KEY VALUE ..." replaces the CC profile's NSCC settings
 # (mrcctl cc-profile set; default "base-rtt 10000").
 #
@@ -56,6 +61,7 @@ if [ $# = 0 ]; then
 	exit 0
 fi
 N=${1:-2}
+DEPTH=${INCAST_DEPTH:-8}
 MODE=${2:-trim}
 RATE=${3:-200mbit}
 SECS=${4:-6}
@@ -229,7 +235,7 @@ run_mrc() {
 		fi
 		(sleep "$late" && PIDNAME=cli$i as_nobody "h$i" "$PERF" client "$(tb addr h1 0)" \
 			-p $((18515 + i)) --wait 10 -j --test bw --verify -s "$size" \
-			-D "$secs" "${ccarg[@]}" "${tl[@]}" >"$TMP/flow$i.json" 2>"$TMP/flow$i.err") &
+			-d "$DEPTH" -D "$secs" "${ccarg[@]}" "${tl[@]}" >"$TMP/flow$i.json" 2>"$TMP/flow$i.err") &
 		pids+=($!)
 	done
 	fpid=""
