@@ -17,7 +17,8 @@
 # (goodput, fairness) are the benchmark's to report, not this test's.
 #
 # Ten runs in a row beside a CPU hog passed (with 030 and 090; d3f6896
-# with the i18 merges, 2026-12-04): 136-249 s a run.
+# with the i18 merges, 2026-12-04): 136-249 s a run; with the bench's
+# INCAST_DEPTH 8, six more runs beside a hog passed, 100-102 s a run.
 . "$(dirname "$0")/lib.sh"
 require_root
 
