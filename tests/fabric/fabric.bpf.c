@@ -642,6 +642,36 @@ static __always_inline int link_up(struct xdp_md *ctx, const struct fab_sid *v)
  * hop limit and MACs, redirect. Everything not forwarded is dropped and
  * counted by reason, but link-local traffic (to the kernel: ND).
  */
+/*
+ * The last step of forwarding: count what leaves out_if, and send it
+ * (twice when the dup fault asked: XDP cannot clone a frame, so the egress
+ * interface goes in the metadata and mrc_fab_tc_dup, on this interface's
+ * tc ingress, sends the packet out twice). miss: the verdict when out_if
+ * is not in mrc_fab_tx.
+ */
+static __always_inline int transmit(struct xdp_md *ctx,
+				    struct fab_stats *out_st, __u32 out_if,
+				    int dup, int miss)
+{
+	__u64 len = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
+	__u64 copies = dup ? 2 : 1;
+	struct fab_meta *meta;
+
+	count(out_st, FAB_CNT_TX_PACKETS, copies);
+	count(out_st, FAB_CNT_TX_BYTES, len * copies);
+	if (!dup)
+		return bpf_redirect_map(&mrc_fab_tx, out_if, miss);
+	count(out_st, FAB_CNT_DUPLICATED, 1);
+	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta)))
+		return XDP_PASS;
+	meta = (void *)(long)ctx->data_meta;
+	if ((void *)(meta + 1) > (void *)(long)ctx->data)
+		return XDP_PASS;
+	meta->magic = FAB_META_DUP_MAGIC;
+	meta->egress_ifindex = out_if;
+	return XDP_PASS;
+}
+
 static __always_inline int srv6_xdp(struct xdp_md *ctx, struct pkt *p,
 				    struct fab_stats *in_st, int dup)
 {
@@ -649,7 +679,6 @@ static __always_inline int srv6_xdp(struct xdp_md *ctx, struct pkt *p,
 	struct fab_stats *out_st;
 	struct fab_sid *v;
 	int why = 0, deliver = 0;
-	__u64 len, copies;
 
 	if (!p->ip6 || p->ip6->daddr.in6_u.u6_addr32[0] != fab_srv6_block) {
 		if (p->ip6 && (p->ip6->daddr.in6_u.u6_addr16[0] &
@@ -686,26 +715,9 @@ static __always_inline int srv6_xdp(struct xdp_md *ctx, struct pkt *p,
 	p->ip6->hop_limit--;
 	__builtin_memcpy(p->eth->h_dest, v->dmac, ETH_ALEN);
 	__builtin_memcpy(p->eth->h_source, v->smac, ETH_ALEN);
-	len = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
-	copies = dup ? 2 : 1;
-	count(out_st, FAB_CNT_TX_PACKETS, copies);
-	count(out_st, FAB_CNT_TX_BYTES, len * copies);
 	count(out_st, deliver ? FAB_CNT_SRV6_DELIVERED : FAB_CNT_SRV6_FORWARDED,
 	      1);
-	if (dup) {
-		struct fab_meta *meta;
-
-		count(out_st, FAB_CNT_DUPLICATED, 1);
-		if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta)))
-			return XDP_PASS;
-		meta = (void *)(long)ctx->data_meta;
-		if ((void *)(meta + 1) > (void *)(long)ctx->data)
-			return XDP_PASS;
-		meta->magic = FAB_META_DUP_MAGIC;
-		meta->egress_ifindex = out_if;
-		return XDP_PASS;
-	}
-	return bpf_redirect_map(&mrc_fab_tx, out_if, XDP_DROP);
+	return transmit(ctx, out_st, out_if, dup, XDP_DROP);
 }
 
 SEC("xdp")
@@ -715,8 +727,6 @@ int mrc_fab_xdp(struct xdp_md *ctx)
 	struct fab_stats *in_st, *out_st;
 	struct bpf_fib_lookup fib;
 	struct fab_fault *out_fault;
-	struct fab_meta *meta;
-	__u64 len, copies;
 	struct pkt p;
 	int rc, dup = 0;
 	__u8 ttl;
@@ -736,9 +746,9 @@ int mrc_fab_xdp(struct xdp_md *ctx)
 		      1);
 		return XDP_PASS;
 	}
-	len = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
 	count(in_st, FAB_CNT_RX_PACKETS, 1);
-	count(in_st, FAB_CNT_RX_BYTES, len);
+	count(in_st, FAB_CNT_RX_BYTES,
+	      (void *)(long)ctx->data_end - (void *)(long)ctx->data);
 
 	if (apply_faults(ctx, &p, in_if, FAB_DIR_IN, &dup) == XDP_DROP)
 		return XDP_DROP;
@@ -772,28 +782,7 @@ int mrc_fab_xdp(struct xdp_md *ctx)
 	decrement_ttl(&p);
 	__builtin_memcpy(p.eth->h_dest, fib.dmac, ETH_ALEN);
 	__builtin_memcpy(p.eth->h_source, fib.smac, ETH_ALEN);
-	len = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
-	copies = dup ? 2 : 1;
-	count(out_st, FAB_CNT_TX_PACKETS, copies);
-	count(out_st, FAB_CNT_TX_BYTES, len * copies);
-
-	if (dup) {
-		/*
-		 * XDP cannot clone a frame. Leave the egress interface in the
-		 * metadata and let mrc_fab_tc_dup, on this interface's tc
-		 * ingress, send the packet out twice.
-		 */
-		count(out_st, FAB_CNT_DUPLICATED, 1);
-		if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta)))
-			return XDP_PASS;
-		meta = (void *)(long)ctx->data_meta;
-		if ((void *)(meta + 1) > (void *)(long)ctx->data)
-			return XDP_PASS;
-		meta->magic = FAB_META_DUP_MAGIC;
-		meta->egress_ifindex = out_if;
-		return XDP_PASS;
-	}
-	return bpf_redirect_map(&mrc_fab_tx, out_if, XDP_PASS);
+	return transmit(ctx, out_st, out_if, dup, XDP_PASS);
 }
 
 SEC("tc")
