@@ -10,13 +10,16 @@
  * runs it on each frame the transmit program redirects to the port, just
  * before the frame is sent; it copies the same way and lets the frame go.
  * Frames mrc_xdp_rx turns around with XDP_TX (ACKs, NACKs, probe answers)
- * never pass the devmap, and neither do skbs (probes from mrcd's socket,
- * the low-latency path's packets): 'dir out' does not see them.
+ * never pass the devmap: for those mrc_xdp_rx tail-calls mrc_turn_hook,
+ * which holds mrc_cap_turn while 'dir out' runs. Skbs (probes from mrcd's
+ * socket, the low-latency path's packets) pass none of these hooks:
+ * mrcctl takes them with a packet socket, as tcpdump does.
  *
  * Why not fentry/fexit on mrc_xdp_rx and mrc_xdp_tx, which would see all
- * of it: the kernel this project runs on refuses every fentry and fexit
- * program at load (EPERM, with an empty verifier log, even on a kernel
- * function). docs/mrcd.md ("Capturing a port") has the details.
+ * of it without a hook in the data path: the kernel this project runs on
+ * refuses every fentry and fexit program at load (EPERM, with an empty
+ * verifier log, even on a kernel function). docs/mrcd.md ("Capturing a
+ * port") has the details.
  *
  * Nothing here is part of the device: mrcctl loads this object, swaps it
  * in for mrc_xdp_rx on the port (XDP_FLAGS_REPLACE), sets it in the
@@ -30,14 +33,14 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 
-#include "mrc/capture.h"
-#include "mrc/wire.h"
+#include "lib/capture_class.h"
 
 /* The filter, set by mrcctl before load. */
 const volatile __u32 cap_classes = MRC_CAP_ALL;
 const volatile __u32 cap_qpn_on; /* 1: only BTH destination QP cap_qpn */
 const volatile __u32 cap_qpn;
 const volatile __u32 cap_snaplen = 65535;
+const volatile __u32 cap_ifindex; /* the port: mrc_cap_turn's filter */
 
 /* The frames, to mrcctl (one ring per CPU). */
 struct {
@@ -71,116 +74,47 @@ static __always_inline void count(__u32 what)
 }
 
 /*
- * Enough of a frame for its headers: Ethernet, one VLAN tag, IPv6 with one
- * routing header (SRv6) or IPv4 with options, UDP, BTH and AETH.
+ * Copy one frame to the ring if it passes the filter; via is
+ * MRC_CAP_VIA_*, base the first of that hook's three counters.
  */
-#define CAP_HDR 255 /* a mask, for the verifier */
-/* UDP, BTH and the AETH's first byte. */
-#define CAP_L4 (8 + sizeof(struct mrc_bth) + 1)
-
-/* The frame's class and BTH destination QP (~0 when it has none). */
-static __always_inline __u32 classify(const __u8 *h, __u32 n, __u32 *qpn)
-{
-	__u32 off = ETH_HLEN, proto;
-	__u8 l4;
-
-	*qpn = ~0u;
-	if (n < ETH_HLEN)
-		return MRC_CAP_OTHER;
-	proto = (__u32)h[12] << 8 | h[13];
-	if (proto == ETH_P_8021Q || proto == ETH_P_8021AD) {
-		proto = (__u32)h[16] << 8 | h[17];
-		off += 4;
-	}
-	if (proto == ETH_P_IP) {
-		if (off + 20 > n)
-			return MRC_CAP_OTHER;
-		l4 = h[off + 9];
-		off += (h[off] & 0xf) * 4;
-	} else if (proto == ETH_P_IPV6) {
-		if (off + 40 > n)
-			return MRC_CAP_OTHER;
-		l4 = h[off + 6];
-		off += 40;
-		if (l4 == 43) { /* routing header: SRv6 */
-			if (off > CAP_HDR - 2 || off + 2 > n)
-				return MRC_CAP_OTHER;
-			l4 = h[off];
-			off += (h[off + 1] + 1) * 8;
-		}
-	} else {
-		return MRC_CAP_OTHER;
-	}
-	/* off against a constant first: the verifier bounds it from that. */
-	if (l4 != IPPROTO_UDP || off > CAP_HDR - CAP_L4 || off + CAP_L4 > n)
-		return MRC_CAP_OTHER;
-	if (((__u32)h[off + 2] << 8 | h[off + 3]) != MRC_UDP_PORT)
-		return MRC_CAP_OTHER;
-	off += 8;
-	/*
-	 * Byte by byte: the headers sit at any offset in h, and the verifier
-	 * refuses a misaligned stack read.
-	 */
-	*qpn = (__u32)h[off + offsetof(struct mrc_bth, dqpn) + 1] << 16 |
-	       (__u32)h[off + offsetof(struct mrc_bth, dqpn) + 2] << 8 |
-	       h[off + offsetof(struct mrc_bth, dqpn) + 3];
-	switch (h[off + offsetof(struct mrc_bth, opcode)]) {
-	case MRC_OP_WRITE_ONLY:
-	case MRC_OP_WRITE_ONLY_IMM:
-		return MRC_CAP_DATA;
-	case MRC_OP_ACK:
-		/* The AETH's syndrome: its first byte (n checked above). */
-		return (h[off + sizeof(struct mrc_bth)] & 0xe0) ==
-				       MRC_AETH_NAK ?
-			       MRC_CAP_NACK :
-			       MRC_CAP_ACK;
-	case MRC_OP_PROBE:
-	case MRC_OP_PROBE_ANSWER:
-		return MRC_CAP_PROBE;
-	}
-	return MRC_CAP_OTHER;
-}
-
-static __always_inline void capture(struct xdp_md *ctx, __u32 dir)
+static __always_inline void capture(struct xdp_md *ctx, __u32 via, __u32 base)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
 	struct mrc_cap_rec r = {};
-	__u8 h[CAP_HDR + 1] = {};
+	__u8 h[MRC_CAP_HDR + 1] = {};
 	__u32 n;
 
-	/* The out counters follow the in ones in the same order. */
-	const __u32 base = dir == MRC_CAP_DIR_OUT ? MRC_CAP_OUT_SEEN : 0;
-
-	count(base + MRC_CAP_SEEN);
-	r.dir = (__u8)dir;
+	count(base);
+	r.dir = via == MRC_CAP_VIA_RX ? MRC_CAP_DIR_IN : MRC_CAP_DIR_OUT;
+	r.via = (__u8)via;
 	r.pkt_len = (__u32)(end - data);
 	n = r.pkt_len;
 	/*
 	 * The verifier wants the length of bpf_xdp_load_bytes bounded from
 	 * both sides, and the header reads in classify() within h.
 	 */
-	if (n > CAP_HDR)
-		n = CAP_HDR;
-	n &= CAP_HDR;
+	if (n > MRC_CAP_HDR)
+		n = MRC_CAP_HDR;
+	n &= MRC_CAP_HDR;
 	if (n < 1 || bpf_xdp_load_bytes(ctx, 0, h, n) < 0)
 		n = 0;
-	r.cls = (__u8)classify(h, n, &r.qpn);
+	r.cls = (__u8)mrc_cap_classify(h, n, &r.qpn);
 	if (!(r.cls & cap_classes) || (cap_qpn_on && r.qpn != cap_qpn))
 		return;
-	count(base + MRC_CAP_MATCHED);
+	count(base + 1);
 	r.ts_ns = bpf_ktime_get_ns();
 	r.cap_len = r.pkt_len < cap_snaplen ? r.pkt_len : cap_snaplen;
 	if (bpf_perf_event_output(ctx, &mrc_cap_ring,
 				  BPF_F_CURRENT_CPU | (__u64)r.cap_len << 32,
 				  &r, sizeof(r)) < 0)
-		count(base + MRC_CAP_OUTPUT_FAILED);
+		count(base + 2);
 }
 
 SEC("xdp")
 int mrc_cap_xdp(struct xdp_md *ctx)
 {
-	capture(ctx, MRC_CAP_DIR_IN);
+	capture(ctx, MRC_CAP_VIA_RX, MRC_CAP_SEEN);
 	bpf_tail_call(ctx, &mrc_cap_next, 0);
 	/*
 	 * mrc_cap_next is empty: the kernel clears a program array when the
@@ -208,8 +142,27 @@ int mrc_cap_xdp(struct xdp_md *ctx)
 SEC("xdp/devmap")
 int mrc_cap_out(struct xdp_md *ctx)
 {
-	capture(ctx, MRC_CAP_DIR_OUT);
+	capture(ctx, MRC_CAP_VIA_TX_PORT, MRC_CAP_OUT_SEEN);
 	return XDP_PASS;
+}
+
+/*
+ * mrc_turn_hook's program (bpf/lib/maps.h) while a capture takes what
+ * leaves: mrc_xdp_rx tail-calls it with each frame it has just turned
+ * into an ACK, NACK or probe answer, on any port of the device (one
+ * receive program serves them all), instead of returning XDP_TX; so it
+ * must return XDP_TX itself, whatever it finds. A program array holds
+ * only programs of the receive program's type and frags flag: plain
+ * "xdp", as mrc_xdp_rx is.
+ */
+SEC("xdp")
+int mrc_cap_turn(struct xdp_md *ctx)
+{
+	if (ctx->ingress_ifindex == cap_ifindex)
+		capture(ctx, MRC_CAP_VIA_XDP_TX, MRC_CAP_TURN_SEEN);
+	else
+		count(MRC_CAP_TURN_OTHER_PORT);
+	return XDP_TX;
 }
 
 char LICENSE[] SEC("license") = "GPL";

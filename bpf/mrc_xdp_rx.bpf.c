@@ -458,6 +458,18 @@ static __always_inline int turn_around(struct xdp_md *ctx, struct rx *r,
 }
 
 /*
+ * Every frame this program turns around leaves through here: a capture
+ * of what leaves the port has its program in mrc_turn_hook, which takes
+ * a copy and returns XDP_TX itself; otherwise the tail call falls
+ * through (maps.h).
+ */
+static __always_inline int send_back(struct xdp_md *ctx)
+{
+	bpf_tail_call(ctx, &mrc_turn_hook, 0);
+	return XDP_TX;
+}
+
+/*
  * Turn the packet into an ACK or NACK (reason != MRC_NACK_NONE) in place:
  * addresses swapped, UDP ports kept (the source port is the EV, so ACKs
  * are sprayed too), the MRC headers rewritten, lengths and checksums new.
@@ -521,7 +533,7 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 		return XDP_DROP;
 	udp->check = (__u16)~sum ?: 0xffff;
 	mrc_count_rx(reason ? MRC_RX_NACKS : MRC_RX_ACKS, 1);
-	return XDP_TX;
+	return send_back(ctx);
 }
 
 /* Count a drop; NACK it when the reason has a NACK and we know the QP. */
@@ -965,7 +977,7 @@ static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
 		return XDP_DROP;
 	udp->check = (__u16)~sum ?: 0xffff;
 	mrc_count_rx(MRC_RX_PROBES_ANSWERED, 1);
-	return XDP_TX;
+	return send_back(ctx);
 }
 
 /* A probe's answer at the prober: an EV event for mrcd, with the RTT. */

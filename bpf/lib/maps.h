@@ -144,6 +144,21 @@ struct {
 	__type(value, struct bpf_devmap_val);
 } mrc_tx_port SEC(".maps");
 
+/*
+ * Entry 0: the program the receive program tail-calls with every frame it
+ * turns around (the ACKs, NACKs and probe answers it rewrites in place
+ * and sends back with XDP_TX), just before it returns XDP_TX. Empty, so
+ * the tail call falls through, except while mrcctl capture takes what
+ * leaves a port: then it holds the capture's mrc_cap_turn, which copies
+ * the frame and returns XDP_TX itself. mrcd never sets it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} mrc_turn_hook SEC(".maps");
+
 /* Send counter -> value (per CPU); transmit and ACK processing count. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -28,12 +28,19 @@ struct mrc_cap_rec {
 	__u32 qpn; /* BTH destination QP; ~0 when it has none */
 	__u8 cls; /* one MRC_CAP_* class bit */
 	__u8 dir; /* MRC_CAP_DIR_IN or MRC_CAP_DIR_OUT */
-	__u8 pad[2];
+	__u8 via; /* MRC_CAP_VIA_*: where it was taken */
+	__u8 pad;
 };
 
 /* Where a frame was taken (mrc_cap_rec.dir). */
 #define MRC_CAP_DIR_IN 0 /* arriving: in front of mrc_xdp_rx */
-#define MRC_CAP_DIR_OUT 1 /* leaving: mrc_tx_port's egress program */
+#define MRC_CAP_DIR_OUT 1 /* leaving */
+
+/* Which hook took it (mrc_cap_rec.via). */
+#define MRC_CAP_VIA_RX 0 /* arriving: mrc_cap_xdp, in front of mrc_xdp_rx */
+#define MRC_CAP_VIA_TX_PORT 1 /* sent: mrc_tx_port's egress program */
+#define MRC_CAP_VIA_XDP_TX 2 /* turned around by mrc_xdp_rx: mrc_turn_hook */
+#define MRC_CAP_VIA_STACK 3 /* sent by the kernel stack: a packet socket */
 
 /* Counters the program keeps (per CPU, mrc_cap_stats). */
 enum mrc_cap_stat {
@@ -44,7 +51,11 @@ enum mrc_cap_stat {
 	MRC_CAP_OUT_SEEN = 4, /* frames the transmit program sent out of it */
 	MRC_CAP_OUT_MATCHED = 5, /* of those, frames the filter kept */
 	MRC_CAP_OUT_OUTPUT_FAILED = 6, /* kept, but the perf ring was full */
-	MRC_CAP_NSTATS = 7,
+	MRC_CAP_TURN_SEEN = 7, /* frames mrc_xdp_rx turned around on it */
+	MRC_CAP_TURN_MATCHED = 8, /* of those, frames the filter kept */
+	MRC_CAP_TURN_OUTPUT_FAILED = 9, /* kept, but the perf ring was full */
+	MRC_CAP_TURN_OTHER_PORT = 10, /* turned around on another port */
+	MRC_CAP_NSTATS = 11,
 };
 
 _Static_assert(sizeof(struct mrc_cap_rec) == 24, "capture record layout");

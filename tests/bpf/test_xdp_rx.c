@@ -874,7 +874,11 @@ static int load_frags(void)
 	{
 		struct bpf_map *same;
 
-		if (bpf_map__is_internal(m))
+		/*
+		 * A program array takes programs of one frags flag only, and
+		 * skel's mrc_turn_hook is skel's: this copy keeps its own.
+		 */
+		if (bpf_map__is_internal(m) || m == frags->maps.mrc_turn_hook)
 			continue;
 		same = bpf_object__find_map_by_name(skel->obj,
 						    bpf_map__name(m));

@@ -7,22 +7,30 @@
 #
 #   h1 p0 ── p0l1 ═ s0,s1 ═ p0l2 ── p0 h2      capture h1 p0 'dir both':
 #   h1 p1 ── p1l1 ═ s0,s1 ═ p1l2 ── p1 h2        data leaving; ACKs, NACKs,
-#                      trim 10% out of p0l2 host   probe answers arriving
-#                                                  capture h2 p0: data, probes
+#                      trim 10% out of p0l2 host   probe answers arriving;
+#                                                  probes leaving (the stack)
+#                                                  capture h2 p0 'dir both':
+#                                                  data, probes arriving;
+#                                                  ACKs, NACKs, answers
+#                                                  turned around (XDP_TX)
 #                                                  capture h1 p1: 'class ack
 #                                                  count 5 -w -' (the bound)
 #                                                  later h1 p1: 'dir out
 #                                                  class data count 5 -w -'
 #
 # Checks: every frame decodes as mrc with no malformed frame and no
-# warning; h2 saw data (0x0a/0x0b) and probes (0xc0), h1 ACKs (0x11),
-# NACKs (mrc.nack) and probe answers (0xc1) arriving and data leaving, as
-# many data frames leaving h1 p0 as arriving at h2 p0, nothing else
-# leaving (turnarounds and probes do not pass the devmap); counts are > 0
-# and within the bound; the summary adds up; mrc_xdp_rx is back on every
-# port and no egress program in mrc_tx_port after; the transfer verified
-# every byte. Bad arguments are refused by name
-# (tests/system/005-mrcctl-cli.sh has more, without a device).
+# warning; h2 saw data (0x0a/0x0b) and probes (0xc0) arriving and sent
+# ACKs (0x11), NACKs (mrc.nack) and probe answers (0xc1), each turned
+# around and saying so; h1 saw those arriving, data leaving by the
+# transmit program and probes leaving by the kernel stack, saying so;
+# as many data frames leaving h1 p0 as arriving at h2 p0, and as many
+# ACKs and NACKs leaving h2 p0 as arriving at h1 p0; what leaves by the
+# transmit program is data only; counts are > 0 and within the bound; the
+# summary adds up; one capture per device takes the turnarounds;
+# mrc_xdp_rx is back on every port and mrc_tx_port and mrc_turn_hook are
+# empty after; the transfer verified every byte. Bad arguments are
+# refused by name (tests/system/005-mrcctl-cli.sh has more, without a
+# device).
 # shellcheck source=tests/system/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -80,9 +88,23 @@ tx_prog() {
 		bpftool -j prog show id "$id" | jq -r .name
 	fi
 }
+# turn_prog HOST: the program in HOST's mrc_turn_hook, "none" without one
+# (bpftool prints null and fails on an empty entry).
+turn_prog() {
+	local b id
+	# shellcheck disable=SC2207
+	b=($(bpftool -j map lookup pinned "$(mrcd_abi_dir "$1")/maps/mrc_turn_hook" \
+		key 0 0 0 0 2>/dev/null | jq -r '.value // empty | .[]'))
+	if [ ${#b[@]} != 4 ]; then
+		echo none
+		return
+	fi
+	id=$((b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24))
+	bpftool -j prog show id "$id" | jq -r .name
+}
 
 cap a h1 dev "$h1p0" -w "$TMP/a.pcap" dir both count 50000 duration 60
-cap b h2 dev "$h2p0" -w "$TMP/b.pcap" count 50000 duration 60
+cap b h2 dev "$h2p0" -w "$TMP/b.pcap" dir both count 50000 duration 60
 tb exec h1 "$CTL" capture dev "$h1p1" class ack count 5 duration 60 -w - \
 	>"$TMP/c.pcap" 2>"$TMP/c.err" &
 cpid=$!
@@ -94,11 +116,19 @@ for h in "h1 $h1p0" "h2 $h2p0"; do
 	[ "$(xdp_name $h)" = mrc_cap_xdp ] || fail "$h: $(xdp_name $h) on the port while capturing"
 done
 [ "$(tx_prog h1 0)" = mrc_cap_out ] || fail "h1 port 0: '$(tx_prog h1 0)' in mrc_tx_port while capturing both"
-[ "$(tx_prog h2 0)" = none ] || fail "h2 port 0: '$(tx_prog h2 0)' in mrc_tx_port, capturing only 'dir in'"
-# Only one capture per port.
+[ "$(tx_prog h2 0)" = mrc_cap_out ] || fail "h2 port 0: '$(tx_prog h2 0)' in mrc_tx_port while capturing both"
+for h in h1 h2; do
+	[ "$(turn_prog $h)" = mrc_cap_turn ] || fail "$h: '$(turn_prog $h)' in mrc_turn_hook while capturing both"
+done
+# Only one capture per port, and one per device that takes what leaves
+# (h1 p1's 'class ack' capture above is 'dir in').
 tb exec h1 "$CTL" capture dev "$h1p0" -w "$TMP/x.pcap" >"$TMP/x.out" 2>&1 &&
 	fail "a second capture on $h1p0 started"
 grep -q "a capture already runs" "$TMP/x.out" || fail "second capture: $(cat "$TMP/x.out")"
+tb exec h2 "$CTL" capture dev "$(port h2 1)" dir out -w "$TMP/x.pcap" >"$TMP/x.out" 2>&1 &&
+	fail "a second capture of what h2 turns around started"
+grep -q "a capture of another port of its device takes what the device turns around" "$TMP/x.out" ||
+	fail "second turnaround capture: $(cat "$TMP/x.out")"
 
 # Probes to h2 on every port (answered by h2's receive program).
 "$CTL" -s "$TMP/h1.sock" -j probe dgid "$(tb addr h2 0)" ev 50001 port 1 ev 50002 port 2 \
@@ -126,6 +156,9 @@ for h in "h1 0" "h1 1" "h2 0" "h2 1"; do
 	# shellcheck disable=SC2086
 	[ "$(tx_prog $h)" = none ] || fail "$h: '$(tx_prog $h)' left in mrc_tx_port after the capture"
 done
+for h in h1 h2; do
+	[ "$(turn_prog $h)" = none ] || fail "$h: '$(turn_prog $h)' left in mrc_turn_hook after the capture"
+done
 
 ts() { tshark -X "lua_script:$LUA" "$@" 2>"$TMP/tshark.err"; }
 nframes() { ts -r "$1" -Y "$2" -T fields -e frame.number | wc -l; }
@@ -146,6 +179,10 @@ for c in a b c; do
 		[ "$w" = "$total" ] || fail "capture $c: summary says $w written, the file holds $total"
 		jq -e '.packets_written <= 50000 and .packets_matched >= .packets_written and
 			.packets_matched == .packets_arrived_matched + .packets_sent_matched and
+			.packets_sent_matched == .packets_sent_tx_port_matched +
+				.packets_sent_xdp_tx_matched + .packets_sent_stack_matched and
+			.packets_sent == .packets_sent_tx_port + .packets_sent_xdp_tx +
+				.packets_sent_stack and
 			.packets_arrived >= .packets_arrived_matched and
 			.packets_sent >= .packets_sent_matched and
 			.packets_not_to_rx == 0' \
@@ -164,32 +201,53 @@ need() {
 IN='frame.packet_flags_direction == 1'
 OUT='frame.packet_flags_direction == 2'
 DATA='(mrc.bth.opcode == 0x0a || mrc.bth.opcode == 0x0b)'
-data=$(need b "$DATA")
-probes=$(need b 'mrc.bth.opcode == 0xc0')
-acks=$(need a "$IN && mrc.bth.opcode == 0x11 && !mrc.nack")
+TURNED='frame.comment == "turned around by mrc_xdp_rx (XDP_TX)"'
+STACK='frame.comment == "sent by the kernel stack"'
+BYTX="$OUT && !frame.comment"
+ACKS='(mrc.bth.opcode == 0x11)'
+data=$(need b "$IN && $DATA")
+probes=$(need b "$IN && mrc.bth.opcode == 0xc0")
+acks=$(need a "$IN && $ACKS && !mrc.nack")
 nacks=$(need a "$IN && mrc.nack")
 answers=$(need a "$IN && mrc.bth.opcode == 0xc1")
-sent=$(need a "$OUT && $DATA")
-log "h2 $h2p0: $data data, $probes probes; h1 $h1p0: $acks ACKs, $nacks NACKs, $answers probe answers arriving, $sent data leaving"
-# Every frame of the pcapng has a direction; what leaves is data only
-# (turnarounds use XDP_TX, probes a socket: neither passes the devmap),
-# what arrives at h1 is no data (h2 sends none).
-[ "$(nframes "$TMP/a.pcap" "!($IN) && !($OUT)")" = 0 ] || fail "capture a: frames with no direction"
-[ "$(nframes "$TMP/a.pcap" "$OUT && !$DATA")" = 0 ] ||
-	fail "capture a: leaving, not data: $(ts -r "$TMP/a.pcap" -Y "$OUT && !$DATA" -T fields -e mrc.bth.opcode | sort | uniq -c)"
+sent=$(need a "$BYTX && $DATA")
+stack_probes=$(need a "$OUT && $STACK && mrc.bth.opcode == 0xc0")
+t_acks=$(need b "$OUT && $TURNED && $ACKS && !mrc.nack")
+t_nacks=$(need b "$OUT && $TURNED && mrc.nack")
+t_answers=$(need b "$OUT && $TURNED && mrc.bth.opcode == 0xc1")
+log "h2 $h2p0: $data data, $probes probes arriving; $t_acks ACKs, $t_nacks NACKs, $t_answers probe answers turned around"
+log "h1 $h1p0: $acks ACKs, $nacks NACKs, $answers probe answers arriving; $sent data leaving by mrc_xdp_tx, $stack_probes probes by the stack"
+# Every frame of the pcapng has a direction; what leaves by the transmit
+# program is data only, what is turned around is ACKs, NACKs and probe
+# answers only, what arrives at h1 is no data (h2 sends none).
+for c in a b; do
+	[ "$(nframes "$TMP/$c.pcap" "!($IN) && !($OUT)")" = 0 ] || fail "capture $c: frames with no direction"
+	[ "$(nframes "$TMP/$c.pcap" "$BYTX && !$DATA")" = 0 ] ||
+		fail "capture $c: leaving by mrc_xdp_tx, not data: $(ts -r "$TMP/$c.pcap" -Y "$BYTX && !$DATA" -T fields -e mrc.bth.opcode | sort | uniq -c)"
+	[ "$(nframes "$TMP/$c.pcap" "$OUT && $TURNED && !($ACKS || mrc.bth.opcode == 0xc1)")" = 0 ] ||
+		fail "capture $c: turned around, not an ACK, NACK or answer"
+	[ "$(nframes "$TMP/$c.pcap" "$IN && frame.comment")" = 0 ] || fail "capture $c: an arriving frame says it left"
+done
 [ "$(nframes "$TMP/a.pcap" "$IN && $DATA")" = 0 ] || fail "capture a: data arriving at h1"
-w=$(jq .packets_sent_matched "$TMP/a.json")
-[ "$w" = "$sent" ] || fail "capture a: summary says $w sent and kept, the file holds $sent leaving"
+w=$(jq .packets_sent_tx_port_matched "$TMP/a.json")
+[ "$w" = "$sent" ] || fail "capture a: summary says $w sent by mrc_xdp_tx and kept, the file holds $sent"
+w=$(jq .packets_sent_xdp_tx_matched "$TMP/b.json")
+t=$(nframes "$TMP/b.pcap" "$OUT && $TURNED")
+[ "$w" = "$t" ] || fail "capture b: summary says $w turned around and kept, the file holds $t"
 # The fabric trims, never drops: every data frame that left h1 p0
-# arrived at h2 p0 (trimmed or whole), and only those.
-# (Unless the perf ring lost some: then that is counted, and said.)
-lost=$(jq -s 'map(.packets_lost_ring_full + .packets_lost_records) | add' "$TMP/a.json" "$TMP/b.json")
+# arrived at h2 p0 (trimmed or whole), and only those; every ACK and
+# NACK h2 turned around on p0 arrived at h1 p0 (nothing faults that way).
+# (Unless the perf rings or the socket lost some: then that is counted,
+# and said.)
+lost=$(jq -s 'map(.packets_lost_ring_full + .packets_lost_records + .packets_lost_socket) | add' "$TMP/a.json" "$TMP/b.json")
 if [ "$lost" = 0 ]; then
 	[ "$sent" = "$data" ] || fail "data: $sent left h1 $h1p0, $data arrived at h2 $h2p0"
+	[ $((t_acks + t_nacks)) = $((acks + nacks)) ] ||
+		fail "ACKs and NACKs: $t_acks + $t_nacks turned around at h2 $h2p0, $acks + $nacks arrived at h1 $h1p0"
 else
-	log "the perf rings lost $lost records: leaving and arriving data not compared"
+	log "the captures lost $lost records: leaving and arriving frames not compared"
 fi
-log "h1 $h1p0 dir both: every frame with its direction; $sent data left, as many arrived at h2"
+log "dir both: every frame with its direction and its way out; $sent data left h1, as many arrived at h2; as many ACKs and NACKs arrived at h1 as h2 turned around"
 
 # The bound and the filter: exactly 5 frames, all ACKs (no NACK, no data).
 [ "$(nframes "$TMP/c.pcap" frame)" = 5 ] || fail "count 5 wrote $(nframes "$TMP/c.pcap" frame) frames"
@@ -227,10 +285,12 @@ cap k h1 dev "$h1p0" -w "$TMP/k.pcap" dir both duration 60
 cap_wait k
 attached mrc_cap_xdp "capture k never attached: $(cat "$TMP/k.err")"
 [ "$(tx_prog h1 0)" = mrc_cap_out ] || fail "capture k: '$(tx_prog h1 0)' in mrc_tx_port"
+[ "$(turn_prog h1)" = mrc_cap_turn ] || fail "capture k: '$(turn_prog h1)' in mrc_turn_hook"
 kill -KILL "$(cat "$TMP/k.pid")"
 wait "${caps[-1]}" 2>/dev/null || true
 attached mrc_xdp_rx "the guard did not put mrc_xdp_rx back after SIGKILL"
 [ "$(tx_prog h1 0)" = none ] || fail "the guard left '$(tx_prog h1 0)' in mrc_tx_port after SIGKILL"
+[ "$(turn_prog h1)" = none ] || fail "the guard left '$(turn_prog h1)' in mrc_turn_hook after SIGKILL"
 # Meanwhile 'dir out' alone, to stdout, bounded: 5 data frames leaving h1 p1.
 tb exec h1 "$CTL" capture dev "$h1p1" dir out class data count 5 duration 60 -w - \
 	>"$TMP/o.pcap" 2>"$TMP/o.err" &
@@ -262,12 +322,15 @@ wait "${caps[-1]}" 2>/dev/null || true
 sleep 0.5
 [ "$(xdp_name h1 "$h1p0")" = mrc_cap_xdp ] || fail "both killed: $(xdp_name h1 "$h1p0") on the port"
 [ "$(tx_prog h1 0)" = mrc_cap_out ] || fail "both killed: '$(tx_prog h1 0)' in mrc_tx_port"
+[ "$(turn_prog h1)" = mrc_cap_turn ] || fail "both killed: '$(turn_prog h1)' in mrc_turn_hook"
 tb exec h1 "$CTL" capture dev "$h1p0" -w "$TMP/r.pcap" duration 1 >/dev/null 2>"$TMP/r.err" ||
 	fail "capture after a dead one: $(cat "$TMP/r.err")"
 grep -q "put mrc_xdp_rx back" "$TMP/r.err" || fail "no repair said: $(cat "$TMP/r.err")"
 grep -q "took a dead capture's egress program out" "$TMP/r.err" || fail "no egress repair said: $(cat "$TMP/r.err")"
+grep -q "took a dead capture's program out of mrc_turn_hook" "$TMP/r.err" || fail "no turnaround repair said: $(cat "$TMP/r.err")"
 [ "$(xdp_name h1 "$h1p0")" = mrc_xdp_rx ] || fail "after the repair: $(xdp_name h1 "$h1p0") on the port"
 [ "$(tx_prog h1 0)" = none ] || fail "after the repair: '$(tx_prog h1 0)' in mrc_tx_port"
+[ "$(turn_prog h1)" = none ] || fail "after the repair: '$(turn_prog h1)' in mrc_turn_hook"
 perf after --test bw --verify -s 4K -n 100
 perf_clean after
-log "SIGKILLed capture (both): its guard put mrc_xdp_rx back and took mrc_cap_out out; guard and capture killed: the next capture did both; transfers verified after each"
+log "SIGKILLed capture (both): its guard put mrc_xdp_rx back and took mrc_cap_out and mrc_cap_turn out; guard and capture killed: the next capture did all three; transfers verified after each"

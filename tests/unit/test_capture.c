@@ -214,19 +214,26 @@ static void pcapng_bytes(void **state)
 	size_t len = 0, off;
 	FILE *f = open_memstream((char **)&buf, &len);
 	uint32_t n, dirs[2] = { 0 }, i = 0;
+	char big[PCAPNG_COMMENT_MAX + 2] = { 0 };
 
 	(void)state;
 	assert_non_null(f);
 	assert_int_equal(pcapng_write_header(f, 128, "p0"), 0);
-	assert_int_equal(
-		pcapng_write_record(f, ts, 61, 21, frame, PCAPNG_INBOUND), 0);
+	assert_int_equal(pcapng_write_record(f, ts, 61, 21, frame,
+					     PCAPNG_INBOUND, NULL),
+			 0);
 	assert_int_equal(pcapng_write_record(f, ts + 1, 61, 61, frame,
-					     PCAPNG_OUTBOUND),
+					     PCAPNG_OUTBOUND, "XDP_TX"),
 			 0);
 	assert_int_equal(pcapng_write_record(f, 0, 10, 11, frame,
-					     PCAPNG_INBOUND),
+					     PCAPNG_INBOUND, NULL),
 			 -EINVAL);
-	assert_int_equal(pcapng_write_record(f, 0, 10, 10, frame, 3), -EINVAL);
+	assert_int_equal(pcapng_write_record(f, 0, 10, 10, frame, 3, NULL),
+			 -EINVAL);
+	memset(big, 'x', sizeof(big) - 1);
+	assert_int_equal(pcapng_write_record(f, 0, 10, 10, frame,
+					     PCAPNG_OUTBOUND, big),
+			 -EINVAL);
 	fclose(f);
 	/* Section header: type, length, byte order, 1.0, length unknown. */
 	assert_int_equal(le32(buf), 0x0a0d0d0a);
@@ -271,6 +278,12 @@ static void pcapng_bytes(void **state)
 		assert_int_equal(le16(b + 2), 4);
 		assert_true(i < 2);
 		dirs[i] = le32(b + 4) & 3;
+		if (i) { /* opt_comment "XDP_TX", padded to 8 */
+			assert_int_equal(le16(b + 8), 1);
+			assert_int_equal(le16(b + 10), 6);
+			assert_memory_equal(b + 12, "XDP_TX\0\0", 8);
+			b += 12;
+		}
 		assert_int_equal(le32(b + 8), 0); /* end of options */
 	}
 	assert_int_equal(i, 2);

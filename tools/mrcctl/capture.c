@@ -11,14 +11,19 @@
  * Without a capture nothing of this is loaded and the data path pays
  * nothing.
  *
- * What leaves ('dir out'): the transmit program sends every packet it
+ * What leaves ('dir out') leaves by three ways, and each has its hook for
+ * the length of the capture. The transmit program sends every packet it
  * builds through mrc_tx_port, a devmap whose entries may carry a program
- * the kernel runs on each frame just before it is sent; for the length of
- * the capture the port's entry carries mrc_cap_out, which copies the same
- * way and lets the frame go. Frames mrc_xdp_rx turns around with XDP_TX
- * (ACKs, NACKs, probe answers) and skbs (mrcd's probes, the low-latency
- * path) do not pass there and are not seen leaving: this kernel refuses
- * the fentry and fexit programs that could see them (docs/mrcd.md).
+ * the kernel runs on each frame just before it is sent: the port's entry
+ * carries mrc_cap_out, which copies the same way and lets the frame go.
+ * The frames mrc_xdp_rx turns around with XDP_TX (ACKs, NACKs, probe
+ * answers) pass its mrc_turn_hook, a program array it tail-calls: that
+ * holds mrc_cap_turn, which copies those of this port and returns XDP_TX.
+ * Skbs (mrcd's probes, the low-latency path's packets, ARP, TCP) pass the
+ * kernel's packet taps: a packet socket takes them (capture_sock.c). In
+ * pcapng the last two carry a comment saying which way they left. This
+ * kernel refuses the fentry and fexit programs that could see all of it
+ * without hooks (docs/mrcd.md).
  *
  * This is the one mrcctl command that loads BPF (STYLE.md 28 keeps the
  * rest to mrcd's socket and read-only maps): a capture, like tcpdump's, is
@@ -30,6 +35,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <net/if.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +50,11 @@
 
 #include "mrcctl.h"
 #include "capture.h"
+#include "capture_sock.h"
 #include "pcap.h"
 #include "mrc/capture.h"
 #include "mrc_capture.skel.h"
+#include "../../bpf/lib/capture_class.h"
 
 #define CAP_PAGES 256 /* perf ring pages per CPU: 1 MiB */
 #define CAP_POLL_MS 100
@@ -65,6 +73,10 @@ static void on_signal(int sig)
 struct cap_run {
 	FILE *f;
 	int ng; /* pcapng, with each packet's direction */
+	const struct cap_opts *o; /* the filter, for the packet socket's */
+	uint64_t sock_seen; /* the stack's frames leaving the port */
+	uint64_t sock_matched; /* of those, frames the filter kept */
+	uint64_t sock_drops; /* frames the packet socket's queue dropped */
 	const char *file;
 	uint32_t count; /* the bound */
 	uint64_t written; /* packets in the file */
@@ -75,12 +87,44 @@ struct cap_run {
 	int err; /* the first write error, -errno */
 };
 
+/*
+ * What pcapng says of a frame that left by a way other than the transmit
+ * program's (tshark: frame.comment), so a reader can tell them apart.
+ */
+static const char *const via_comments[] = {
+	[MRC_CAP_VIA_XDP_TX] = "turned around by mrc_xdp_rx (XDP_TX)",
+	[MRC_CAP_VIA_STACK] = "sent by the kernel stack",
+};
+
+/* One frame to the file (ts_ns: CLOCK_REALTIME), within the bound. */
+static void put_frame(struct cap_run *r, uint64_t ts_ns, uint32_t len,
+		      uint32_t cap_len, const uint8_t *data, uint32_t via)
+{
+	int err;
+
+	if (r->written >= r->count || r->err) {
+		r->over++;
+		return;
+	}
+	if (r->ng)
+		err = pcapng_write_record(
+			r->f, ts_ns, len, cap_len, data,
+			via == MRC_CAP_VIA_RX ? PCAPNG_INBOUND :
+						PCAPNG_OUTBOUND,
+			via < ARRAY_SIZE(via_comments) ? via_comments[via] :
+							 NULL);
+	else
+		err = pcap_write_record(r->f, ts_ns, len, cap_len, data);
+	if (err)
+		r->err = err;
+	else
+		r->written++;
+}
+
 static void on_sample(void *ctx, int cpu, void *data, uint32_t size)
 {
 	struct cap_run *r = ctx;
 	struct mrc_cap_rec rec;
-	uint64_t ts;
-	int err;
 
 	(void)cpu;
 	if (size < sizeof(rec)) {
@@ -88,28 +132,32 @@ static void on_sample(void *ctx, int cpu, void *data, uint32_t size)
 		return;
 	}
 	memcpy(&rec, data, sizeof(rec));
-	if (rec.cap_len > size - sizeof(rec) || rec.cap_len > rec.pkt_len) {
+	if (rec.cap_len > size - sizeof(rec) || rec.cap_len > rec.pkt_len ||
+	    rec.via > MRC_CAP_VIA_XDP_TX) {
 		r->bad++;
 		return;
 	}
-	if (r->written >= r->count || r->err) {
-		r->over++;
+	put_frame(r, (uint64_t)((int64_t)rec.ts_ns + r->mono_to_real_ns),
+		  rec.pkt_len, rec.cap_len, (const uint8_t *)data + sizeof(rec),
+		  rec.via);
+}
+
+/* A frame of the packet socket: filtered as the programs filter theirs. */
+static void on_sock_frame(void *ctx, uint64_t ts_ns, uint32_t len,
+			  uint32_t cap_len, const uint8_t *data)
+{
+	struct cap_run *r = ctx;
+	uint32_t cls, qpn;
+
+	r->sock_seen++;
+	cls = mrc_cap_classify(
+		data, cap_len < MRC_CAP_HDR ? cap_len : MRC_CAP_HDR, &qpn);
+	if (!(cls & r->o->classes) || (r->o->qpn_on && qpn != r->o->qpn))
 		return;
-	}
-	ts = (uint64_t)((int64_t)rec.ts_ns + r->mono_to_real_ns);
-	if (r->ng)
-		err = pcapng_write_record(r->f, ts, rec.pkt_len, rec.cap_len,
-					  (const uint8_t *)data + sizeof(rec),
-					  rec.dir == MRC_CAP_DIR_OUT ?
-						  PCAPNG_OUTBOUND :
-						  PCAPNG_INBOUND);
-	else
-		err = pcap_write_record(r->f, ts, rec.pkt_len, rec.cap_len,
-					(const uint8_t *)data + sizeof(rec));
-	if (err)
-		r->err = err;
-	else
-		r->written++;
+	r->sock_matched++;
+	put_frame(r, ts_ns, len,
+		  cap_len < r->o->snaplen ? cap_len : r->o->snaplen, data,
+		  MRC_CAP_VIA_STACK);
 }
 
 static void on_lost(void *ctx, int cpu, unsigned long long n)
@@ -139,38 +187,73 @@ static int prog_name(int fd, char name[BPF_OBJ_NAME_LEN])
 	return 0;
 }
 
+#define CAP_MAX_MAPS 64 /* map ids read of one program */
+
+/* A program's map ids (at most CAP_MAX_MAPS) and name; the count or -errno. */
+static int prog_maps(int fd, uint32_t *ids, char name[BPF_OBJ_NAME_LEN])
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info);
+
+	info.nr_map_ids = CAP_MAX_MAPS;
+	info.map_ids = (uint64_t)(uintptr_t)ids;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	memcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	name[BPF_OBJ_NAME_LEN - 1] = '\0';
+	return (int)(info.nr_map_ids < CAP_MAX_MAPS ? info.nr_map_ids :
+						      CAP_MAX_MAPS);
+}
+
+/*
+ * The map of that type and name among ids (a program's, n of them): a new
+ * fd, its id in *id (if id), or -ENOENT.
+ */
+static int map_named(const uint32_t *ids, int n, uint32_t type,
+		     const char *name, uint32_t *id)
+{
+	struct bpf_map_info mi;
+	uint32_t len;
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		fd = bpf_map_get_fd_by_id(ids[i]);
+		if (fd < 0)
+			continue; /* gone meanwhile */
+		memset(&mi, 0, sizeof(mi));
+		len = sizeof(mi);
+		if (!bpf_obj_get_info_by_fd(fd, &mi, &len) && mi.type == type &&
+		    !strcmp(mi.name, name)) {
+			if (id)
+				*id = mi.id;
+			return fd;
+		}
+		close(fd);
+	}
+	return -ENOENT;
+}
+
 /*
  * The receive program a capture killed without its cleanup left behind
  * its own (entry 0 of its mrc_cap_next): a new fd, or -errno.
  */
 static int stale_rx(int cap_fd)
 {
-	uint32_t ids[8], len, i, key = 0, id;
-	struct bpf_prog_info info = {};
-	struct bpf_map_info mi;
-	int fd, rx = -ENOENT;
+	uint32_t ids[CAP_MAX_MAPS], key = 0, id;
+	char name[BPF_OBJ_NAME_LEN];
+	int n, fd, rx;
 
-	len = sizeof(info);
-	info.nr_map_ids = ARRAY_SIZE(ids);
-	info.map_ids = (uint64_t)(uintptr_t)ids;
-	if (bpf_obj_get_info_by_fd(cap_fd, &info, &len))
-		return -errno;
-	for (i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(ids) && rx < 0; i++) {
-		fd = bpf_map_get_fd_by_id(ids[i]);
-		if (fd < 0)
-			continue;
-		memset(&mi, 0, sizeof(mi));
-		len = sizeof(mi);
-		if (!bpf_obj_get_info_by_fd(fd, &mi, &len) &&
-		    mi.type == BPF_MAP_TYPE_PROG_ARRAY &&
-		    !strcmp(mi.name, "mrc_cap_next") &&
-		    !bpf_map_lookup_elem(fd, &key, &id)) {
-			rx = bpf_prog_get_fd_by_id(id);
-			if (rx < 0)
-				rx = -errno;
-		}
-		close(fd);
-	}
+	n = prog_maps(cap_fd, ids, name);
+	if (n < 0)
+		return n;
+	fd = map_named(ids, n, BPF_MAP_TYPE_PROG_ARRAY, "mrc_cap_next", NULL);
+	if (fd < 0)
+		return fd;
+	if (bpf_map_lookup_elem(fd, &key, &id))
+		rx = -errno; /* emptied with its last fd */
+	else if ((rx = bpf_prog_get_fd_by_id(id)) < 0)
+		rx = -errno;
+	close(fd);
 	return rx;
 }
 
@@ -315,24 +398,6 @@ struct cap_txport {
 	uint32_t ifindex;
 };
 
-#define CAP_MAX_MAPS 64 /* map ids read of one program */
-
-/* A program's map ids (at most CAP_MAX_MAPS) and name; the count or -errno. */
-static int prog_maps(int fd, uint32_t *ids, char name[BPF_OBJ_NAME_LEN])
-{
-	struct bpf_prog_info info = {};
-	uint32_t len = sizeof(info);
-
-	info.nr_map_ids = CAP_MAX_MAPS;
-	info.map_ids = (uint64_t)(uintptr_t)ids;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return -errno;
-	memcpy(name, info.name, BPF_OBJ_NAME_LEN);
-	name[BPF_OBJ_NAME_LEN - 1] = '\0';
-	return (int)(info.nr_map_ids < CAP_MAX_MAPS ? info.nr_map_ids :
-						      CAP_MAX_MAPS);
-}
-
 /*
  * The id of the mrc_tx_port of the mrc_xdp_tx that shares its maps with
  * rx_fd (every program of a device uses the receive program's maps; the
@@ -341,11 +406,9 @@ static int prog_maps(int fd, uint32_t *ids, char name[BPF_OBJ_NAME_LEN])
  */
 static int tx_port_id(int rx_fd, uint32_t *out)
 {
-	uint32_t rx_ids[CAP_MAX_MAPS], ids[CAP_MAX_MAPS], id = 0;
+	uint32_t rx_ids[CAP_MAX_MAPS], ids[CAP_MAX_MAPS], id = 0, mid;
 	char name[BPF_OBJ_NAME_LEN];
-	struct bpf_map_info mi;
 	int nrx, n, i, j, fd, mfd, shared;
-	uint32_t len;
 
 	*out = 0;
 	nrx = prog_maps(rx_fd, rx_ids, name);
@@ -362,23 +425,16 @@ static int tx_port_id(int rx_fd, uint32_t *out)
 		for (shared = 0, i = 0; i < n && !shared; i++)
 			for (j = 0; j < nrx && !shared; j++)
 				shared = ids[i] == rx_ids[j];
-		for (i = 0; i < n && shared; i++) {
-			mfd = bpf_map_get_fd_by_id(ids[i]);
-			if (mfd < 0)
-				continue;
-			memset(&mi, 0, sizeof(mi));
-			len = sizeof(mi);
-			if (!bpf_obj_get_info_by_fd(mfd, &mi, &len) &&
-			    mi.type == BPF_MAP_TYPE_DEVMAP &&
-			    !strcmp(mi.name, "mrc_tx_port")) {
-				if (*out && *out != mi.id) {
-					close(mfd);
-					return -ENOTUNIQ;
-				}
-				*out = mi.id;
-			}
-			close(mfd);
-		}
+		if (!shared)
+			continue;
+		mfd = map_named(ids, n, BPF_MAP_TYPE_DEVMAP, "mrc_tx_port",
+				&mid);
+		if (mfd < 0)
+			continue;
+		close(mfd);
+		if (*out && *out != mid)
+			return -ENOTUNIQ;
+		*out = mid;
 	}
 	return *out ? 0 : -ENOENT;
 }
@@ -473,6 +529,143 @@ static int tx_port_restore(const struct cap_txport *t, uint32_t prog_id)
 	return bpf_map_update_elem(t->fd, &t->key, &v, BPF_EXIST) ? -errno : 0;
 }
 
+/* ---- the turnarounds: the device's mrc_turn_hook --------------------------- */
+
+/* The device's mrc_turn_hook, held by this capture. */
+struct cap_turn {
+	int fd; /* mrc_turn_hook; -1: not taken */
+	int lock_fd; /* the device's turnaround lock */
+	uint32_t prog_id; /* mrc_cap_turn's id, in it */
+};
+
+static void turn_close(struct cap_turn *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	if (t->lock_fd >= 0)
+		close(t->lock_fd); /* the lock goes with it */
+	t->fd = t->lock_fd = -1;
+}
+
+/*
+ * The turnaround lock: an flock on a file named after the network
+ * namespace and the hook's map id. One receive program serves every port
+ * of a device, so one capture at a time of any of its ports can hold the
+ * hook; a capture program in it with the lock free is a dead capture's.
+ */
+#define TURN_ERR(call) (loud ? (call) : MRCCTL_EXIT_RUNTIME)
+static int lock_turn(const char *dev, uint32_t map_id, int *lock_fd, int loud)
+{
+	struct stat st;
+	char path[128];
+
+	if (stat("/proc/self/ns/net", &st))
+		return TURN_ERR(err_api(errno, "stat /proc/self/ns/net",
+					"dev %s", dev));
+	snprintf(path, sizeof(path), CAP_LOCK_DIR "/mrcctl-turn-%lu-%u.lock",
+		 (unsigned long)st.st_ino, map_id);
+	*lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (*lock_fd < 0)
+		return TURN_ERR(
+			err_api(errno, "open", "capture lock %s", path));
+	if (flock(*lock_fd, LOCK_EX | LOCK_NB)) {
+		close(*lock_fd);
+		*lock_fd = -1;
+		return TURN_ERR(
+			err_runtime("dev %s: a capture of another port of its"
+				    " device takes what the device turns"
+				    " around (one at a time can: a single"
+				    " receive program serves every port);"
+				    " 'dir in' can run beside it",
+				    dev));
+	}
+	return 0;
+}
+
+/*
+ * The device's mrc_turn_hook (one of rx_fd's maps), held: t->fd open and
+ * the lock taken; 0 or an exit code. The mrcd of a build before the hook
+ * has none: t->fd stays -1, that is said, and the capture goes on without
+ * the turnarounds. A program a dead capture left in it is taken out first
+ * (with the lock ours, it is a dead one's), and that is always said.
+ * Errors are said only if loud: a 'dir in' capture looks only to repair.
+ */
+static int find_turn_hook(const char *dev, int rx_fd, struct cap_turn *t,
+			  int loud)
+{
+	uint32_t ids[CAP_MAX_MAPS], key = 0, id, map_id = 0;
+	char name[BPF_OBJ_NAME_LEN];
+	int n, fd, err;
+
+	t->fd = t->lock_fd = -1;
+	t->prog_id = 0;
+	n = prog_maps(rx_fd, ids, name);
+	if (n < 0)
+		return TURN_ERR(err_api(-n, "reading mrc_xdp_rx's maps",
+					"dev %s", dev));
+	fd = map_named(ids, n, BPF_MAP_TYPE_PROG_ARRAY, "mrc_turn_hook",
+		       &map_id);
+	t->fd = fd < 0 ? -1 : fd;
+	if (t->fd < 0) {
+		if (loud)
+			fprintf(stderr,
+				"mrcctl: dev %s: its mrcd has no mrc_turn_hook (an"
+				" older build): the ACKs, NACKs and probe answers it"
+				" turns around are not captured\n",
+				dev);
+		return 0;
+	}
+	err = lock_turn(dev, map_id, &t->lock_fd, loud);
+	if (err) {
+		turn_close(t);
+		return err;
+	}
+	if (bpf_map_lookup_elem(t->fd, &key, &id))
+		return 0; /* empty, as mrcd leaves it */
+	fd = bpf_prog_get_fd_by_id(id);
+	err = fd < 0 ? -errno : prog_name(fd, name);
+	if (fd >= 0)
+		close(fd);
+	if (!err && strcmp(name, "mrc_cap_turn")) {
+		turn_close(t);
+		return TURN_ERR(
+			err_runtime("dev %s: its device's mrc_turn_hook runs"
+				    " '%s', not a capture's (mrcd sets none)",
+				    dev, name));
+	}
+	if (!err && bpf_map_delete_elem(t->fd, &key))
+		err = -errno;
+	if (err) {
+		turn_close(t);
+		return TURN_ERR(err_api(-err,
+					"taking a dead capture's program out"
+					" of mrc_turn_hook",
+					"dev %s", dev));
+	}
+	fprintf(stderr,
+		"mrcctl: dev %s: took a dead capture's program out of"
+		" mrc_turn_hook\n",
+		dev);
+	return 0;
+}
+
+#undef TURN_ERR
+
+/*
+ * The hook back to empty, if it still holds ours (t->prog_id); 0, -ESTALE
+ * (not ours: nobody else writes it while we hold the lock) or -errno.
+ */
+static int turn_restore(const struct cap_turn *t)
+{
+	uint32_t key = 0, id;
+
+	if (bpf_map_lookup_elem(t->fd, &key, &id))
+		return errno == ENOENT ? -ESTALE : -errno;
+	if (id != t->prog_id)
+		return -ESTALE;
+	return bpf_map_delete_elem(t->fd, &key) ? -errno : 0;
+}
+
 static uint32_t prog_id(int fd)
 {
 	struct bpf_prog_info info = {};
@@ -502,23 +695,32 @@ static void summary(const struct cap_opts *o, const struct cap_run *r,
 		    const uint64_t *st)
 {
 	FILE *f = strcmp(o->file, "-") ? stdout : stderr;
-	uint64_t matched = st[MRC_CAP_MATCHED] + st[MRC_CAP_OUT_MATCHED];
-	uint64_t full =
-		st[MRC_CAP_OUTPUT_FAILED] + st[MRC_CAP_OUT_OUTPUT_FAILED];
+	uint64_t sent =
+		st[MRC_CAP_OUT_SEEN] + st[MRC_CAP_TURN_SEEN] + r->sock_seen;
+	uint64_t sent_matched = st[MRC_CAP_OUT_MATCHED] +
+				st[MRC_CAP_TURN_MATCHED] + r->sock_matched;
+	uint64_t matched = st[MRC_CAP_MATCHED] + sent_matched;
+	uint64_t full = st[MRC_CAP_OUTPUT_FAILED] +
+			st[MRC_CAP_OUT_OUTPUT_FAILED] +
+			st[MRC_CAP_TURN_OUTPUT_FAILED];
 	struct jv *j;
 
 	if (!opts.json) {
 		fprintf(stderr,
 			"mrcctl capture: %" PRIu64 " packets written to %s;"
-			" arrived %" PRIu64 ", sent %" PRIu64
-			", matched %" PRIu64 ", over the bound %" PRIu64
-			", lost in the perf buffer %" PRIu64
-			" (ring full %" PRIu64 ", lost records %" PRIu64
+			" arrived %" PRIu64 ", sent %" PRIu64 " (by mrc_xdp_tx"
+			" %" PRIu64 ", turned around %" PRIu64
+			", by the stack %" PRIu64 "), matched %" PRIu64
+			", over the bound %" PRIu64 ", lost %" PRIu64
+			" (perf ring full %" PRIu64 ", lost records %" PRIu64
+			", socket queue %" PRIu64
 			"), not handed to mrc_xdp_rx %" PRIu64 "\n",
 			r->written, strcmp(o->file, "-") ? o->file : "stdout",
-			st[MRC_CAP_SEEN], st[MRC_CAP_OUT_SEEN], matched,
-			r->over, full + r->lost + r->bad, full,
-			r->lost + r->bad, st[MRC_CAP_TAIL_FAILED]);
+			st[MRC_CAP_SEEN], sent, st[MRC_CAP_OUT_SEEN],
+			st[MRC_CAP_TURN_SEEN], r->sock_seen, matched, r->over,
+			full + r->lost + r->bad + r->sock_drops, full,
+			r->lost + r->bad, r->sock_drops,
+			st[MRC_CAP_TAIL_FAILED]);
 		return;
 	}
 	j = jv_obj();
@@ -527,13 +729,22 @@ static void summary(const struct cap_opts *o, const struct cap_run *r,
 	jv_add(j, "dir", jv_str(dir_names[o->dir & 3]));
 	jv_add(j, "packets_written", jv_u64(r->written));
 	jv_add(j, "packets_arrived", jv_u64(st[MRC_CAP_SEEN]));
-	jv_add(j, "packets_sent", jv_u64(st[MRC_CAP_OUT_SEEN]));
+	jv_add(j, "packets_sent", jv_u64(sent));
+	jv_add(j, "packets_sent_tx_port", jv_u64(st[MRC_CAP_OUT_SEEN]));
+	jv_add(j, "packets_sent_xdp_tx", jv_u64(st[MRC_CAP_TURN_SEEN]));
+	jv_add(j, "packets_sent_stack", jv_u64(r->sock_seen));
 	jv_add(j, "packets_matched", jv_u64(matched));
 	jv_add(j, "packets_arrived_matched", jv_u64(st[MRC_CAP_MATCHED]));
-	jv_add(j, "packets_sent_matched", jv_u64(st[MRC_CAP_OUT_MATCHED]));
+	jv_add(j, "packets_sent_matched", jv_u64(sent_matched));
+	jv_add(j, "packets_sent_tx_port_matched",
+	       jv_u64(st[MRC_CAP_OUT_MATCHED]));
+	jv_add(j, "packets_sent_xdp_tx_matched",
+	       jv_u64(st[MRC_CAP_TURN_MATCHED]));
+	jv_add(j, "packets_sent_stack_matched", jv_u64(r->sock_matched));
 	jv_add(j, "packets_over_bound", jv_u64(r->over));
 	jv_add(j, "packets_lost_ring_full", jv_u64(full));
 	jv_add(j, "packets_lost_records", jv_u64(r->lost + r->bad));
+	jv_add(j, "packets_lost_socket", jv_u64(r->sock_drops));
 	jv_add(j, "packets_not_to_rx", jv_u64(st[MRC_CAP_TAIL_FAILED]));
 	jv_print(f, j, opts.pretty);
 	jv_free(j);
@@ -546,18 +757,20 @@ struct cap_undo {
 	int cap_fd; /* mrc_cap_xdp in its place; -1: 'dir in' not taken */
 	struct cap_txport tx; /* tx.fd -1: 'dir out' not taken */
 	uint32_t out_id; /* mrc_cap_out's id, in tx's entry */
+	struct cap_turn turn; /* turn.fd -1: the turnarounds not taken */
 };
 
 /*
  * The guard: a child that outlives a capture killed without its cleanup
  * (SIGKILL, a crash) and undoes what the capture did. It waits for the
  * end of a pipe whose other end only the capture holds; when that closes
- * it takes mrc_cap_out out of the port's mrc_tx_port entry if it is still
- * there, and swaps mrc_xdp_rx in for the capture program, which the
- * kernel does only if the capture program is still there (a capture that
- * ended well has undone both already). Until then it also holds the
+ * it takes mrc_cap_turn out of the device's mrc_turn_hook and mrc_cap_out
+ * out of the port's mrc_tx_port entry if they are still there, and swaps
+ * mrc_xdp_rx in for the capture program, which the kernel does only if
+ * the capture program is still there (a capture that ended well has
+ * undone all of it already). Until then it also holds the
  * program array, which the kernel would empty with its last file
- * descriptor, and the port's lock.
+ * descriptor, and the port's lock (and the device's turnaround lock).
  */
 static void guard(int rfd, const struct cap_undo *u)
 {
@@ -576,6 +789,8 @@ static void guard(int rfd, const struct cap_undo *u)
 	}
 	while (read(rfd, &c, 1) < 0 && errno == EINTR)
 		;
+	if (u->turn.fd >= 0)
+		turn_restore(&u->turn);
 	if (u->tx.fd >= 0)
 		tx_port_restore(&u->tx, u->out_id);
 	if (u->cap_fd >= 0)
@@ -602,10 +817,16 @@ static int capture_run(struct args *a)
 	struct mrc_capture *skel = NULL;
 	struct perf_buffer *pb = NULL;
 	uint64_t st[MRC_CAP_NSTATS] = { 0 };
-	struct cap_undo u = { .rx_fd = -1, .cap_fd = -1, .tx = { .fd = -1 } };
+	struct cap_undo u = { .rx_fd = -1,
+			      .cap_fd = -1,
+			      .tx = { .fd = -1 },
+			      .turn = { .fd = -1, .lock_fd = -1 } };
+	struct pollfd pfd[2];
+	uint8_t *sock_buf = NULL;
 	struct bpf_devmap_val out_val;
 	int64_t deadline;
-	int rc, err, ifindex, key = 0, attached = 0, out_set = 0;
+	int rc, err, ifindex, key = 0, attached = 0, out_set = 0, turn_set = 0;
+	int sock_fd = -1, turn_fd = -1;
 	int lock_fd = -1, guard_pipe[2] = { -1, -1 }, out_fd = -1;
 	pid_t guard_pid = -1;
 	struct cap_opts o;
@@ -627,12 +848,22 @@ static int capture_run(struct args *a)
 		return rc;
 	}
 	/*
-	 * The devmap entry is looked at on every capture, so that one a dead
-	 * capture left with an egress program is repaired by the next capture
-	 * of either direction; only 'dir out' needs it found.
+	 * The devmap entry and the turnaround hook are looked at on every
+	 * capture, so that what a dead capture left in them is repaired by
+	 * the next capture of either direction; only 'dir out' needs them.
 	 */
 	if (o.dir & CAP_DIR_OUT) {
 		rc = find_tx_port(o.dev, ifindex, u.rx_fd, &u.tx, 1);
+		if (!rc)
+			rc = find_turn_hook(o.dev, u.rx_fd, &u.turn, 1);
+		if (!rc) {
+			sock_fd = cap_sock_open(ifindex);
+			if (sock_fd < 0)
+				rc = err_api(-sock_fd,
+					     "opening a packet socket for"
+					     " what the stack sends",
+					     "dev %s", o.dev);
+		}
 		if (rc)
 			goto out_rx;
 	} else {
@@ -641,6 +872,9 @@ static int capture_run(struct args *a)
 			close(u.tx.fd);
 			u.tx.fd = -1;
 		}
+		/* Repaired if a dead capture left it; never taken. */
+		if (!find_turn_hook(o.dev, u.rx_fd, &u.turn, 0))
+			turn_close(&u.turn);
 	}
 	libbpf_set_print(libbpf_quiet);
 	skel = mrc_capture__open();
@@ -653,10 +887,12 @@ static int capture_run(struct args *a)
 	skel->rodata->cap_qpn_on = (uint32_t)o.qpn_on;
 	skel->rodata->cap_qpn = o.qpn;
 	skel->rodata->cap_snaplen = o.snaplen;
+	skel->rodata->cap_ifindex = (uint32_t)ifindex;
 	bpf_program__set_autoload(skel->progs.mrc_cap_xdp,
 				  !!(o.dir & CAP_DIR_IN));
 	bpf_program__set_autoload(skel->progs.mrc_cap_out,
 				  !!(o.dir & CAP_DIR_OUT));
+	bpf_program__set_autoload(skel->progs.mrc_cap_turn, u.turn.fd >= 0);
 	err = mrc_capture__load(skel);
 	if (err) {
 		rc = err_api(-err, "loading the capture program", "dev %s",
@@ -676,11 +912,17 @@ static int capture_run(struct args *a)
 	if (o.dir & CAP_DIR_OUT) {
 		out_fd = bpf_program__fd(skel->progs.mrc_cap_out);
 		u.out_id = prog_id(out_fd);
-	} else if (u.tx.fd >= 0) {
+	}
+	if (u.turn.fd >= 0) {
+		turn_fd = bpf_program__fd(skel->progs.mrc_cap_turn);
+		u.turn.prog_id = prog_id(turn_fd);
+	}
+	if (!(o.dir & CAP_DIR_OUT) && u.tx.fd >= 0) {
 		close(u.tx.fd); /* looked at above; nothing to undo */
 		u.tx.fd = -1;
 	}
 	r.file = o.file;
+	r.o = &o;
 	r.count = o.count;
 	r.ng = o.dir != CAP_DIR_IN;
 	if (!strcmp(o.file, "-")) {
@@ -744,6 +986,16 @@ static int capture_run(struct args *a)
 		}
 		out_set = 1;
 	}
+	if (u.turn.fd >= 0) {
+		if (bpf_map_update_elem(u.turn.fd, &key, &turn_fd, BPF_ANY)) {
+			rc = err_api(errno,
+				     "setting the capture's program in"
+				     " mrc_turn_hook",
+				     "dev %s", o.dev);
+			goto out_signals;
+		}
+		turn_set = 1;
+	}
 	if (o.dir & CAP_DIR_IN) {
 		swap_in.old_prog_fd = u.rx_fd;
 		err = bpf_xdp_attach(ifindex, u.cap_fd,
@@ -759,16 +1011,45 @@ static int capture_run(struct args *a)
 		attached = 1;
 	}
 	deadline = clock_ns(CLOCK_MONOTONIC) + (int64_t)o.seconds * 1000000000;
+	pfd[0] = (struct pollfd){ .fd = perf_buffer__epoll_fd(pb),
+				  .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = sock_fd, .events = POLLIN };
+	if (sock_fd >= 0)
+		sock_buf = xcalloc(1, CAP_SNAPLEN_MAX);
 	while (!stop && r.written < o.count && !r.err &&
 	       clock_ns(CLOCK_MONOTONIC) < deadline) {
-		err = perf_buffer__poll(pb, CAP_POLL_MS);
+		/* Both kinds, whichever woke us: each read is cheap. */
+		if (poll(pfd, sock_fd >= 0 ? 2 : 1, CAP_POLL_MS) < 0 &&
+		    errno != EINTR) {
+			rc = err_api(errno, "poll", "dev %s", o.dev);
+			break;
+		}
+		err = perf_buffer__consume(pb);
+		if (!err && sock_fd >= 0)
+			err = cap_sock_drain(sock_fd, sock_buf, CAP_SNAPLEN_MAX,
+					     on_sock_frame, &r);
 		if (err < 0 && err != -EINTR) {
-			rc = err_api(-err, "perf_buffer__poll", "dev %s",
-				     o.dev);
+			rc = err_api(-err, "reading the captured frames",
+				     "dev %s", o.dev);
 			break;
 		}
 	}
 out_signals:
+	if (turn_set) {
+		err = turn_restore(&u.turn);
+		if (err && !rc)
+			rc = err == -ESTALE ?
+				     err_runtime("dev %s: its device's"
+						 " mrc_turn_hook was rewritten"
+						 " during the capture: frames"
+						 " turned around after that"
+						 " are missing",
+						 o.dev) :
+				     err_api(-err,
+					     "taking the capture's program"
+					     " out of mrc_turn_hook",
+					     "dev %s", o.dev);
+	}
 	if (out_set) {
 		err = tx_port_restore(&u.tx, u.out_id);
 		if (err && !rc)
@@ -796,8 +1077,13 @@ out_signals:
 				     "dev %s", o.dev);
 	}
 	if (attached || out_set) {
-		/* What reached the ring before the undo. */
+		/* What reached the ring and the socket before the undo. */
 		perf_buffer__consume(pb);
+		if (sock_fd >= 0) {
+			cap_sock_drain(sock_fd, sock_buf, CAP_SNAPLEN_MAX,
+				       on_sock_frame, &r);
+			cap_sock_drops(sock_fd, &r.sock_drops);
+		}
 		for (i = 0; i < MRC_CAP_NSTATS; i++)
 			st[i] = stat_sum(bpf_map__fd(skel->maps.mrc_cap_stats),
 					 i);
@@ -821,6 +1107,10 @@ out_file:
 out_skel:
 	mrc_capture__destroy(skel);
 out_rx:
+	free(sock_buf);
+	if (sock_fd >= 0)
+		close(sock_fd);
+	turn_close(&u.turn);
 	if (u.tx.fd >= 0)
 		close(u.tx.fd);
 	close(u.rx_fd);
@@ -837,11 +1127,13 @@ static const char *const defs[] = {
 	" bytes kept of each frame (default " CAP_SNAPLEN_MAX_STR ")",
 	"N := packets to write, then stop (default " CAP_COUNT_DEFAULT_STR
 	"); SEC := seconds, then stop (default " CAP_SECONDS_DEFAULT_STR ")",
-	"DIR := in (what arrives; the default, classic pcap) | out (what the"
-	" transmit program sends: data and resends, not the ACKs, NACKs and"
-	" probe answers the receive program turns around, nor mrcd's probes"
-	" or the low-latency path's packets) | both; out and both write"
-	" pcapng with each packet's direction. See mrcctl(8).",
+	"DIR := in (what arrives; the default, classic pcap) | out (what"
+	" leaves: the transmit program's data and resends, the ACKs, NACKs"
+	" and probe answers the receive program turns around, and what the"
+	" kernel stack sends: mrcd's probes, the low-latency path, ARP, TCP)"
+	" | both; out and both write pcapng with each packet's direction."
+	" One capture at a time per device can take what leaves. See"
+	" mrcctl(8).",
 	"A summary goes to stderr (-j: JSON on stdout, stderr with -w -).",
 	NULL,
 };

@@ -64,6 +64,7 @@ int pcap_write_record(FILE *f, uint64_t ts_ns, uint32_t len, uint32_t cap_len,
 /* ---- pcapng --------------------------------------------------------------- */
 
 #define PCAPNG_OPT_END 0
+#define PCAPNG_OPT_COMMENT 1
 #define PCAPNG_IF_NAME 2
 #define PCAPNG_IF_TSRESOL 9
 #define PCAPNG_EPB_FLAGS 2
@@ -133,7 +134,7 @@ int pcapng_write_header(FILE *f, uint32_t snaplen, const char *ifname)
 }
 
 int pcapng_write_record(FILE *f, uint64_t ts_ns, uint32_t len, uint32_t cap_len,
-			const void *data, uint32_t dir)
+			const void *data, uint32_t dir, const char *comment)
 {
 	struct {
 		uint32_t type, len, ifid, ts_hi, ts_lo, cap_len, orig_len;
@@ -145,13 +146,20 @@ int pcapng_write_record(FILE *f, uint64_t ts_ns, uint32_t len, uint32_t cap_len,
 		.orig_len = len,
 	};
 	uint32_t flags = dir;
+	size_t clen = comment ? strlen(comment) : 0;
 	int err;
 
 	_Static_assert(sizeof(h) == 28, "pcapng packet block head");
-	if (cap_len > len || (dir != PCAPNG_INBOUND && dir != PCAPNG_OUTBOUND))
+	if (cap_len > len ||
+	    (dir != PCAPNG_INBOUND && dir != PCAPNG_OUTBOUND) ||
+	    clen > PCAPNG_COMMENT_MAX)
 		return -EINVAL;
-	/* head, data padded, epb_flags, end of options, the length again */
-	h.len = (uint32_t)(sizeof(h) + pad4(cap_len) + 8 + 4 + 4);
+	/*
+	 * head, data padded, epb_flags, opt_comment padded, end of options,
+	 * the length again
+	 */
+	h.len = (uint32_t)(sizeof(h) + pad4(cap_len) + 8 +
+			   (clen ? 4 + pad4(clen) : 0) + 4 + 4);
 	err = put(f, &h, sizeof(h));
 	if (!err)
 		err = put(f, data, cap_len);
@@ -159,6 +167,8 @@ int pcapng_write_record(FILE *f, uint64_t ts_ns, uint32_t len, uint32_t cap_len,
 		err = put(f, zeros, pad4(cap_len) - cap_len);
 	if (!err)
 		err = put_opt(f, PCAPNG_EPB_FLAGS, &flags, sizeof(flags));
+	if (!err && clen)
+		err = put_opt(f, PCAPNG_OPT_COMMENT, comment, (uint16_t)clen);
 	if (!err)
 		err = put_opt(f, PCAPNG_OPT_END, NULL, 0);
 	return err ? err : put(f, &h.len, sizeof(h.len));

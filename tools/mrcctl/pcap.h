@@ -39,8 +39,13 @@ int pcap_write_record(FILE *f, uint64_t ts_ns, uint32_t len, uint32_t cap_len,
 
 /* Section header and interface 0, named ifname; 0 or -errno. */
 int pcapng_write_header(FILE *f, uint32_t snaplen, const char *ifname);
-/* One enhanced packet block on interface 0, PCAPNG_*BOUND; 0 or -errno. */
+#define PCAPNG_COMMENT_MAX 255 /* bytes of a packet's comment */
+/*
+ * One enhanced packet block on interface 0, PCAPNG_*BOUND, with a comment
+ * (opt_comment; NULL: none), which tshark shows as frame.comment; 0 or
+ * -errno.
+ */
 int pcapng_write_record(FILE *f, uint64_t ts_ns, uint32_t len, uint32_t cap_len,
-			const void *data, uint32_t dir);
+			const void *data, uint32_t dir, const char *comment);
 
 #endif /* MRCCTL_PCAP_H */
