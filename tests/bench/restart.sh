@@ -10,8 +10,10 @@
 #   - no restart, for the gaps this machine makes anyway.
 # Figures, medians and worsts: the longest stretch with nothing completed
 # from the restart command's start to 3 s later, how long the command
-# took (stop, start, takeover, until the new mrcd serves), and the run's
-# goodput. The data path keeps receiving, placing and acknowledging while
+# took (stop, start, takeover, until the new mrcd serves), the CPU the
+# new mrcd spent until it served (its user + system time then), and the
+# run's goodput beside the CPU the whole machine spent during the run
+# (busy time of all CPUs, /proc/stat). The data path keeps receiving, placing and acknowledging while
 # no mrcd runs; the sender's pump is what stops. ONLY=NAME ONLY_ARGS="h1
 # KILL" runs one kind alone (NAME.N.json in the kept TMP, KEEP_TMP=1).
 # MRCD_ARGS="-v" adds to the restarted mrcds' arguments (-v: the time of
@@ -50,17 +52,32 @@ rm -f "$TMP/\$h.sock"
 nsenter --net="/run/netns/$TB_PREFIX-\$h" sh -c 'echo \$\$ >"\$0"; exec "\$@"' "\$pidf" \\
 	\$(cat "$TMP/\$h.argv") >>"\$log" 2>&1 &
 until [ "\$(grep -c "^mrcd: ready" "\$log" || true)" -gt "\$n" ]; do sleep 0.001; done
+# The new mrcd's CPU until it serves, in ns (schedstat: time on a CPU;
+# /proc/PID/stat counts 10 ms ticks).
+awk '{ print \$1 }' "/proc/\$(cat "\$pidf")/schedstat" >"$TMP/ready_cpu_ns"
 EOF
 chmod +x "$TMP/restart"
 
-# run NAME CMD
+HZ=$(getconf CLK_TCK)
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat; }
+
+# run NAME CMD: NAME.json (mrc-perf's) and NAME.cpu (the machine's CPU
+# seconds over the run, the new mrcd's CPU ms until it served or null).
 run() {
+	local c0 c1 ready=null
+	rm -f "$TMP/ready_cpu_ns"
 	as_nobody h2 "$PERF" server --wait 60 >/dev/null 2>&1 &
 	local srv=$!
+	c0=$(busy_ticks)
 	nsenter --net="/run/netns/$TB_PREFIX-h1" env MRC_SOCKET="$TMP/h1.sock" \
 		"$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw -s 64K -D 5 \
 		--at "1000:$2" --at "4000:true" >"$TMP/$1.json"
+	c1=$(busy_ticks)
 	wait $srv || true
+	[ -s "$TMP/ready_cpu_ns" ] && ready=$(cat "$TMP/ready_cpu_ns")
+	jq -n --argjson t $((c1 - c0)) --argjson hz "$HZ" --argjson r "$ready" \
+		'{ cpu_s: ($t / $hz), ready_cpu_ms: (if $r then ($r / 1000 | floor) / 1000 else null end) }' \
+		>"$TMP/$1.cpu"
 }
 
 for ((i = 1; i <= REPS; i++)); do
@@ -73,8 +90,11 @@ done
 grep -q "took over the running device" "$TMP/h1.mrcd.log" || { echo "restart: no takeover in h1" >&2; exit 1; }
 
 for k in term kill rkill calm; do
-	jq -s '[.[] | { gap: .failover.longest_gap_from_cmd_start_ms, took: .failover.at[0].took_ms,
-		gbit: .results[0].gbit_per_s }]' "$TMP"/$k.*.json >"$TMP/$k.all"
+	for f in "$TMP"/"$k".*.json; do
+		jq -s '.[0] + { cpu: .[1] }' "$f" "${f%.json}.cpu"
+	done | jq -s '[.[] | { gap: .failover.longest_gap_from_cmd_start_ms, took: .failover.at[0].took_ms,
+		gbit: .results[0].gbit_per_s, cpu_s: .cpu.cpu_s,
+		ready_cpu_ms: .cpu.ready_cpu_ms }]' >"$TMP/$k.all"
 done
 jq -n --slurpfile a "$TMP/term.all" --slurpfile b "$TMP/kill.all" \
 	--slurpfile c "$TMP/rkill.all" --slurpfile d "$TMP/calm.all" '
@@ -83,13 +103,14 @@ jq -n --slurpfile a "$TMP/term.all" --slurpfile b "$TMP/kill.all" \
 	def stats(f): [.[] | f] | { median: med, worst: max };
 	def low(f): [.[] | f] | { median: med, worst: min };
 	def row: { longest_gap_ms: stats(.gap), restart_cmd_ms: stats(.took),
-		   gbit_per_s: low(.gbit) };
+		   gbit_per_s: low(.gbit), cpu_s: stats(.cpu_s),
+		   new_mrcd_cpu_until_ready_ms: stats(.ready_cpu_ms) };
 	{ reps: ($a[0] | length), sender_sigterm: ($a[0] | row), sender_sigkill: ($b[0] | row),
 	  receiver_sigkill: ($c[0] | row), no_restart: ($d[0] | row) }' >"$OUT/restart.json"
 jq -r '
-	def r(x): "\(x.longest_gap_ms.median) / \(x.longest_gap_ms.worst)\t\(x.restart_cmd_ms.median // "-") / \(x.restart_cmd_ms.worst // "-")\t\(x.gbit_per_s.median) / \(x.gbit_per_s.worst)";
+	def r(x): "\(x.longest_gap_ms.median) / \(x.longest_gap_ms.worst)\t\(x.restart_cmd_ms.median // "-") / \(x.restart_cmd_ms.worst // "-")\t\(x.new_mrcd_cpu_until_ready_ms.median // "-") / \(x.new_mrcd_cpu_until_ready_ms.worst // "-")\t\(x.gbit_per_s.median) / \(x.gbit_per_s.worst)\t\(x.cpu_s.median) / \(x.cpu_s.worst)";
 	"mrcd restarted 1 s into a 5 s bulk transfer, \(.reps) runs each (median / worst):",
-	"                      longest gap ms   restart took ms   Gbit/s",
+	"                      longest gap ms   restart took ms   its CPU ms   Gbit/s   machine CPU s",
 	"  sender, SIGTERM     \(r(.sender_sigterm))",
 	"  sender, SIGKILL     \(r(.sender_sigkill))",
 	"  receiver, SIGKILL   \(r(.receiver_sigkill))",
