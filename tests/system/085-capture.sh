@@ -110,16 +110,30 @@ tb exec h1 "$CTL" capture dev "$h1p1" class ack count 5 duration 60 -w - \
 cpid=$!
 cap_wait a
 cap_wait b
-sleep 1 # the swap happens after the load: let all three be in place
-for h in "h1 $h1p0" "h2 $h2p0"; do
+# The hooks are set after the capture program loads, which takes its
+# time on a busy machine: wait for all of them (a capture that never
+# sets one fails here, after 60 s), then start the traffic.
+in_place() { # HOST PORT IFNAME
+	[ "$(xdp_name "$1" "$3")" = mrc_cap_xdp ] && [ "$(tx_prog "$1" "$2")" = mrc_cap_out ] &&
+		[ "$(turn_prog "$1")" = mrc_cap_turn ]
+}
+for _ in $(seq 600); do
+	in_place h1 0 "$h1p0" && in_place h2 0 "$h2p0" && break
+	sleep 0.1
+done
+for h in "h1 0 $h1p0" "h2 0 $h2p0"; do
 	# shellcheck disable=SC2086
-	[ "$(xdp_name $h)" = mrc_cap_xdp ] || fail "$h: $(xdp_name $h) on the port while capturing"
+	set -- $h
+	[ "$(xdp_name "$1" "$3")" = mrc_cap_xdp ] || fail "$1 $3: $(xdp_name "$1" "$3") on the port while capturing"
+	[ "$(tx_prog "$1" "$2")" = mrc_cap_out ] || fail "$1 port $2: '$(tx_prog "$1" "$2")' in mrc_tx_port while capturing both"
+	[ "$(turn_prog "$1")" = mrc_cap_turn ] || fail "$1: '$(turn_prog "$1")' in mrc_turn_hook while capturing both"
 done
-[ "$(tx_prog h1 0)" = mrc_cap_out ] || fail "h1 port 0: '$(tx_prog h1 0)' in mrc_tx_port while capturing both"
-[ "$(tx_prog h2 0)" = mrc_cap_out ] || fail "h2 port 0: '$(tx_prog h2 0)' in mrc_tx_port while capturing both"
-for h in h1 h2; do
-	[ "$(turn_prog $h)" = mrc_cap_turn ] || fail "$h: '$(turn_prog $h)' in mrc_turn_hook while capturing both"
+# h1 p1's 'class ack count 5' capture ('dir in') must be in front too.
+for _ in $(seq 600); do
+	[ "$(xdp_name h1 "$h1p1")" = mrc_cap_xdp ] && break
+	sleep 0.1
 done
+[ "$(xdp_name h1 "$h1p1")" = mrc_cap_xdp ] || fail "h1 $h1p1: $(xdp_name h1 "$h1p1") on the port while capturing: $(cat "$TMP/c.err")"
 # Only one capture per port, and one per device that takes what leaves
 # (h1 p1's 'class ack' capture above is 'dir in').
 tb exec h1 "$CTL" capture dev "$h1p0" -w "$TMP/x.pcap" >"$TMP/x.out" 2>&1 &&
@@ -295,7 +309,10 @@ attached mrc_xdp_rx "the guard did not put mrc_xdp_rx back after SIGKILL"
 tb exec h1 "$CTL" capture dev "$h1p1" dir out class data count 5 duration 60 -w - \
 	>"$TMP/o.pcap" 2>"$TMP/o.err" &
 opid=$!
-sleep 1
+for _ in $(seq 600); do
+	[ "$(tx_prog h1 1)" = mrc_cap_out ] && [ "$(turn_prog h1)" = mrc_cap_turn ] && break
+	sleep 0.1
+done
 [ "$(xdp_name h1 "$h1p1")" = mrc_xdp_rx ] || fail "dir out changed the XDP program of $h1p1"
 [ "$(tx_prog h1 1)" = mrc_cap_out ] || fail "dir out: '$(tx_prog h1 1)' in mrc_tx_port"
 perf guarded --test bw --verify -s 4K -n 100
