@@ -91,7 +91,8 @@ FUZZERS := $(BUILD)/tests/fuzz_rx $(BUILD)/tests/fuzz_ack $(BUILD)/tests/fuzz_tc
 TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume \
 	      $(BUILD)/tests/mrcd_limits $(FUZZERS) \
 	      $(BUILD)/tests/inject $(BUILD)/tests/nl_forge $(BUILD)/tests/srv6_send \
-	      $(BUILD)/tests/wire_pcap $(BUILD)/tests/icrc_cost
+	      $(BUILD)/tests/wire_pcap $(BUILD)/tests/icrc_cost \
+	      $(BUILD)/tests/xdp_limits
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h $(BUILD)/bpf/mrc_build_id.h
 
@@ -285,6 +286,13 @@ $(BUILD)/tests/wire_pcap: tests/tools/wire_pcap.c tests/tools/wire_expect.c \
 
 # What a RoCE ICRC would cost (tests/bench/icrc.sh, docs/wire.md).
 $(BUILD)/tests/icrc_cost: tests/bench/icrc_cost.c $(BUILD)/tests/bench/icrc_cost.skel.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -I$(BUILD)/tests/bench -o $@ $< $(LIBS_BPF)
+
+# The machine's limits beside the data path's figures (tests/bench/limits.sh,
+# docs/perf.md).
+$(BUILD)/tests/xdp_limits: tests/bench/xdp_limits.c $(BUILD)/tests/bench/xdp_limits.skel.h
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -I$(BUILD)/tests/bench -o $@ $< $(LIBS_BPF)

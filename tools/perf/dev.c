@@ -125,12 +125,23 @@ static int dev_cqs(struct perf_dev *d)
 		       d->rq_depth, d->max_cqe);
 		return -EINVAL;
 	}
-	d->scq = mrc_create_cq(d->mctx, (int)sends, NULL, NULL, 0);
+	/*
+	 * An application that is not spinning (idle_us) waits for its
+	 * completions on a channel, as perftest's -e does: on the soft device
+	 * the CPUs it would poll on are the NIC's (post.c, idle()).
+	 */
+	if (d->idle_us && (mrc_create_comp_channel(d->mctx, &d->ch) ||
+			   mrc_get_comp_channel_fd(d->ch, &d->ch_fd))) {
+		pr_err("cannot create a completion channel: %s",
+		       strerror(errno));
+		return -errno;
+	}
+	d->scq = mrc_create_cq(d->mctx, (int)sends, NULL, d->ch, 0);
 	if (!d->scq) {
 		pr_err("cannot create the send CQ: %s", strerror(errno));
 		return -errno;
 	}
-	d->rcq = mrc_create_cq(d->mctx, (int)recvs, NULL, NULL, 0);
+	d->rcq = mrc_create_cq(d->mctx, (int)recvs, NULL, d->ch, 0);
 	if (!d->rcq) {
 		pr_err("cannot create the receive CQ: %s", strerror(errno));
 		return -errno;
@@ -177,6 +188,8 @@ void dev_close(struct perf_dev *d)
 		mrc_destroy_cq(d->rcq);
 	if (d->scq)
 		mrc_destroy_cq(d->scq);
+	if (d->ch)
+		mrc_destroy_comp_channel(d->ch);
 	if (d->mr)
 		ibv_dereg_mr(d->mr);
 	if (d->buf)

@@ -35,6 +35,10 @@ struct perf_dev {
 	struct ibv_pd *pd;
 	struct mrc_context *mctx;
 	struct mrc_cq *scq, *rcq;
+	/* Both CQs' completion channel, when idle_us is set: idle() waits
+	 * on it instead of polling (NULL: no channel, idle() sleeps). */
+	struct mrc_comp_channel *ch;
+	int ch_fd;
 	uint8_t *buf;
 	size_t buf_bytes;
 	struct ibv_mr *mr;

@@ -24,7 +24,7 @@
 #define PERF_POST_BATCH 16u
 #define PERF_POLL_BATCH 64
 #define PERF_IDLE_POLLS 16u /* empty polls before idling */
-#define PERF_IDLE_US_DEFAULT 20u
+#define PERF_IDLE_US_DEFAULT 1000u
 #define PERF_WARMUP_ITERS 100u
 #define PERF_LAT_ITERS_DEFAULT 10000u
 #define PERF_SECONDS_DEFAULT 5.0

@@ -6,7 +6,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
+#include <poll.h>
 #include <string.h>
 #include <time.h>
 
@@ -108,24 +108,37 @@ unsigned int qp_room(const struct perf_qp *q)
 /*
  * On the soft device the NIC (mrcd's send-queue pump, the XDP programs in
  * softirq) shares the CPUs with the application: a poller spinning on an
- * empty CQ takes the cycles that would complete its own work. After a run
- * of empty polls it yields the CPU at each poll (ksoftirqd, where veth
- * may run the peer's XDP, gets its turn at once), and after a longer run
- * it sleeps for idle_us; 0 spins, as one would on a hardware NIC.
+ * empty CQ takes the cycles that would complete its own work. Measured on
+ * 2 CPUs (docs/perf.md): a bulk client that yielded the CPU at each empty
+ * poll took 0.9-1.3 CPU seconds a second, most of it in sched_yield, and
+ * left the data path one CPU. So after a short run of empty polls it arms
+ * both CQs and sleeps on their completion channel until a completion (the
+ * ring buffer's wakeup) or idle_us, whichever comes first; the bound keeps
+ * deadlines and signals seen. An armed CQ that already holds a record is
+ * ready at once (epoll looks when it is armed), so none is missed.
+ * idle_us 0 spins, as one would on a hardware NIC (and no channel exists).
  */
+static void wait_event(const struct perf_dev *d)
+{
+	struct pollfd p = { .fd = d->ch_fd, .events = POLLIN };
+	struct timespec ts = { d->idle_us / 1000000,
+			       (long)(d->idle_us % 1000000) * 1000 };
+	struct mrc_cq *cq;
+	void *ctx;
+
+	if (mrc_req_notify_cq(d->scq, 0) || mrc_req_notify_cq(d->rcq, 0) ||
+	    ppoll(&p, 1, &ts, NULL) != 1)
+		return;
+	if (!mrc_get_cq_event(d->ch, &cq, &ctx))
+		mrc_ack_cq_events(cq, 1);
+}
+
 void idle(const struct perf_dev *d, unsigned int *empty)
 {
-	struct timespec ts = { 0, 0 };
-
-	if (!d->idle_us || ++*empty < PERF_IDLE_POLLS)
+	if (!d->ch || ++*empty < PERF_IDLE_POLLS)
 		return;
-	if (*empty < PERF_IDLE_POLLS * 64) {
-		sched_yield();
-		return;
-	}
 	*empty = 0;
-	ts.tv_nsec = (long)d->idle_us * 1000;
-	nanosleep(&ts, NULL);
+	wait_event(d);
 }
 
 static void note_send_error(struct perf_dev *d, const struct ibv_wc *wc)

@@ -26,7 +26,8 @@ int qp_post_writes(struct perf_dev *d, struct perf_qp *q,
 		   bool force_signal);
 /* WRs q may post before its window is full. */
 unsigned int qp_room(const struct perf_qp *q);
-/* After a run of empty polls: yield, then sleep d->idle_us. */
+/* After a run of empty polls: wait for a completion event, at most
+ * d->idle_us; idle_us 0 spins. */
 void idle(const struct perf_dev *d, unsigned int *empty);
 /* Polls the send CQ once: completions seen, or -errno. */
 int poll_send(struct perf_dev *d);

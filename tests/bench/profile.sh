@@ -1,0 +1,222 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Where the CPU goes during a bulk transfer (docs/perf.md): one QP, 1 MiB
+# WRITEs through mrcd and libmrc (mrc-perf), direct mode, 4 planes, then
+# one TCP flow (iperf3) on the same links. In the middle of each transfer,
+# for PROFILE_WINDOW seconds:
+#   - perf record -a -g, folded into the data path's stages by symbol
+#     (tests/bench/lib/stages.awk) and into the top symbols;
+#   - the BPF programs' own run time (kernel.bpf_stats_enabled): ns per
+#     run of each program, mrc_xdp_tx (a data packet built and sent),
+#     mrc_xdp_rx at the receiver (a data packet placed and ACKed) and at
+#     the sender (an ACK taken);
+#   - /proc/stat per CPU: user, system, softirq, idle, and the CPU per GB
+#     moved (bytes from the receiver's placed_bytes, or TCP's received
+#     bytes over the same window);
+#   - each process's own CPU (mrcd on both hosts, mrc-perf both ends).
+# Figures printed and in $BENCH_OUT/profile.json. Every hop runs on the
+# same 2 CPUs, sender and receiver alike: the CPU figures are the
+# machine's, both ends together.
+#
+# PROFILE_MTU (3000), PROFILE_SECONDS (8), PROFILE_WINDOW (3).
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${BENCH_OUT:-$TOP/build/bench}
+MTU=${PROFILE_MTU:-3000}
+SECS=${PROFILE_SECONDS:-8}
+WIN=${PROFILE_WINDOW:-3}
+export TB_PREFIX=mrcq$$
+. "$TOP/tests/system/lib.sh"
+PERFTOOL=$(type -P perf) || skip "needs perf (linux-perf; make deps installs it)"
+mkdir -p "$OUT"
+STATS0=$(sysctl -n kernel.bpf_stats_enabled)
+restore_stats() { sysctl -qw kernel.bpf_stats_enabled="$STATS0"; }
+trap 'restore_stats; cleanup' EXIT
+sysctl -qw kernel.bpf_stats_enabled=1
+
+tb up --direct --planes 4 --mtu "$MTU" >/dev/null
+if [ -n "${PROFILE_THREADED:-}" ]; then
+	for h in h1 h2; do
+		tb exec "$h" sh -c 'for p in /sys/class/net/p*/threaded; do echo 1 >"$p"; done'
+	done
+fi
+chmod 0755 "$TMP"
+mrcd_start h1
+mrcd_start h2
+
+# cpu_snap FILE: /proc/stat's per-CPU lines (USER_HZ ticks).
+cpu_snap() { grep '^cpu[0-9]' /proc/stat >"$1"; }
+
+# proc_cpu PID: user+system ticks of a process so far.
+proc_cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# prog_snap FILE: id, name, run_time_ns, run_cnt of every BPF program.
+prog_snap() {
+	bpftool -j prog show | jq -c '[.[] | select(.run_cnt != null) |
+		{id, name, run_time_ns, run_cnt}]' >"$1"
+}
+
+# prog_id HOST NAME: the id of HOST's mrcd program NAME (its pin).
+prog_id() {
+	bpftool -j prog show pinned "$(mrcd_abi_dir "$1")/progs/$2" | jq .id
+}
+
+# rx_counter HOST INDEX: mrc_rx_stats[INDEX] of HOST's mrcd, summed over
+# the CPUs (one map read: the window's edges stay sharp).
+rx_counter() {
+	bpftool -j map lookup pinned "$(mrcd_abi_dir "$1")/maps/mrc_rx_stats" key "$2" 0 0 0 |
+		jq '[(.formatted // .).values[].value] | add // 0'
+}
+# The index of placed_bytes in MRC_RX_COUNTERS (include/mrc/abi.h).
+PLACED=$(sed -n '/MRC_RX_COUNTERS(X)/,/^$/p' "$TOP/include/mrc/abi.h" |
+	grep -o 'X([A-Z_0-9]*, "[a-z_0-9]*"' | grep -n '"placed_bytes"' | cut -d: -f1)
+PLACED=$((PLACED - 1))
+
+# window TAG: the window's snapshots and profile, TAG_* files in $TMP.
+window() {
+	local tag=$1
+	cpu_snap "$TMP/$tag.cpu0"
+	prog_snap "$TMP/$tag.prog0"
+	"$PERFTOOL" record -q -a -g -o "$TMP/$tag.perf" -- sleep "$WIN" >/dev/null 2>&1
+	cpu_snap "$TMP/$tag.cpu1"
+	prog_snap "$TMP/$tag.prog1"
+}
+
+# The mrc transfer: bytes over the window from h2's placed_bytes.
+PIDNAME=srv as_nobody h2 "$PERF" server --wait 60 >"$TMP/bw.srv" 2>&1 &
+srv_job=$!
+# shellcheck disable=SC2086
+PIDNAME=cli as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j \
+	--test bw -s 1M -D "$SECS" ${PROFILE_PERF_ARGS:-} >"$TMP/bw.json" 2>"$TMP/bw.err" &
+cli_job=$!
+sleep $(((SECS - WIN) / 2))
+pids="$(cat "$TMP/h1.mrcd.pid") $(cat "$TMP/h2.mrcd.pid") $(cat "$TMP/cli.pid") $(cat "$TMP/srv.pid")"
+placed0=$(rx_counter h2 $PLACED)
+t0=$(date +%s%N)
+p0=""
+for p in $pids; do p0="$p0 $(proc_cpu "$p")"; done
+window mrc
+placed1=$(rx_counter h2 $PLACED)
+mrc_ns=$(($(date +%s%N) - t0))
+p1=""
+for p in $pids; do p1="$p1 $(proc_cpu "$p")"; done
+wait "$cli_job" || fail "mrc-perf failed: $(cat "$TMP/bw.err" "$TMP/bw.srv")"
+wait "$srv_job" || true
+read -r -a P0 <<<"$p0"
+read -r -a P1 <<<"$p1"
+hz=$(getconf CLK_TCK)
+procs=$(jq -n --argjson hz "$hz" --argjson w "$(jq -n "$mrc_ns / 1e9")" \
+	--argjson d "[$((P1[0] - P0[0])), $((P1[1] - P0[1])), $((P1[2] - P0[2])), $((P1[3] - P0[3]))]" '
+	{mrcd_sender: ($d[0] / $hz / $w), mrcd_receiver: ($d[1] / $hz / $w),
+	 mrc_perf_client: ($d[2] / $hz / $w), mrc_perf_server: ($d[3] / $hz / $w)}')
+tx_id=$(prog_id h1 mrc_xdp_tx)
+rx_snd=$(prog_id h1 mrc_xdp_rx)
+rx_rcv=$(prog_id h2 mrc_xdp_rx)
+# Frames per transmit call over the whole run: the sender's packets and
+# idle runs (tx counters) against the calls its mrcd logs when it stops.
+tx_pkts=$(dp_counters h1 | awk '$1 == "tx_packets" { print $2 }')
+tx_idle=$(dp_counters h1 | awk '$1 == "tx_idle" { v = $2 } END { print v + 0 }')
+for h in h1 h2; do kill "$(cat "$TMP/$h.mrcd.pid")"; done
+for _ in $(seq 100); do
+	grep -q "stopped after" "$TMP/h1.mrcd.log" && break
+	sleep 0.1
+done
+tx_calls=$(sed -n 's/.*stopped after \([0-9]*\) transmit calls.*/\1/p' "$TMP/h1.mrcd.log")
+[ -n "$tx_calls" ] || fail "h1's mrcd did not log its transmit calls: $(tail -3 "$TMP/h1.mrcd.log")"
+
+# The TCP transfer on the same links: bytes over the window from the
+# receiver's ports.
+tb exec h2 timeout $((SECS + 30)) iperf3 -s -1 -B "$(tb addr h2 0)" >/dev/null 2>&1 &
+tsrv_job=$!
+for _ in $(seq 50); do
+	tb exec h2 ss -Hltn "sport = :5201" | grep -q . && break
+	sleep 0.1
+done
+tb exec h1 iperf3 -c "$(tb addr h2 0)" -t "$SECS" -J >"$TMP/tcp.json" 2>/dev/null &
+tcp_job=$!
+sleep $(((SECS - WIN) / 2))
+# h2's received bytes on its ports (frames, headers too: 2 % at MTU 3000).
+rx_bytes() { tb exec h2 sh -c 'cat /sys/class/net/p*/statistics/rx_bytes' | awk '{ s += $1 } END { printf "%.0f", s }'; }
+tcp0=$(rx_bytes)
+t0=$(date +%s%N)
+window tcp
+tcp1=$(rx_bytes)
+tcp_ns=$(($(date +%s%N) - t0))
+wait "$tcp_job" || fail "iperf3 failed"
+wait "$tsrv_job" || true
+tcp_bytes=$((tcp1 - tcp0))
+
+# stage_pct TAG: the profile folded into stages, as JSON.
+stage_pct() {
+	"$PERFTOOL" report -i "$TMP/$1.perf" --no-children --sort comm,sym \
+		--stdio -g none --percent-limit 0 -q 2>/dev/null |
+		awk -f "$TOP/tests/bench/lib/stages.awk"
+}
+# top TAG: the 15 hottest symbols.
+top() {
+	"$PERFTOOL" report -i "$TMP/$1.perf" --no-children --sort sym \
+		--stdio -g none --percent-limit 0 -q 2>/dev/null | head -15 |
+		awk '{ p = $1; sub(/%/, "", p); $1 = ""; $2 = ""; sub(/^ +/, "");
+			printf "%s{\"pct\": %s, \"sym\": \"%s\"}", n++ ? "," : "[", p, $0 }
+			END { print n ? "]" : "[]" }'
+}
+# cpu TAG BYTES: the machine's CPU over the window, per CPU and per GB.
+cpu() {
+	paste "$TMP/$1.cpu0" "$TMP/$1.cpu1" | awk -v hz="$hz" -v bytes="$2" '
+	{ n = NF / 2; u = ($(n+2) + $(n+3)) - ($2 + $3); s = $(n+4) - $4;
+	  idle = ($(n+5) + $(n+6)) - ($5 + $6); irq = $(n+7) - $7;
+	  si = $(n+8) - $8; tot = u + s + idle + irq + si;
+	  U += u; S += s; I += idle; Q += irq + si;
+	  c[NR] = sprintf("{\"cpu\": \"%s\", \"user_pct\": %.1f, \"sys_pct\": %.1f, \"softirq_pct\": %.1f, \"idle_pct\": %.1f}",
+		$1, 100 * u / tot, 100 * s / tot, 100 * (irq + si) / tot, 100 * idle / tot) }
+	END { gb = bytes / 1e9;
+	  printf "{\"bytes\": %.0f, \"gbit_per_s\": %.3f, \"per_cpu\": [", bytes, 0;
+	  for (i = 1; i <= NR; i++) printf "%s%s", (i > 1 ? "," : ""), c[i];
+	  printf "], \"cpu_s_per_gb\": {\"user\": %.3f, \"sys\": %.3f, \"softirq\": %.3f, \"total\": %.3f}}\n",
+		U / hz / gb, S / hz / gb, Q / hz / gb, (U + S + Q) / hz / gb }'
+}
+# prog TAG ID: ns per run of program ID over the window.
+prog() {
+	jq -n --slurpfile a "$TMP/$1.prog0" --slurpfile b "$TMP/$1.prog1" --argjson id "$2" '
+		($a[0][] | select(.id == $id)) as $x | ($b[0][] | select(.id == $id)) as $y |
+		{runs: ($y.run_cnt - $x.run_cnt),
+		 ns_per_run: (if $y.run_cnt > $x.run_cnt then
+			(($y.run_time_ns - $x.run_time_ns) / ($y.run_cnt - $x.run_cnt) * 10 | floor / 10) else null end),
+		 cpu_pct: (($y.run_time_ns - $x.run_time_ns) / 1e9 / '"$WIN"' * 100 * 10 | floor / 10)}'
+}
+
+mrc_bytes=$((placed1 - placed0))
+jq -n --argjson mtu "$MTU" --argjson win "$WIN" --argjson mrc_s "$(jq -n "$mrc_ns / 1e9")" \
+	--argjson tcp_s "$(jq -n "$tcp_ns / 1e9")" \
+	--argjson bw "$(jq '.results[0]' "$TMP/bw.json")" \
+	--argjson mcpu "$(cpu mrc "$mrc_bytes")" --argjson tcpu "$(cpu tcp "$tcp_bytes")" \
+	--argjson mst "$(stage_pct mrc)" --argjson tst "$(stage_pct tcp)" \
+	--argjson mtop "$(top mrc)" --argjson ttop "$(top tcp)" \
+	--argjson tx "$(prog mrc "$tx_id")" --argjson rxr "$(prog mrc "$rx_rcv")" \
+	--argjson rxs "$(prog mrc "$rx_snd")" --argjson procs "$procs" \
+	--argjson txp "$tx_pkts" --argjson txi "$tx_idle" --argjson calls "$tx_calls" '
+	{benchmark: "profile", mtu: $mtu, window_s: $win,
+	 mrc: {goodput_gbit_per_s: $bw.gbit_per_s,
+	       window: ($mcpu | .gbit_per_s = (.bytes * 8 / $mrc_s / 1e9)),
+	       programs: {mrc_xdp_tx: $tx, mrc_xdp_rx_receiver: $rxr, mrc_xdp_rx_sender: $rxs},
+	       process_cpu_per_s: $procs, stages_pct: $mst, top: $mtop,
+	       tx_calls: $calls, tx_packets: $txp, tx_idle_runs: $txi,
+	       packets_per_call: ($txp / $calls * 10 | round / 10)},
+	 tcp: {window: ($tcpu | .gbit_per_s = (.bytes * 8 / $tcp_s / 1e9)),
+	       stages_pct: $tst, top: $ttop}}' >"$OUT/profile.json"
+
+jq -r '
+	def r: . * 10 | round / 10;
+	"bulk transfer, direct, 4 planes, MTU \(.mtu): \(.window_s) s profiled mid-run, both ends on the same 2 CPUs",
+	"  mrc: \(.mrc.window.gbit_per_s | r) Gbit/s, CPU per GB: user \(.mrc.window.cpu_s_per_gb.user | r) s, sys \(.mrc.window.cpu_s_per_gb.sys | r) s, softirq \(.mrc.window.cpu_s_per_gb.softirq | r) s, total \(.mrc.window.cpu_s_per_gb.total | r) s",
+	"  tcp: \(.tcp.window.gbit_per_s | r) Gbit/s, CPU per GB: user \(.tcp.window.cpu_s_per_gb.user | r) s, sys \(.tcp.window.cpu_s_per_gb.sys | r) s, softirq \(.tcp.window.cpu_s_per_gb.softirq | r) s, total \(.tcp.window.cpu_s_per_gb.total | r) s",
+	"  mrc per CPU: " + ([.mrc.window.per_cpu[] | "\(.cpu) user \(.user_pct)% sys \(.sys_pct)% softirq \(.softirq_pct)% idle \(.idle_pct)%"] | join("; ")),
+	"  tcp per CPU: " + ([.tcp.window.per_cpu[] | "\(.cpu) user \(.user_pct)% sys \(.sys_pct)% softirq \(.softirq_pct)% idle \(.idle_pct)%"] | join("; ")),
+	"  BPF run time (bpf_stats): " + ([.mrc.programs | to_entries[] | "\(.key) \(.value.ns_per_run) ns/run x \(.value.runs) (\(.value.cpu_pct)% of a CPU)"] | join("; ")),
+	"  transmit calls: \(.mrc.tx_calls) for \(.mrc.tx_packets) packets (\(.mrc.packets_per_call) a call), \(.mrc.tx_idle_runs) idle runs",
+	"  processes, CPU s per s: " + ([.mrc.process_cpu_per_s | to_entries[] | "\(.key) \(.value | . * 100 | round / 100)"] | join(", ")),
+	"  mrc stages, % of both CPUs: " + ([.mrc.stages_pct | to_entries | sort_by(-.value)[] | select(.value >= 0.5) | "\(.key) \(.value)"] | join(", ")),
+	"  tcp stages, % of both CPUs: " + ([.tcp.stages_pct | to_entries | sort_by(-.value)[] | select(.value >= 0.5) | "\(.key) \(.value)"] | join(", "))' \
+	"$OUT/profile.json"
+echo "  (JSON: $OUT/profile.json)"
