@@ -19,10 +19,35 @@
 # same 2 CPUs, sender and receiver alike: the CPU figures are the
 # machine's, both ends together.
 #
-# PROFILE_MTU (3000), PROFILE_SECONDS (8), PROFILE_WINDOW (3).
+# Twice, each on a testbed of its own: the veth ports' NAPI as the kernel
+# runs it by default (a frame redirected into a veth is received in
+# softirq on the CPU that sent it, so the sender's transmit call, the
+# receiver's XDP and the ACK's way back all run on one CPU), and threaded
+# (PROFILE_THREADED=1: each port's NAPI in a kernel thread the scheduler
+# places, as a NIC's queues interrupt CPUs of their own); then the
+# 4-spine fabric with the default NAPI. Each writes profile-napi.json,
+# profile-threaded.json or profile-fabric-napi.json.
+#
+# PROFILE_MODE=fabric profiles the 4-spine fabric instead of direct mode:
+# the fabric's forwarding program (mrc_fab_xdp, every hop) is then among
+# the programs, with its runs per data packet.
+#
+# PROFILE_MTU (3000), PROFILE_SECONDS (8), PROFILE_WINDOW (3),
+# PROFILE_MODE (direct).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${BENCH_OUT:-$TOP/build/bench}
+if [ -z "${PROFILE_THREADED+set}" ]; then
+	PROFILE_THREADED=0 "$0"
+	PROFILE_THREADED=1 "$0"
+	PROFILE_THREADED=0 PROFILE_MODE=fabric "$0"
+	exit
+fi
+MODE=${PROFILE_MODE:-direct}
+case $MODE in direct | fabric) ;; *) echo "profile: PROFILE_MODE=$MODE: want direct or fabric" >&2; exit 2 ;; esac
+NAME=profile-napi
+[ "$PROFILE_THREADED" = 1 ] && NAME=profile-threaded
+[ "$MODE" = fabric ] && NAME=${NAME/profile-/profile-fabric-}
 MTU=${PROFILE_MTU:-3000}
 SECS=${PROFILE_SECONDS:-8}
 WIN=${PROFILE_WINDOW:-3}
@@ -35,8 +60,12 @@ restore_stats() { sysctl -qw kernel.bpf_stats_enabled="$STATS0"; }
 trap 'restore_stats; cleanup' EXIT
 sysctl -qw kernel.bpf_stats_enabled=1
 
-tb up --direct --planes 4 --mtu "$MTU" >/dev/null
-if [ -n "${PROFILE_THREADED:-}" ]; then
+if [ "$MODE" = direct ]; then
+	tb up --direct --planes 4 --mtu "$MTU" >/dev/null
+else
+	tb up --planes 4 --spines 4 --mtu "$MTU" >/dev/null
+fi
+if [ "$PROFILE_THREADED" = 1 ]; then
 	for h in h1 h2; do
 		tb exec "$h" sh -c 'for p in /sys/class/net/p*/threaded; do echo 1 >"$p"; done'
 	done
@@ -176,6 +205,16 @@ cpu() {
 	  printf "], \"cpu_s_per_gb\": {\"user\": %.3f, \"sys\": %.3f, \"softirq\": %.3f, \"total\": %.3f}}\n",
 		U / hz / gb, S / hz / gb, Q / hz / gb, (U + S + Q) / hz / gb }'
 }
+# fab TAG: the fabric's forwarding program, every node's together: ns per
+# run, runs in the window (null in direct mode).
+fab() {
+	jq -n --slurpfile a "$TMP/$1.prog0" --slurpfile b "$TMP/$1.prog1" '
+		def tot(x): [x[] | select(.name == "mrc_fab_xdp")] |
+			{t: (map(.run_time_ns) | add // 0), n: (map(.run_cnt) | add // 0)};
+		tot($a[0]) as $x | tot($b[0]) as $y |
+		if $y.n > $x.n then {runs: ($y.n - $x.n),
+			ns_per_run: (($y.t - $x.t) / ($y.n - $x.n) * 10 | floor / 10)} else null end'
+}
 # prog TAG ID: ns per run of program ID over the window.
 prog() {
 	jq -n --slurpfile a "$TMP/$1.prog0" --slurpfile b "$TMP/$1.prog1" --argjson id "$2" '
@@ -187,7 +226,7 @@ prog() {
 }
 
 mrc_bytes=$((placed1 - placed0))
-jq -n --argjson mtu "$MTU" --argjson win "$WIN" --argjson mrc_s "$(jq -n "$mrc_ns / 1e9")" \
+jq -n --arg mode "$MODE" --argjson mtu "$MTU" --argjson win "$WIN" --arg napi "$([ "$PROFILE_THREADED" = 1 ] && echo threaded || echo softirq)" --argjson mrc_s "$(jq -n "$mrc_ns / 1e9")" \
 	--argjson tcp_s "$(jq -n "$tcp_ns / 1e9")" \
 	--argjson bw "$(jq '.results[0]' "$TMP/bw.json")" \
 	--argjson mcpu "$(cpu mrc "$mrc_bytes")" --argjson tcpu "$(cpu tcp "$tcp_bytes")" \
@@ -195,28 +234,31 @@ jq -n --argjson mtu "$MTU" --argjson win "$WIN" --argjson mrc_s "$(jq -n "$mrc_n
 	--argjson mtop "$(top mrc)" --argjson ttop "$(top tcp)" \
 	--argjson tx "$(prog mrc "$tx_id")" --argjson rxr "$(prog mrc "$rx_rcv")" \
 	--argjson rxs "$(prog mrc "$rx_snd")" --argjson procs "$procs" \
+	--argjson fab "$(fab mrc)" --argjson tfab "$(fab tcp)" \
 	--argjson txp "$tx_pkts" --argjson txi "$tx_idle" --argjson calls "$tx_calls" '
-	{benchmark: "profile", mtu: $mtu, window_s: $win,
+	{benchmark: "profile", mode: $mode, mtu: $mtu, window_s: $win, napi: $napi,
 	 mrc: {goodput_gbit_per_s: $bw.gbit_per_s,
 	       window: ($mcpu | .gbit_per_s = (.bytes * 8 / $mrc_s / 1e9)),
 	       programs: {mrc_xdp_tx: $tx, mrc_xdp_rx_receiver: $rxr, mrc_xdp_rx_sender: $rxs},
+	       fabric_hops: $fab,
 	       process_cpu_per_s: $procs, stages_pct: $mst, top: $mtop,
 	       tx_calls: $calls, tx_packets: $txp, tx_idle_runs: $txi,
 	       packets_per_call: ($txp / $calls * 10 | round / 10)},
 	 tcp: {window: ($tcpu | .gbit_per_s = (.bytes * 8 / $tcp_s / 1e9)),
-	       stages_pct: $tst, top: $ttop}}' >"$OUT/profile.json"
+	       fabric_hops: $tfab, stages_pct: $tst, top: $ttop}}' >"$OUT/$NAME.json"
 
 jq -r '
 	def r: . * 10 | round / 10;
-	"bulk transfer, direct, 4 planes, MTU \(.mtu): \(.window_s) s profiled mid-run, both ends on the same 2 CPUs",
+	"bulk transfer, \(.mode), 4 planes, MTU \(.mtu), \(.napi) NAPI: \(.window_s) s profiled mid-run, both ends on the same 2 CPUs",
 	"  mrc: \(.mrc.window.gbit_per_s | r) Gbit/s, CPU per GB: user \(.mrc.window.cpu_s_per_gb.user | r) s, sys \(.mrc.window.cpu_s_per_gb.sys | r) s, softirq \(.mrc.window.cpu_s_per_gb.softirq | r) s, total \(.mrc.window.cpu_s_per_gb.total | r) s",
 	"  tcp: \(.tcp.window.gbit_per_s | r) Gbit/s, CPU per GB: user \(.tcp.window.cpu_s_per_gb.user | r) s, sys \(.tcp.window.cpu_s_per_gb.sys | r) s, softirq \(.tcp.window.cpu_s_per_gb.softirq | r) s, total \(.tcp.window.cpu_s_per_gb.total | r) s",
 	"  mrc per CPU: " + ([.mrc.window.per_cpu[] | "\(.cpu) user \(.user_pct)% sys \(.sys_pct)% softirq \(.softirq_pct)% idle \(.idle_pct)%"] | join("; ")),
 	"  tcp per CPU: " + ([.tcp.window.per_cpu[] | "\(.cpu) user \(.user_pct)% sys \(.sys_pct)% softirq \(.softirq_pct)% idle \(.idle_pct)%"] | join("; ")),
 	"  BPF run time (bpf_stats): " + ([.mrc.programs | to_entries[] | "\(.key) \(.value.ns_per_run) ns/run x \(.value.runs) (\(.value.cpu_pct)% of a CPU)"] | join("; ")),
+	(if .mrc.fabric_hops then "  fabric hops (mrc_fab_xdp): mrc \(.mrc.fabric_hops.ns_per_run) ns/run x \(.mrc.fabric_hops.runs), tcp \(.tcp.fabric_hops.ns_per_run) ns/run x \(.tcp.fabric_hops.runs)" else empty end),
 	"  transmit calls: \(.mrc.tx_calls) for \(.mrc.tx_packets) packets (\(.mrc.packets_per_call) a call), \(.mrc.tx_idle_runs) idle runs",
 	"  processes, CPU s per s: " + ([.mrc.process_cpu_per_s | to_entries[] | "\(.key) \(.value | . * 100 | round / 100)"] | join(", ")),
 	"  mrc stages, % of both CPUs: " + ([.mrc.stages_pct | to_entries | sort_by(-.value)[] | select(.value >= 0.5) | "\(.key) \(.value)"] | join(", ")),
 	"  tcp stages, % of both CPUs: " + ([.tcp.stages_pct | to_entries | sort_by(-.value)[] | select(.value >= 0.5) | "\(.key) \(.value)"] | join(", "))' \
-	"$OUT/profile.json"
-echo "  (JSON: $OUT/profile.json)"
+	"$OUT/$NAME.json"
+echo "  (JSON: $OUT/$NAME.json)"
