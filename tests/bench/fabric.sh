@@ -9,7 +9,8 @@
 #   h1 =p0= [p0l1] =s0..s3= [p0s*] =l2= [p0l2] =p0= h2      (xdp, kernel)
 #   h1 =p0===================================p0= h2          (direct)
 #
-# Prints a table and writes JSON to $BENCH_OUT (default build/bench).
+# Prints a table and writes JSON to $BENCH_OUT (default build/bench), each
+# rate beside the machine's CPU per frame delivered (tests/bench/lib/cpu.sh).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 TESTBED=$TOP/tests/testbed/testbed
@@ -23,6 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$OUT"
+. "$TOP/tests/bench/lib/cpu.sh"
 
 # measure PREFIX SIZE: one fabgen run from h1 to h2 on plane 0
 measure() {
@@ -52,7 +54,11 @@ for mode in xdp kernel direct; do
 	direct) TB_PREFIX=$p "$TESTBED" up --planes 1 --direct >/dev/null ;;
 	esac
 	for size in 64 1500; do
-		res[$mode,$size]=$(measure "$p" $size)
+		b0=$(cpu_busy_ns)
+		r=$(measure "$p" $size)
+		res[$mode,$size]=$(jq -c --argjson b "$(($(cpu_busy_ns) - b0))" --argjson ms "$MS" '
+			. + {machine_cpu_s: ($b / 1e9), cpu_ns_per_frame:
+				(if .rx_mpps > 0 then $b / (.rx_mpps * 1e3 * $ms) | round else null end)}' <<<"$r")
 	done
 	TB_PREFIX=$p "$TESTBED" down
 done
@@ -71,11 +77,11 @@ done
 } >"$OUT/fabric.json"
 
 echo "fabric forwarding rate (h1 -> leaf -> spine -> leaf -> h2, 64 flows, ${MS} ms each)"
-printf '  %-8s %6s %12s %12s %10s\n' mode bytes rx_mpps rx_gbit_s delivered
+printf '  %-8s %6s %12s %12s %10s %16s\n' mode bytes rx_mpps rx_gbit_s delivered cpu_ns_per_frame
 for mode in xdp kernel direct; do
 	for size in 64 1500; do
-		jq -r --arg m "$mode" '"\($m) \(.frame_bytes) \(.rx_mpps) \(.rx_mpps * .frame_bytes * 8 / 1000) \(.delivered_ratio)"' \
-			<<<"${res[$mode,$size]}" | xargs printf '  %-8s %6s %12.3f %12.2f %10.4f\n'
+		jq -r --arg m "$mode" '"\($m) \(.frame_bytes) \(.rx_mpps) \(.rx_mpps * .frame_bytes * 8 / 1000) \(.delivered_ratio) \(.cpu_ns_per_frame)"' \
+			<<<"${res[$mode,$size]}" | xargs printf '  %-8s %6s %12.3f %12.2f %10.4f %16s\n'
 	done
 done
 for size in 64 1500; do

@@ -8,6 +8,8 @@
 #   - 64-byte WRITE_IMM message rate (1 and 4 QPs), counted at the receiver;
 #   - 8-byte WRITE_IMM ping-pong vs 8-byte TCP ping-pong (mrc-perf --transport both);
 #   - 1024 QPs at once, memory per QP, the receiver's CPU during bulk transfer.
+# Beside each figure, the machine's CPU seconds over its run (both ends
+# share the CPUs), and for the goodput figures the CPU seconds per GB.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${BENCH_OUT:-$TOP/build/bench}
@@ -22,16 +24,28 @@ mrcd_start h1
 mrcd_start h2
 
 . "$TOP/tests/bench/lib/tcp.sh"
+. "$TOP/tests/bench/lib/cpu.sh"
 tcp_gbps() { bench_tcp_gbit "$TOP/tests/testbed/testbed" "$(tb addr h2 0)" 5; }
 
-perf bw --test bw -s 1M -D 5
+# measured NAME ARGS: perf NAME ARGS, the machine's CPU s in $TMP/NAME.cpu.
+measured() {
+	local b0
+	b0=$(cpu_busy_ns)
+	perf "$@"
+	jq -n "($(cpu_busy_ns) - $b0) / 1e9" >"$TMP/$1.cpu"
+}
+measured bw --test bw -s 1M -D 5
+b0=$(cpu_busy_ns)
 tcp=$(tcp_gbps)
-perf rate1 --test rate -D 3
-perf rate4 --test rate -D 3 -q 4
-perf lat --test lat --transport both -n 10000
-perf qps --test bw -q 1024 -s 4K -n 40960 -D 20
+tcp_cpu=$(jq -n "($(cpu_busy_ns) - $b0) / 1e9")
+measured rate1 --test rate -D 3
+measured rate4 --test rate -D 3 -q 4
+measured lat --test lat --transport both -n 10000
+measured qps --test bw -q 1024 -s 4K -n 40960 -D 20
+cpus() { jq -s . "$TMP"/{bw,rate1,rate4,lat,qps}.cpu; }
 
-jq -n --argjson tcp "$tcp" --slurpfile bw "$TMP/bw.json" \
+jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" \
+	--slurpfile bw "$TMP/bw.json" \
 	--slurpfile r1 "$TMP/rate1.json" --slurpfile r4 "$TMP/rate4.json" \
 	--slurpfile lat "$TMP/lat.json" --slurpfile q "$TMP/qps.json" '
 	($bw[0].results[0]) as $b | ($lat[0].results) as $l |
@@ -39,6 +53,12 @@ jq -n --argjson tcp "$tcp" --slurpfile bw "$TMP/bw.json" \
 	($l | map(select(.transport == "tcp"))[0]) as $t | {
 	bw_1mib_gbit_per_s: $b.gbit_per_s, tcp_gbit_per_s: $tcp,
 	bw_vs_tcp: ($b.gbit_per_s / $tcp),
+	bw_machine_cpu_s: $cpu[0],
+	bw_cpu_s_per_gb: ($cpu[0] / ($b.msgs * $b.size_bytes / 1e9) * 1000 | round / 1000),
+	tcp_machine_cpu_s: $tcp_cpu,
+	tcp_cpu_s_per_gb: ($tcp_cpu / ($tcp * 5 / 8) * 1000 | round / 1000),
+	rate1_machine_cpu_s: $cpu[1], rate4_machine_cpu_s: $cpu[2],
+	lat_machine_cpu_s: $cpu[3], qps_machine_cpu_s: $cpu[4],
 	receiver_cpu_s: $b.server_cpu_s, bw_seconds: $b.seconds,
 	rate_64b_1qp_msg_per_s: $r1[0].results[0].server_msg_per_s,
 	rate_64b_4qp_msg_per_s: $r4[0].results[0].server_msg_per_s,
@@ -49,7 +69,7 @@ jq -n --argjson tcp "$tcp" --slurpfile bw "$TMP/bw.json" \
 	mem_per_qp_bytes: $q[0].mem_per_qp_bytes,
 	server_mem_per_qp_bytes: $q[0].server_mem_per_qp_bytes }' >"$OUT/perf.json"
 jq -r '
-	"one QP, 1 MiB WRITEs, 4 planes:  \(.bw_1mib_gbit_per_s) Gbit/s vs TCP \(.tcp_gbit_per_s * 100 | floor / 100) Gbit/s (\(.bw_vs_tcp * 100 | floor / 100)x); receiver CPU \(.receiver_cpu_s) s in \(.bw_seconds) s",
-	"64 B WRITE_IMM rate:              \(.rate_64b_1qp_msg_per_s | floor) msg/s (1 QP), \(.rate_64b_4qp_msg_per_s | floor) msg/s (4 QPs)",
-	"8 B ping-pong RTT p50 / p99:      \(.lat_8b_rtt_us_p50) / \(.lat_8b_rtt_us_p99) us vs TCP \(.tcp_8b_rtt_us_p50) / \(.tcp_8b_rtt_us_p99) us (\(.lat_vs_tcp_p50 * 100 | floor / 100)x)",
-	"1024 QPs at once:                 \(.qps_1024_gbit_per_s) Gbit/s, \(.mem_per_qp_bytes) B per QP (client), \(.server_mem_per_qp_bytes) B (server)"' "$OUT/perf.json"
+	"one QP, 1 MiB WRITEs, 4 planes:  \(.bw_1mib_gbit_per_s) Gbit/s vs TCP \(.tcp_gbit_per_s * 100 | floor / 100) Gbit/s (\(.bw_vs_tcp * 100 | floor / 100)x); CPU per GB \(.bw_cpu_s_per_gb) s vs TCP \(.tcp_cpu_s_per_gb) s; receiver process CPU \(.receiver_cpu_s) s in \(.bw_seconds) s",
+	"64 B WRITE_IMM rate:              \(.rate_64b_1qp_msg_per_s | floor) msg/s (1 QP, machine CPU \(.rate1_machine_cpu_s * 100 | round / 100) s), \(.rate_64b_4qp_msg_per_s | floor) msg/s (4 QPs, \(.rate4_machine_cpu_s * 100 | round / 100) s)",
+	"8 B ping-pong RTT p50 / p99:      \(.lat_8b_rtt_us_p50) / \(.lat_8b_rtt_us_p99) us vs TCP \(.tcp_8b_rtt_us_p50) / \(.tcp_8b_rtt_us_p99) us (\(.lat_vs_tcp_p50 * 100 | floor / 100)x; machine CPU \(.lat_machine_cpu_s * 100 | round / 100) s, both)",
+	"1024 QPs at once:                 \(.qps_1024_gbit_per_s) Gbit/s, \(.mem_per_qp_bytes) B per QP (client), \(.server_mem_per_qp_bytes) B (server); machine CPU \(.qps_machine_cpu_s * 100 | round / 100) s"' "$OUT/perf.json"
