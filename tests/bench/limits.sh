@@ -6,7 +6,8 @@
 # with no MRC logic at all (docs/perf.md): the live-frame loop alone, a
 # live frame redirected into a veth and dropped by XDP at the other end,
 # the same turned back with XDP_TX, the redirect after a payload copy from
-# a map (mrc_xdp_tx's work without its logic), and memcpy. Frames of 64,
+# a map (mrc_xdp_tx's work without its logic), memcpy, and one read of the
+# BPF clock (bpf_ktime_get_ns, a few a packet in the data path). Frames of 64,
 # 1514 and 3014 bytes on a veth pair of MTU 3000 (the testbed's jumbo
 # links), each stage with the whole machine's CPU beside it.
 #
@@ -36,8 +37,10 @@ rm -f "$OUT/limits.jsonl"
 echo "the machine's limits (no MRC logic), whole-machine CPU beside each"
 jq -r '.stages[] | select(.stage == "memcpy") |
 	"  memcpy \(.copy_bytes) B:  \(.gbyte_per_s) GB/s  (cpu \(.cpu_s) s)"' "$OUT/limits.json"
+jq -r '.stages[] | select(.stage == "ktime_get_ns") |
+	"  bpf_ktime_get_ns(): \(.ns_per_read) ns a read (a test run: \(.run_ns_without) ns, with 16 reads \(.run_ns_with_16) ns)"' "$OUT/limits.json"
 printf '  %-20s %7s %9s %10s %9s %12s\n' stage bytes mpps gbit_per_s delivered cpu_ns_per_fr
-jq -r '.stages[] | select(.stage != "memcpy") |
+jq -r '.stages[] | select(.stage != "memcpy" and .stage != "ktime_get_ns") |
 	[.stage, .frame_bytes, .mpps, .gbit_per_s, "\(.delivered)/\(.frames)", .cpu_ns_per_frame] | @tsv' \
 	"$OUT/limits.json" | while IFS=$'\t' read -r s b m g d c; do
 	printf '  %-20s %7s %9.3f %10.2f %9s %12.0f\n' "$s" "$b" "$m" "$g" "$d" "$c"

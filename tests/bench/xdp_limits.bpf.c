@@ -13,6 +13,9 @@
  *   lim_drop   the receiving end: count and XDP_DROP
  *   lim_tx     the receiving end: count and XDP_TX (the ACK's way back)
  *   lim_back   the sending end: count what lim_tx turned back, XDP_DROP
+ *   lim_clock  16 reads of bpf_ktime_get_ns(), then XDP_DROP: against
+ *              lim_gen in a plain test run, the cost of one clock read
+ *              (the data path reads it about four times a packet)
  *
  * Counters are per-CPU: lim_cnt[0] counts the frames lim_drop and lim_tx
  * saw, lim_cnt[1] those lim_back saw.
@@ -99,6 +102,22 @@ int lim_tx(struct xdp_md *ctx)
 	(void)ctx;
 	count(0);
 	return XDP_TX;
+}
+
+/* Where lim_clock's reads go, so none is optimized away. */
+__u64 clock_sink;
+
+SEC("xdp")
+int lim_clock(struct xdp_md *ctx)
+{
+	__u64 t = 0;
+	int i;
+
+	(void)ctx;
+	for (i = 0; i < 16; i++)
+		t += bpf_ktime_get_ns();
+	clock_sink = t;
+	return XDP_DROP;
 }
 
 SEC("xdp")
