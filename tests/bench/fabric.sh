@@ -56,7 +56,7 @@ for mode in xdp kernel direct; do
 	for size in 64 1500; do
 		b0=$(cpu_busy_ns)
 		r=$(measure "$p" $size)
-		res[$mode,$size]=$(jq -c --argjson b "$(($(cpu_busy_ns) - b0))" --argjson ms "$MS" '
+		res[$mode,$size]=$(jq -c --argjson b "$(cpu_ns_since "$b0")" --argjson ms "$MS" '
 			. + {machine_cpu_s: ($b / 1e9), cpu_ns_per_frame:
 				(if .rx_mpps > 0 then $b / (.rx_mpps * 1e3 * $ms) | round else null end)}' <<<"$r")
 	done

@@ -25,19 +25,20 @@ mrcd_start h2
 
 . "$TOP/tests/bench/lib/tcp.sh"
 . "$TOP/tests/bench/lib/cpu.sh"
-tcp_gbps() { bench_tcp_gbit "$TOP/tests/testbed/testbed" "$(tb addr h2 0)" 5; }
+TCP_S=5
+tcp_gbps() { bench_tcp_gbit "$TOP/tests/testbed/testbed" "$(tb addr h2 0)" $TCP_S; }
 
 # measured NAME ARGS: perf NAME ARGS, the machine's CPU s in $TMP/NAME.cpu.
 measured() {
 	local b0
 	b0=$(cpu_busy_ns)
 	perf "$@"
-	jq -n "($(cpu_busy_ns) - $b0) / 1e9" >"$TMP/$1.cpu"
+	jq -n "$(cpu_ns_since "$b0") / 1e9" >"$TMP/$1.cpu"
 }
 measured bw --test bw -s 1M -D 5
 b0=$(cpu_busy_ns)
 tcp=$(tcp_gbps)
-tcp_cpu=$(jq -n "($(cpu_busy_ns) - $b0) / 1e9")
+tcp_cpu=$(jq -n "$(cpu_ns_since "$b0") / 1e9")
 measured rate1 --test rate -D 3
 measured rate4 --test rate -D 3 -q 4
 measured lat --test lat --transport both -n 10000
@@ -45,6 +46,7 @@ measured qps --test bw -q 1024 -s 4K -n 40960 -D 20
 cpus() { jq -s . "$TMP"/{bw,rate1,rate4,lat,qps}.cpu; }
 
 jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" \
+	--argjson tcp_s "$TCP_S" \
 	--slurpfile bw "$TMP/bw.json" \
 	--slurpfile r1 "$TMP/rate1.json" --slurpfile r4 "$TMP/rate4.json" \
 	--slurpfile lat "$TMP/lat.json" --slurpfile q "$TMP/qps.json" '
@@ -56,7 +58,7 @@ jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" 
 	bw_machine_cpu_s: $cpu[0],
 	bw_cpu_s_per_gb: ($cpu[0] / ($b.msgs * $b.size_bytes / 1e9) * 1000 | round / 1000),
 	tcp_machine_cpu_s: $tcp_cpu,
-	tcp_cpu_s_per_gb: ($tcp_cpu / ($tcp * 5 / 8) * 1000 | round / 1000),
+	tcp_cpu_s_per_gb: ($tcp_cpu / ($tcp * $tcp_s / 8) * 1000 | round / 1000),
 	rate1_machine_cpu_s: $cpu[1], rate4_machine_cpu_s: $cpu[2],
 	lat_machine_cpu_s: $cpu[3], qps_machine_cpu_s: $cpu[4],
 	receiver_cpu_s: $b.server_cpu_s, bw_seconds: $b.seconds,

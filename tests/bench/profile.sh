@@ -102,14 +102,17 @@ PLACED=$(sed -n '/MRC_RX_COUNTERS(X)/,/^$/p' "$TOP/include/mrc/abi.h" |
 	grep -o 'X([A-Z_0-9]*, "[a-z_0-9]*"' | grep -n '"placed_bytes"' | cut -d: -f1)
 PLACED=$((PLACED - 1))
 
-# window TAG: the window's snapshots and profile, TAG_* files in $TMP.
+# window TAG: the window's snapshots and profile, TAG.* files in $TMP;
+# TAG.s is how long the snapshots were apart, in seconds.
 window() {
-	local tag=$1
+	local tag=$1 t0
+	t0=$(date +%s%N)
 	cpu_snap "$TMP/$tag.cpu0"
 	prog_snap "$TMP/$tag.prog0"
 	"$PERFTOOL" record -q -a -g -o "$TMP/$tag.perf" -- sleep "$WIN" >/dev/null 2>&1
 	cpu_snap "$TMP/$tag.cpu1"
 	prog_snap "$TMP/$tag.prog1"
+	jq -n "($(date +%s%N) - $t0) / 1e9" >"$TMP/$tag.s"
 }
 
 # The mrc transfer: bytes over the window from h2's placed_bytes.
@@ -123,20 +126,22 @@ sleep $(((SECS - WIN) / 2))
 pids="$(cat "$TMP/h1.mrcd.pid") $(cat "$TMP/h2.mrcd.pid") $(cat "$TMP/cli.pid") $(cat "$TMP/srv.pid")"
 placed0=$(rx_counter h2 $PLACED)
 t0=$(date +%s%N)
-p0=""
-for p in $pids; do p0="$p0 $(proc_cpu "$p")"; done
+p0=()
+for p in $pids; do p0+=("$(proc_cpu "$p")"); done
 window mrc
 placed1=$(rx_counter h2 $PLACED)
 mrc_ns=$(($(date +%s%N) - t0))
-p1=""
-for p in $pids; do p1="$p1 $(proc_cpu "$p")"; done
+d=()
+i=0
+for p in $pids; do
+	d+=($(($(proc_cpu "$p") - p0[i])))
+	i=$((i + 1))
+done
 wait "$cli_job" || fail "mrc-perf failed: $(cat "$TMP/bw.err" "$TMP/bw.srv")"
 wait "$srv_job" || true
-read -r -a P0 <<<"$p0"
-read -r -a P1 <<<"$p1"
 hz=$(getconf CLK_TCK)
 procs=$(jq -n --argjson hz "$hz" --argjson w "$(jq -n "$mrc_ns / 1e9")" \
-	--argjson d "[$((P1[0] - P0[0])), $((P1[1] - P0[1])), $((P1[2] - P0[2])), $((P1[3] - P0[3]))]" '
+	--argjson d "[$(IFS=,; echo "${d[*]}")]" '
 	{mrcd_sender: ($d[0] / $hz / $w), mrcd_receiver: ($d[1] / $hz / $w),
 	 mrc_perf_client: ($d[2] / $hz / $w), mrc_perf_server: ($d[3] / $hz / $w)}')
 tx_id=$(prog_id h1 mrc_xdp_tx)
@@ -144,8 +149,8 @@ rx_snd=$(prog_id h1 mrc_xdp_rx)
 rx_rcv=$(prog_id h2 mrc_xdp_rx)
 # Frames per transmit call over the whole run: the sender's packets and
 # idle runs (tx counters) against the calls its mrcd logs when it stops.
-tx_pkts=$(dp_counters h1 | awk '$1 == "tx_packets" { print $2 }')
-tx_idle=$(dp_counters h1 | awk '$1 == "tx_idle" { v = $2 } END { print v + 0 }')
+read -r tx_pkts tx_idle < <(dp_counters h1 | awk '
+	$1 == "tx_packets" { p = $2 } $1 == "tx_idle" { i = $2 } END { print p + 0, i + 0 }')
 for h in h1 h2; do kill "$(cat "$TMP/$h.mrcd.pid")"; done
 for _ in $(seq 100); do
 	grep -q "stopped after" "$TMP/h1.mrcd.log" && break
@@ -205,25 +210,22 @@ cpu() {
 	  printf "], \"cpu_s_per_gb\": {\"user\": %.3f, \"sys\": %.3f, \"softirq\": %.3f, \"total\": %.3f}}\n",
 		U / hz / gb, S / hz / gb, Q / hz / gb, (U + S + Q) / hz / gb }'
 }
-# fab TAG: the fabric's forwarding program, every node's together: ns per
-# run, runs in the window (null in direct mode).
-fab() {
-	jq -n --slurpfile a "$TMP/$1.prog0" --slurpfile b "$TMP/$1.prog1" '
-		def tot(x): [x[] | select(.name == "mrc_fab_xdp")] |
+# runs TAG SELECT: the programs jq's SELECT picks, together, over the
+# window: runs, ns per run, share of one CPU (null when none ran).
+runs() {
+	jq -n --slurpfile a "$TMP/$1.prog0" --slurpfile b "$TMP/$1.prog1" \
+		--argjson s "$(cat "$TMP/$1.s")" '
+		def tot(x): [x[] | '"$2"'] |
 			{t: (map(.run_time_ns) | add // 0), n: (map(.run_cnt) | add // 0)};
 		tot($a[0]) as $x | tot($b[0]) as $y |
 		if $y.n > $x.n then {runs: ($y.n - $x.n),
-			ns_per_run: (($y.t - $x.t) / ($y.n - $x.n) * 10 | floor / 10)} else null end'
+			ns_per_run: (($y.t - $x.t) / ($y.n - $x.n) * 10 | floor / 10),
+			cpu_pct: (($y.t - $x.t) / 1e9 / $s * 100 * 10 | floor / 10)}
+		else null end'
 }
-# prog TAG ID: ns per run of program ID over the window.
-prog() {
-	jq -n --slurpfile a "$TMP/$1.prog0" --slurpfile b "$TMP/$1.prog1" --argjson id "$2" '
-		($a[0][] | select(.id == $id)) as $x | ($b[0][] | select(.id == $id)) as $y |
-		{runs: ($y.run_cnt - $x.run_cnt),
-		 ns_per_run: (if $y.run_cnt > $x.run_cnt then
-			(($y.run_time_ns - $x.run_time_ns) / ($y.run_cnt - $x.run_cnt) * 10 | floor / 10) else null end),
-		 cpu_pct: (($y.run_time_ns - $x.run_time_ns) / 1e9 / '"$WIN"' * 100 * 10 | floor / 10)}'
-}
+# prog TAG ID: program ID; fab TAG: every fabric node's forwarding program.
+prog() { runs "$1" "select(.id == $2)"; }
+fab() { runs "$1" 'select(.name == "mrc_fab_xdp")'; }
 
 mrc_bytes=$((placed1 - placed0))
 jq -n --arg mode "$MODE" --argjson mtu "$MTU" --argjson win "$WIN" --arg napi "$([ "$PROFILE_THREADED" = 1 ] && echo threaded || echo softirq)" --argjson mrc_s "$(jq -n "$mrc_ns / 1e9")" \

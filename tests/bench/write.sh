@@ -63,7 +63,8 @@ run_msgrate() {
 
 . "$TOP/tests/bench/lib/tcp.sh"
 . "$TOP/tests/bench/lib/cpu.sh"
-run_tcp() { bench_tcp_gbit "$TESTBED" "$(tb addr h2 0)" 3; }
+TCP_S=3
+run_tcp() { bench_tcp_gbit "$TESTBED" "$(tb addr h2 0)" $TCP_S; }
 
 declare -A mrc tcp mrc_cpu tcp_cpu
 rate=""
@@ -74,10 +75,10 @@ for mode in direct fabric; do
 	tb exec h1 ip link set anc1 up
 	b0=$(cpu_busy_ns)
 	mrc[$mode]=$(run_mrc $mode)
-	mrc_cpu[$mode]=$(cpu_s_per_gb $(($(cpu_busy_ns) - b0)) "$(jq .bytes <<<"${mrc[$mode]}")")
+	mrc_cpu[$mode]=$(cpu_s_per_gb "$(cpu_ns_since "$b0")" "$(jq .bytes <<<"${mrc[$mode]}")")
 	b0=$(cpu_busy_ns)
 	tcp[$mode]=$(run_tcp)
-	tcp_cpu[$mode]=$(cpu_s_per_gb $(($(cpu_busy_ns) - b0)) "$(jq -n "${tcp[$mode]} * 1e9 / 8 * 3")")
+	tcp_cpu[$mode]=$(cpu_s_per_gb "$(cpu_ns_since "$b0")" "$(jq -n "${tcp[$mode]} * 1e9 / 8 * $TCP_S")")
 	[ $mode = direct ] && rate=$(run_msgrate)
 	tb down
 done

@@ -130,8 +130,7 @@ static int dev_cqs(struct perf_dev *d)
 	 * completions on a channel, as perftest's -e does: on the soft device
 	 * the CPUs it would poll on are the NIC's (post.c, idle()).
 	 */
-	if (d->idle_us && (mrc_create_comp_channel(d->mctx, &d->ch) ||
-			   mrc_get_comp_channel_fd(d->ch, &d->ch_fd))) {
+	if (d->idle_us && mrc_create_comp_channel(d->mctx, &d->ch)) {
 		pr_err("cannot create a completion channel: %s",
 		       strerror(errno));
 		return -errno;

@@ -36,9 +36,8 @@ struct perf_dev {
 	struct mrc_context *mctx;
 	struct mrc_cq *scq, *rcq;
 	/* Both CQs' completion channel, when idle_us is set: idle() waits
-	 * on it instead of polling (NULL: no channel, idle() sleeps). */
+	 * on it instead of polling (NULL: idle_us 0, idle() spins). */
 	struct mrc_comp_channel *ch;
-	int ch_fd;
 	uint8_t *buf;
 	size_t buf_bytes;
 	struct ibv_mr *mr;

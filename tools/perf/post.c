@@ -120,13 +120,14 @@ unsigned int qp_room(const struct perf_qp *q)
  */
 static void wait_event(const struct perf_dev *d)
 {
-	struct pollfd p = { .fd = d->ch_fd, .events = POLLIN };
+	struct pollfd p = { .events = POLLIN };
 	struct timespec ts = { d->idle_us / 1000000,
 			       (long)(d->idle_us % 1000000) * 1000 };
 	struct mrc_cq *cq;
 	void *ctx;
 
-	if (mrc_req_notify_cq(d->scq, 0) || mrc_req_notify_cq(d->rcq, 0) ||
+	if (mrc_get_comp_channel_fd(d->ch, &p.fd) ||
+	    mrc_req_notify_cq(d->scq, 0) || mrc_req_notify_cq(d->rcq, 0) ||
 	    ppoll(&p, 1, &ts, NULL) != 1)
 		return;
 	if (!mrc_get_cq_event(d->ch, &cq, &ctx))
