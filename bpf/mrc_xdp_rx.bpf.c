@@ -1042,7 +1042,8 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 		   sizeof(*ax));
 	struct emit_ctx e = { .s = s };
 	const struct mrc_nscc_params *cc;
-	__u32 k, zero = 0, *wake;
+	__u32 k, zero = 0;
+	mrc_wake_t *wake;
 	struct mrc_qp_tx *qp;
 	struct ackin a = {};
 	struct mrc_sq *sq;

@@ -13,7 +13,7 @@
 #include "log.h"
 #include "pump.h"
 
-#define WAKE_BYTES (MRC_MAX_QP * sizeof(uint32_t))
+#define WAKE_BYTES (MRC_MAX_QP * sizeof(mrc_wake_t))
 
 int pump_init(struct pump *p, struct dev *d, struct loop *l)
 {

@@ -43,7 +43,7 @@ struct pump_qp {
 struct pump {
 	struct dev *dev;
 	struct loop *loop;
-	uint32_t *wake; /* mrc_wake, mmapped: [qpn] = 1 asks for a wakeup */
+	mrc_wake_t *wake; /* mrc_wake, mmapped: [qpn] = 1 asks for a wakeup */
 	struct pump_qp qp[MRC_MAX_QP];
 	uint32_t active[MRC_MAX_QP];
 	int nactive;

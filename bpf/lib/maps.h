@@ -195,7 +195,7 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, MRC_MAX_QP);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, mrc_wake_t);
 } mrc_wake SEC(".maps");
 
 /* The device probes mrcd waits for (abi.h). */

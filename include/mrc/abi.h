@@ -19,7 +19,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 12
+#define MRC_ABI_VERSION 13
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -493,10 +493,17 @@ enum mrc_ev_reason { MRC_EV_REASONS(MRC_EV_REASON_ENUM) };
  * mrcd's own, never handed to applications (both mmapable arrays):
  * mrc_wake[qpn] is 1 when mrcd found the QP unable to send (window or
  * WRITE_IMM limit) and wants a wakeup; the receive program clears it on
- * an ACK that moves the window and queues an MRC_EVT_WAKE event.
+ * an ACK that moves the window and queues an MRC_EVT_WAKE event. Its
+ * values are __u64 (mrc_wake_t): mmapped, an array's elements lie 8 bytes
+ * apart whatever the value size, so only an 8-byte value puts entry qpn
+ * at index qpn of what mrcd maps (with __u32 values mrcd's flag for QP 2
+ * landed in entry 1, and no ACK ever woke it).
  * mrc_probe_arm[0] is the sequence numbers of the device probes mrcd
  * waits for: answers outside it are dropped (stray_probe_answer).
  */
+typedef __u64 mrc_wake_t;
+_Static_assert(sizeof(mrc_wake_t) == 8, "mrc_wake: the mmapped stride");
+
 struct mrc_probe_arm {
 	__u32 seq_lo, seq_hi; /* [seq_lo, seq_hi) */
 };

@@ -249,6 +249,13 @@ run_mrc() {
 	sleep "$((SECS / 2))"
 	"$TOP/build/tools/mrcctl" -s "$TMP/h2.sock" -j qp show >"$OUT/incast-qp-mid.json" 2>&1 || true
 	"$TOP/build/tools/mrcctl" -s "$TMP/h2.sock" -j ev show >"$OUT/incast-ev-mid.json" 2>&1 || true
+	# INCAST_CAPTURE=1: 1 s of the first sender's plane 0, both ways.
+	if [ -n "${INCAST_CAPTURE:-}" ]; then
+		tb exec h2 "$TOP/build/tools/mrcctl" capture dev \
+			"$(tb links | awk '$1 ~ /^h/ && $3 == "h2" && $2 == 0 { print $4 }')" \
+			dir both snaplen 96 count 100000 duration 1 -w "$OUT/incast-h2-p0.pcapng" \
+			>/dev/null 2>&1 || true
+	fi
 	# A flow still running 5 s after its end (mrc-perf gives up at 10 s):
 	# its sender's QPs and EVs then, for the failure to be read by.
 	rm -f "$OUT"/incast-qp-late-h*.json "$OUT"/incast-ev-late-h*.json
@@ -408,8 +415,9 @@ done >"$TMP/veth_lost"
 veth_lost=$(awk '{ n += $3 } END { print n + 0 }' "$TMP/veth_lost")
 touch "$OUT/incast-counters.txt"
 cat "$TMP/veth_lost" >>"$OUT/incast-counters.txt"
-q_trim=0 q_mark=0 q_drop=0 hwm=0
+q_trim=0 q_mark=0 q_drop=0 hwm=0 q_bytes=()
 for p in 0 1 2 3; do
+	q_bytes+=("$(fab_counter "p${p}l1" queue_bytes host)")
 	q_trim=$((q_trim + $(fab_counter "p${p}l1" queue_trimmed host)))
 	q_mark=$((q_mark + $(fab_counter "p${p}l1" queue_ecn_marked host)))
 	q_drop=$((q_drop + $(fab_counter "p${p}l1" queue_dropped host)))
@@ -429,6 +437,7 @@ for p in 0 1 2 3; do
 	sent=$((sent + $(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$TMP/ping$p.out")))
 done
 got=$(wc -l <"$TMP/qdelay")
+cp "$TMP/qdelay" "$OUT/incast-qdelay-us.txt"
 read -r qd50 qd99 < <(sort -n "$TMP/qdelay" | awk '{ v[NR] = $1 } END {
 	if (!NR) { print "null null"; exit }
 	i50 = int(NR * 0.50); i99 = int(NR * 0.99); if (i50 < 1) i50 = 1; if (i99 < 1) i99 = 1
@@ -441,6 +450,7 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	--argjson retx "$retx" --argjson trims "$trims" --argjson mds "$mds" \
 	--argjson q_trim "$q_trim" --argjson q_mark "$q_mark" \
 	--argjson q_drop "$q_drop" --argjson veth_lost "$veth_lost" --argjson hwm "$hwm" --argjson buf "$buf" \
+	--argjson q_bytes "[$(IFS=,; echo "${q_bytes[*]}")]" \
 	--argjson cpu_ticks "$((cpu1 - cpu0))" --argjson hz "$(getconf CLK_TCK)" '
 	[.[] | .results[0]] as $r | ($r | map(.gbit_per_s)) as $g |
 	($g | add) as $sum | {
@@ -454,6 +464,7 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	evs_blamed: $blamed, retransmits: $retx, cc_trims: $trims,
 	cc_decreases: $mds, queue_trimmed: $q_trim, queue_ecn_marked: $q_mark,
 	queue_dropped: $q_drop, veth_lost: $veth_lost, queue_hwm_bytes: $hwm, queue_buffer_bytes: $buf,
+	queue_bytes_per_plane: $q_bytes,
 	cpu_s: ($cpu_ticks / $hz), seconds: ($r | map(.seconds) | max) }' \
 	"$TMP"/flow*.json >"$OUT/$NAME.json"
 jq -r '"incast \(.senders)->1, \(.mode), cc \(.cc), 4 x \(.link_rate): \(.sum_gbit_per_s * 1000 | floor) Mbit/s = \(.fraction_of_bottleneck * 100 | floor) % of the bottleneck, Jain \(.jain_index * 1000 | floor / 1000), flows \(.flow_gbit_per_s | map(. * 1000 | floor) | join(" ")) Mbit/s",

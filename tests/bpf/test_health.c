@@ -767,24 +767,39 @@ static void loss_under_ecn_blames_nothing(void **state)
 /*
  * mrcd waits for room in the window (mrc_wake): an ACK that moves the
  * cumulative point wakes it once (MRC_EVT_WAKE) and disarms; one that
- * only SACKs does not.
+ * only SACKs does not. The flag is set and read the way mrcd does it
+ * (daemon/pump.c), through the map mmapped as an array of mrc_wake_t:
+ * with 4-byte values mrcd's store for QP 2 landed in entry 1, and the
+ * lookups a test by key makes could not see that.
  */
-static void set_wake(uint32_t v)
+static mrc_wake_t *wake_map(void)
 {
-	uint32_t qpn = S_QPN;
+	static mrc_wake_t *w;
 
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_wake),
-					     &qpn, &v, BPF_ANY),
-			 0);
+	if (!w) {
+		w = mmap(NULL, MRC_MAX_QP * sizeof(*w), PROT_READ | PROT_WRITE,
+			 MAP_SHARED, bpf_map__fd(rx->maps.mrc_wake), 0);
+		assert_true(w != MAP_FAILED);
+	}
+	return w;
 }
 
-static uint32_t get_wake(void)
+static void set_wake(mrc_wake_t v)
 {
-	uint32_t qpn = S_QPN, v = 99;
+	__atomic_store_n(&wake_map()[S_QPN], v, __ATOMIC_SEQ_CST);
+}
 
+static mrc_wake_t get_wake(void)
+{
+	uint32_t qpn = S_QPN;
+	mrc_wake_t v = 99;
+
+	/* The key and the mmapped index name the same entry. */
 	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(rx->maps.mrc_wake),
 					     &qpn, &v),
 			 0);
+	assert_int_equal(v,
+			 __atomic_load_n(&wake_map()[S_QPN], __ATOMIC_SEQ_CST));
 	return v;
 }
 

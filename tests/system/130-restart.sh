@@ -191,7 +191,7 @@ log "an application killed while no mrcd ran: the next mrcd freed its QPs, regio
 stop h1 KILL
 pins=$(mrcd_abi_dir h1)
 rm "$pins/maps/mrc_wake"
-bpftool map create "$pins/maps/mrc_wake" type array key 4 value 8 entries 4 name mrc_wake
+bpftool map create "$pins/maps/mrc_wake" type array key 4 value 4 entries 4 name mrc_wake
 rm -f "$TMP/h1.sock"
 rc=0
 # shellcheck disable=SC2046 # mrcd_ports gives words
