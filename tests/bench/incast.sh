@@ -306,11 +306,27 @@ run_mrc() {
 	k_retx=$(key_of retransmits)
 	k_trims=$(key_of cc_trims)
 	k_md=$(key_of cc_decreases)
-	retx=0 trims=0 mds=0
+	k_txp=$(key_of tx_packets)
+	retx=0 trims=0 mds=0 txp=0
 	for ((i = 2; i <= N + 1; i++)); do
 		retx=$((retx + $(txstat "h$i" "$k_retx")))
 		trims=$((trims + $(txstat "h$i" "$k_trims")))
 		mds=$((mds + $(txstat "h$i" "$k_md")))
+		txp=$((txp + $(txstat "h$i" "$k_txp")))
+	done
+	# The senders' transmit calls (each BPF_PROG_TEST_RUN of live frames
+	# costs some 25-80 us of setup, docs/perf.md): mrcd logs them at exit.
+	local pid c
+	calls=0
+	for ((i = 2; i <= N + 1; i++)); do
+		pid=$(cat "$TMP/h$i.mrcd.pid")
+		kill -TERM "$pid" 2>/dev/null || true
+		for _ in $(seq 100); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.05
+		done
+		c=$(sed -n 's/.*stopped after \([0-9]*\) transmit calls.*/\1/p' "$TMP/h$i.mrcd.log")
+		calls=$((calls + ${c:-0}))
 	done
 }
 
@@ -394,7 +410,7 @@ run_tcp() {
 				"$TMP"/tcp$i.?.json >"$TMP/flow$i.json"
 		fi
 	done
-	blamed=null trims=null mds=null
+	blamed=null trims=null mds=null txp=null calls=null
 	: >"$OUT/incast-blamed.txt"
 	: >"$OUT/incast-counters.txt"
 }
@@ -448,6 +464,7 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	--argjson echo_sent "${sent:-0}" --argjson echo_got "$got" \
 	--argjson bottleneck "$((4 * rate_bps))" --argjson blamed "$blamed" \
 	--argjson retx "$retx" --argjson trims "$trims" --argjson mds "$mds" \
+	--argjson txp "$txp" --argjson calls "$calls" \
 	--argjson q_trim "$q_trim" --argjson q_mark "$q_mark" \
 	--argjson q_drop "$q_drop" --argjson veth_lost "$veth_lost" --argjson hwm "$hwm" --argjson buf "$buf" \
 	--argjson q_bytes "[$(IFS=,; echo "${q_bytes[*]}")]" \
@@ -462,13 +479,15 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	queue_delay_us_p50: $qd50, queue_delay_us_p99: $qd99,
 	echoes_lost: ($echo_sent - $echo_got), join_reaction_ms: $reaction,
 	evs_blamed: $blamed, retransmits: $retx, cc_trims: $trims,
-	cc_decreases: $mds, queue_trimmed: $q_trim, queue_ecn_marked: $q_mark,
+	cc_decreases: $mds, tx_packets: $txp, tx_calls: $calls,
+	packets_per_call: (if $calls == null or $calls == 0 then null else ($txp / $calls * 10 | floor) / 10 end),
+	queue_trimmed: $q_trim, queue_ecn_marked: $q_mark,
 	queue_dropped: $q_drop, veth_lost: $veth_lost, queue_hwm_bytes: $hwm, queue_buffer_bytes: $buf,
 	queue_bytes_per_plane: $q_bytes,
 	cpu_s: ($cpu_ticks / $hz), seconds: ($r | map(.seconds) | max) }' \
 	"$TMP"/flow*.json >"$OUT/$NAME.json"
 jq -r '"incast \(.senders)->1, \(.mode), cc \(.cc), 4 x \(.link_rate): \(.sum_gbit_per_s * 1000 | floor) Mbit/s = \(.fraction_of_bottleneck * 100 | floor) % of the bottleneck, Jain \(.jain_index * 1000 | floor / 1000), flows \(.flow_gbit_per_s | map(. * 1000 | floor) | join(" ")) Mbit/s",
-	"  EVs blamed \(.evs_blamed), retransmits \(.retransmits), trims taken \(.cc_trims), window decreases \(.cc_decreases); queues: trimmed \(.queue_trimmed), marked \(.queue_ecn_marked), dropped \(.queue_dropped), high water \(.queue_hwm_bytes) of \(.queue_buffer_bytes) B; veths lost \(.veth_lost); CPU \(.cpu_s) s over \(.seconds) s",
+	"  EVs blamed \(.evs_blamed), retransmits \(.retransmits), trims taken \(.cc_trims), window decreases \(.cc_decreases), \(.packets_per_call) packets a transmit call; queues: trimmed \(.queue_trimmed), marked \(.queue_ecn_marked), dropped \(.queue_dropped), high water \(.queue_hwm_bytes) of \(.queue_buffer_bytes) B; veths lost \(.veth_lost); CPU \(.cpu_s) s over \(.seconds) s",
 	"  queueing delay p50 / p99: \(.queue_delay_us_p50) / \(.queue_delay_us_p99) us (echoes lost \(.echoes_lost))",
 	(if .join_reaction_ms != null then "  a flow joining: all within 20 % of an equal share after \(.join_reaction_ms) ms" else empty end)' \
 	"$OUT/$NAME.json"
