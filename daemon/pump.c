@@ -13,8 +13,6 @@
 #include "log.h"
 #include "pump.h"
 
-#define WAKE_BYTES (MRC_MAX_QP * sizeof(mrc_wake_t))
-
 int pump_init(struct pump *p, struct dev *d, struct loop *l)
 {
 	uint32_t i;
@@ -28,8 +26,8 @@ int pump_init(struct pump *p, struct dev *d, struct loop *l)
 		p->qp[i].db.fd = -1;
 	}
 	p->wake = fd < 0 ? MAP_FAILED :
-			   mmap(NULL, WAKE_BYTES, PROT_READ | PROT_WRITE,
-				MAP_SHARED, fd, 0);
+			   mmap(NULL, MRC_WAKE_MAP_BYTES,
+				PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p->wake == MAP_FAILED) {
 		p->wake = NULL;
 		log_err("mapping mrc_wake: %s\n", strerror(errno));
@@ -47,7 +45,7 @@ void pump_close(struct pump *p)
 	for (i = 0; i < MRC_MAX_QP; i++)
 		loop_del(p->loop, &p->qp[i].db);
 	if (p->wake)
-		munmap(p->wake, WAKE_BYTES);
+		munmap(p->wake, MRC_WAKE_MAP_BYTES);
 	p->wake = NULL;
 }
 

@@ -503,6 +503,8 @@ enum mrc_ev_reason { MRC_EV_REASONS(MRC_EV_REASON_ENUM) };
  */
 typedef __u64 mrc_wake_t;
 _Static_assert(sizeof(mrc_wake_t) == 8, "mrc_wake: the mmapped stride");
+/* What mrcd mmaps of mrc_wake: one mrc_wake_t per QP. */
+#define MRC_WAKE_MAP_BYTES (MRC_MAX_QP * sizeof(mrc_wake_t))
 
 struct mrc_probe_arm {
 	__u32 seq_lo, seq_hi; /* [seq_lo, seq_hi) */

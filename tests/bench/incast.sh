@@ -315,17 +315,11 @@ run_mrc() {
 		txp=$((txp + $(txstat "h$i" "$k_txp")))
 	done
 	# The senders' transmit calls (each BPF_PROG_TEST_RUN of live frames
-	# costs some 25-80 us of setup, docs/perf.md): mrcd logs them at exit.
-	local pid c
+	# costs some 25-90 us of setup, docs/perf.md): mrcd logs them at exit.
+	local c
 	calls=0
 	for ((i = 2; i <= N + 1; i++)); do
-		pid=$(cat "$TMP/h$i.mrcd.pid")
-		kill -TERM "$pid" 2>/dev/null || true
-		for _ in $(seq 100); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.05
-		done
-		c=$(sed -n 's/.*stopped after \([0-9]*\) transmit calls.*/\1/p' "$TMP/h$i.mrcd.log")
+		c=$(mrcd_tx_calls "h$i")
 		calls=$((calls + ${c:-0}))
 	done
 }
@@ -431,15 +425,15 @@ done >"$TMP/veth_lost"
 veth_lost=$(awk '{ n += $3 } END { print n + 0 }' "$TMP/veth_lost")
 touch "$OUT/incast-counters.txt"
 cat "$TMP/veth_lost" >>"$OUT/incast-counters.txt"
-q_trim=0 q_mark=0 q_drop=0 hwm=0 q_bytes=()
-for p in 0 1 2 3; do
-	q_bytes+=("$(fab_counter "p${p}l1" queue_bytes host)")
-	q_trim=$((q_trim + $(fab_counter "p${p}l1" queue_trimmed host)))
-	q_mark=$((q_mark + $(fab_counter "p${p}l1" queue_ecn_marked host)))
-	q_drop=$((q_drop + $(fab_counter "p${p}l1" queue_dropped host)))
-	h=$(tb status -j | jq --arg n "p${p}l1" '[.nodes[] | select(.node == $n) | .interfaces[] | select(.ifname == "host") | .queue.hwm_bytes] | add // 0')
-	[ "$h" -gt "$hwm" ] && hwm=$h
-done
+# The four receiver-facing queues (each plane's leaf 1, interface host),
+# from one status: trims, marks and drops summed, the highest high-water
+# mark, and the bytes each plane's queue admitted.
+read -r q_trim q_mark q_drop hwm q_bytes < <(tb status -j | jq -r '
+	[range(4) as $p | .nodes[] | select(.node == "p\($p)l1") |
+	 [.interfaces[] | select(.ifname == "host")][0] // {}] |
+	"\(map(.queue_trimmed // 0) | add) \(map(.queue_ecn_marked // 0) | add)" +
+	" \(map(.queue_dropped // 0) | add) \(map(.queue.hwm_bytes // 0) | max)" +
+	" [\(map(.queue_bytes // 0 | tostring) | join(","))]"')
 
 # Queueing delay samples, us: each echo's round trip less its plane's idle
 # one; and the echoes lost (a full queue drops them as it drops data).
@@ -467,7 +461,7 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	--argjson txp "$txp" --argjson calls "$calls" \
 	--argjson q_trim "$q_trim" --argjson q_mark "$q_mark" \
 	--argjson q_drop "$q_drop" --argjson veth_lost "$veth_lost" --argjson hwm "$hwm" --argjson buf "$buf" \
-	--argjson q_bytes "[$(IFS=,; echo "${q_bytes[*]}")]" \
+	--argjson q_bytes "$q_bytes" \
 	--argjson cpu_ticks "$((cpu1 - cpu0))" --argjson hz "$(getconf CLK_TCK)" '
 	[.[] | .results[0]] as $r | ($r | map(.gbit_per_s)) as $g |
 	($g | add) as $sum | {

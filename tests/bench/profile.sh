@@ -151,12 +151,8 @@ rx_rcv=$(prog_id h2 mrc_xdp_rx)
 # idle runs (tx counters) against the calls its mrcd logs when it stops.
 read -r tx_pkts tx_idle < <(dp_counters h1 | awk '
 	$1 == "tx_packets" { p = $2 } $1 == "tx_idle" { i = $2 } END { print p + 0, i + 0 }')
-for h in h1 h2; do kill "$(cat "$TMP/$h.mrcd.pid")"; done
-for _ in $(seq 100); do
-	grep -q "stopped after" "$TMP/h1.mrcd.log" && break
-	sleep 0.1
-done
-tx_calls=$(sed -n 's/.*stopped after \([0-9]*\) transmit calls.*/\1/p' "$TMP/h1.mrcd.log")
+kill "$(cat "$TMP/h2.mrcd.pid")"
+tx_calls=$(mrcd_tx_calls h1)
 [ -n "$tx_calls" ] || fail "h1's mrcd did not log its transmit calls: $(tail -3 "$TMP/h1.mrcd.log")"
 
 # The TCP transfer on the same links: bytes over the window from the

@@ -777,7 +777,7 @@ static mrc_wake_t *wake_map(void)
 	static mrc_wake_t *w;
 
 	if (!w) {
-		w = mmap(NULL, MRC_MAX_QP * sizeof(*w), PROT_READ | PROT_WRITE,
+		w = mmap(NULL, MRC_WAKE_MAP_BYTES, PROT_READ | PROT_WRITE,
 			 MAP_SHARED, bpf_map__fd(rx->maps.mrc_wake), 0);
 		assert_true(w != MAP_FAILED);
 	}

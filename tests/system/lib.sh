@@ -205,6 +205,19 @@ mrcd_start() {
 	fail "mrcd did not start in $host: $(cat "$TMP/$host.mrcd.log")"
 }
 
+# Stop HOST's mrcd (SIGTERM) and print the transmit calls it logs as it
+# stops ("stopped after N transmit calls"); nothing if it logged none
+# within 10 s.
+mrcd_tx_calls() {
+	local host=$1
+	kill -TERM "$(cat "$TMP/$host.mrcd.pid")" 2>/dev/null || true
+	for _ in $(seq 100); do
+		grep -q "stopped after" "$TMP/$host.mrcd.log" && break
+		sleep 0.1
+	done
+	sed -n 's/.*stopped after \([0-9]*\) transmit calls.*/\1/p' "$TMP/$host.mrcd.log"
+}
+
 # Programs of the checkout that nobody runs are copied here first: the
 # checkout may lie where nobody cannot reach (a clone in /root, mode 0700).
 # Nobody may traverse this directory, not list or change it.
