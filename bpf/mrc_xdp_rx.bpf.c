@@ -35,6 +35,7 @@
 #include "lib/maps.h"
 #include "lib/nscc.h"
 #include "lib/pkt.h"
+#include "lib/srv6.h"
 
 /* DSCP a trimming switch writes into trimmed packets; 0xff: none. */
 const volatile __u8 trim_dscp = 0xff;
@@ -65,11 +66,152 @@ struct rx {
 	__u32 len; /* RETH length */
 	__be32 imm;
 	__u8 dflags;
+	__u8 srv6; /* it came in an SRv6 outer header: answers go back so */
 	__u16 ev;
 	__u32 msg_len;
 	__be32 echo;
 	__u64 t0_ns; /* a data packet's arrival here, for the ACK's svc */
 };
+
+/*
+ * An SRv6 packet at the end of its route (docs/wire.md, "SRv6"): strip
+ * the outer IPv6 header and SRH, so what follows sees the plain IPv6
+ * packet inside. ECN CE (on an ECN-capable inner packet) and the trim
+ * mark move to the inner header, as a decapsulating node does (RFC 6040).
+ * It is SRv6 when the outer header is followed by an SRH (type 4), or by
+ * IPv6 while its destination's block is one of our routes'. Returns 1
+ * (stripped), 0 (not SRv6: untouched) or -reason (MRC_DROP_SRV6_*).
+ * A global function: the verifier checks it once, not on every path of
+ * its caller.
+ */
+__attribute__((noinline)) int srv6_strip(struct xdp_md *ctx)
+{
+	struct ethhdr *eth = at(ctx, 0, sizeof(*eth));
+	struct ipv6hdr *o, *in;
+	struct mrc_srh *srh;
+	__u8 eh[ETH_HLEN], nh, otc, itc;
+	__u32 off = ETH_HLEN + sizeof(*o), len, block, k;
+	int srh_seen = 0;
+
+	if (!eth || eth->h_proto != bpf_htons(ETH_P_IPV6))
+		return 0;
+	o = at(ctx, ETH_HLEN, sizeof(*o));
+	if (!o)
+		return 0;
+	nh = o->nexthdr;
+	if (nh == MRC_IPPROTO_ROUTING) {
+		srh = at(ctx, off, 8);
+		if (!srh)
+			return -MRC_DROP_SRV6_MALFORMED;
+		if (srh->type != MRC_SRH_TYPE)
+			return 0; /* another routing header: the kernel's */
+		len = 8 + (__u32)srh->hdr_ext_len * 8;
+		if ((__u32)(srh->last_entry + 1) * 16 + 8 > len)
+			return -MRC_DROP_SRV6_MALFORMED;
+		if (srh->segments_left)
+			return -MRC_DROP_SRV6_SEGMENTS_LEFT;
+		nh = srh->nexthdr;
+		if (!at(ctx, off, len))
+			return -MRC_DROP_SRV6_MALFORMED;
+		off += len;
+		srh_seen = 1;
+	}
+	if (nh != MRC_IPPROTO_IPV6)
+		return srh_seen ? -MRC_DROP_SRV6_MALFORMED : 0;
+	o = at(ctx, ETH_HLEN, sizeof(*o));
+	if (!o)
+		return 0;
+	__builtin_memcpy(&block, &o->daddr, MRC_SRV6_BLOCK_BYTES);
+	if (!srh_seen && !bpf_map_lookup_elem(&mrc_srv6_block, &block))
+		return 0; /* a tunnel of someone else's */
+	/* F3216: every uSID used up, or the route goes on past us. */
+	for (k = MRC_SRV6_BLOCK_BYTES; k < 16; k++)
+		if (o->daddr.in6_u.u6_addr8[k])
+			return -MRC_DROP_SRV6_NOT_END;
+	otc = o->priority << 4 | o->flow_lbl[0] >> 4;
+	in = at(ctx, off & 0xff, sizeof(*in));
+	if (!in || in->version != 6)
+		return -MRC_DROP_SRV6_MALFORMED;
+	itc = in->priority << 4 | in->flow_lbl[0] >> 4;
+	if ((otc & 3) == 3 && (itc & 3))
+		itc |= 3;
+	if (otc >> 2 == trim_dscp)
+		itc = (itc & 3) | (otc & ~3);
+	in->priority = itc >> 4;
+	in->flow_lbl[0] = (in->flow_lbl[0] & 0x0f) | (itc << 4);
+	__builtin_memcpy(eh, eth, ETH_HLEN);
+	if (bpf_xdp_adjust_head(ctx, (int)(off & 0xff) - ETH_HLEN))
+		return -MRC_DROP_SRV6_MALFORMED;
+	eth = at(ctx, 0, sizeof(*eth));
+	if (!eth)
+		return -MRC_DROP_SRV6_MALFORMED;
+	__builtin_memcpy(eth, eh, ETH_HLEN);
+	return 1;
+}
+
+/*
+ * Put an answer of QP qpn that came in by SRv6 (turned around: Ethernet
+ * and inner IPv6 addressed back) into an outer header of its own route:
+ * EV index ev & 63 of the QP's own routes when that leaves by the port it
+ * came in on, else one of that port's routes picked by ev. The packet only
+ * chooses among routes mrcd installed; none on this port: dropped.
+ * 0 or MRC_DROP_SRV6_NO_ROUTE.
+ */
+__attribute__((noinline)) int srv6_wrap(struct xdp_md *ctx, __u32 qpn, __u32 ev)
+{
+	const struct mrc_qp_srv6 *rt;
+	const struct mrc_srv6_route *r;
+	struct ipv6hdr *in;
+	struct mrc_port *mp;
+	__u8 eh[ETH_HLEN], src[16];
+	__u32 p, k, i, n, enc, inner_len;
+	void *data, *end;
+
+	rt = qpn < MRC_MAX_QP ? bpf_map_lookup_elem(&mrc_qp_srv6, &qpn) : NULL;
+	if (!rt || !rt->nroute)
+		return MRC_DROP_SRV6_NO_ROUTE;
+	p = MRC_MAX_PORTS;
+	for (k = 0; k < MRC_MAX_PORTS; k++) {
+		__u32 key = k;
+
+		mp = bpf_map_lookup_elem(&mrc_port, &key);
+		if (mp && mp->ifindex && mp->ifindex == ctx->ingress_ifindex) {
+			p = k;
+			break;
+		}
+	}
+	if (p >= MRC_MAX_PORTS)
+		return MRC_DROP_SRV6_NO_ROUTE;
+	i = ev & (MRC_QP_EVS - 1);
+	if (i >= rt->nroute || rt->port[i] != p) {
+		n = rt->n_by_port[p];
+		if (!n || n > MRC_QP_EVS)
+			return MRC_DROP_SRV6_NO_ROUTE;
+		k = ev % n;
+		/* Keep the mask: clang knows k < 64, the verifier not. */
+		asm volatile("" : "+r"(k));
+		i = rt->by_port[p][k & (MRC_QP_EVS - 1)];
+	}
+	r = &rt->route[i & (MRC_QP_EVS - 1)];
+	enc = srv6_encap_len(r);
+	in = at(ctx, ETH_HLEN, sizeof(*in));
+	if (!in)
+		return MRC_DROP_SRV6_NO_ROUTE;
+	__builtin_memcpy(src, &in->saddr, 16);
+	__builtin_memcpy(eh, (void *)(long)ctx->data, ETH_HLEN);
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	inner_len = end - data - ETH_HLEN;
+	if (bpf_xdp_adjust_head(ctx, -(int)enc))
+		return MRC_DROP_SRV6_NO_ROUTE;
+	data = (void *)(long)ctx->data;
+	if (data + ETH_HLEN > (void *)(long)ctx->data_end)
+		return MRC_DROP_SRV6_NO_ROUTE;
+	__builtin_memcpy(data, eh, ETH_HLEN);
+	if (srv6_write_outer(ctx, r, enc, inner_len, src))
+		return MRC_DROP_SRV6_NO_ROUTE;
+	return 0;
+}
 
 #define NOT_OURS -1
 #define AN_ACK -2
@@ -463,8 +605,15 @@ static __always_inline int turn_around(struct xdp_md *ctx, struct rx *r,
  * a copy and returns XDP_TX itself; otherwise the tail call falls
  * through (maps.h).
  */
-static __always_inline int send_back(struct xdp_md *ctx)
+static __always_inline int send_back(struct xdp_md *ctx, struct rx *r)
 {
+	int why;
+
+	/* An SRv6 QP's answer goes back on a route of its own. */
+	if (r->srv6 && (why = srv6_wrap(ctx, r->qpn, r->ev))) {
+		mrc_count_drop(why);
+		return XDP_DROP;
+	}
 	bpf_tail_call(ctx, &mrc_turn_hook, 0);
 	return XDP_TX;
 }
@@ -533,7 +682,7 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 		return XDP_DROP;
 	udp->check = (__u16)~sum ?: 0xffff;
 	mrc_count_rx(reason ? MRC_RX_NACKS : MRC_RX_ACKS, 1);
-	return send_back(ctx);
+	return send_back(ctx, r);
 }
 
 /* Count a drop; NACK it when the reason has a NACK and we know the QP. */
@@ -966,6 +1115,7 @@ static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
 		return XDP_DROP;
 	bth = (void *)(udp + 1);
 	px = (void *)(bth + 1);
+	r->ev = bpf_ntohs(px->ev); /* the EV its answer returns by (SRv6) */
 	bth->opcode = MRC_OP_PROBE_ANSWER;
 	bth->dqpn = bpf_htonl(dqpn & MRC_BTH_QPN_MASK);
 	udp->check = 0;
@@ -977,7 +1127,7 @@ static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
 		return XDP_DROP;
 	udp->check = (__u16)~sum ?: 0xffff;
 	mrc_count_rx(MRC_RX_PROBES_ANSWERED, 1);
-	return send_back(ctx);
+	return send_back(ctx, r);
 }
 
 /* A probe's answer at the prober: an EV event for mrcd, with the RTT. */
@@ -1145,6 +1295,12 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 	void *mem, *ring;
 	int rc, d;
 
+	rc = srv6_strip(ctx);
+	if (rc < 0) {
+		mrc_count_drop(-rc);
+		return XDP_DROP;
+	}
+	r.srv6 = rc;
 	rc = parse(ctx, &r);
 	if (rc == NOT_OURS)
 		return XDP_PASS;

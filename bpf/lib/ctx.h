@@ -45,18 +45,23 @@ static __always_inline int ctx_store_bytes(struct __sk_buff *ctx, __u32 off,
 
 /*
  * Make the packet new_len bytes long with an IPv6 (v6) or IPv4 header
- * after the Ethernet header: bpf_skb_change_proto grows or shrinks the
- * room for the network header (keeping what follows where it is, which
- * matters for csum_start below), bpf_skb_change_tail the end. The skb is
- * linear and writable afterwards, so direct packet access reaches all of
- * it. Returns 0 or -1.
+ * after the Ethernet header, and enc bytes of room in front of it for
+ * outer headers (SRv6): bpf_skb_change_proto grows or shrinks the room
+ * for the network header and bpf_skb_adjust_room adds enc bytes after it
+ * (both keeping what follows where it is, which matters for csum_start
+ * below; the builder writes every header byte, so where the room goes
+ * does not matter), bpf_skb_change_tail the end. The skb is linear and
+ * writable afterwards, so direct packet access reaches all of it.
+ * Returns 0 or -1.
  */
 static __always_inline int ctx_resize(struct __sk_buff *ctx, __u32 new_len,
-				      int v6)
+				      int v6, __u32 enc)
 {
 	__u32 proto = v6 ? bpf_htons(ETH_P_IPV6) : bpf_htons(ETH_P_IP);
 
 	if (ctx->protocol != proto && bpf_skb_change_proto(ctx, proto, 0))
+		return -1;
+	if (enc && bpf_skb_adjust_room(ctx, enc, BPF_ADJ_ROOM_NET, 0))
 		return -1;
 	return bpf_skb_change_tail(ctx, new_len, 0) ? -1 : 0;
 }
@@ -117,14 +122,17 @@ static __always_inline int ctx_store_bytes(struct xdp_md *ctx, __u32 off,
 }
 
 /*
- * Make the frame new_len bytes long. The family needs no conversion: an
- * XDP frame is bytes, and the builder writes every header byte.
+ * Make the frame new_len bytes long. The family and outer headers need no
+ * room of their own: an XDP frame is bytes, and the builder writes every
+ * header byte.
  */
-static __always_inline int ctx_resize(struct xdp_md *ctx, __u32 new_len, int v6)
+static __always_inline int ctx_resize(struct xdp_md *ctx, __u32 new_len, int v6,
+				      __u32 enc)
 {
 	__u64 cur_len = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
 
 	(void)v6;
+	(void)enc;
 	/* Keep clang from turning this into 32-bit pointer arithmetic. */
 	asm volatile("" : "+r"(cur_len));
 	return bpf_xdp_adjust_tail(ctx, (int)new_len - (int)cur_len) ? -1 : 0;

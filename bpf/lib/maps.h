@@ -74,6 +74,26 @@ struct {
 	__type(value, struct mrc_qp_tx);
 } mrc_qp_tx SEC(".maps");
 
+/* QP number -> its SRv6 routes (abi.h); nroute 0: not an SRv6 QP. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MRC_MAX_QP);
+	__type(key, __u32);
+	__type(value, struct mrc_qp_srv6);
+} mrc_qp_srv6 SEC(".maps");
+
+/*
+ * The SRv6 blocks (an address's first MRC_SRV6_BLOCK_BYTES, as on the
+ * wire) of the routes mrcd installed: an IPv6-in-IPv6 packet to one of
+ * them is an SRv6 packet at its end (the receive program's srv6_strip).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16);
+	__type(key, __u32);
+	__type(value, __u32);
+} mrc_srv6_block SEC(".maps");
+
 /*
  * CC profile id -> its NSCC parameters (include/mrc/nscc.h), as mrcd
  * converted them when the profile went ONLINE or changed while ONLINE;

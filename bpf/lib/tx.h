@@ -42,6 +42,7 @@
 #include "maps.h"
 #include "nscc.h"
 #include "pkt.h"
+#include "srv6.h"
 
 /* What the locked pick hands to the packet builder. */
 struct tx_pick {
@@ -384,13 +385,17 @@ static __always_inline int tx_load_payload(struct __ctx_buff *ctx,
 	return ctx_store_bytes(ctx, pay_off + first, &e->bytes[0], rest);
 }
 
-static __always_inline int tx_build(struct __ctx_buff *ctx,
-				    struct mrc_qp_tx *qp,
-				    const struct tx_pick *p,
-				    struct mrc_scratch *s)
+/*
+ * Build the packet p names. route: its EV's SRv6 route (the QP is an
+ * SRv6 one), or NULL: then the outer IPv6 header (and SRH) go in front of
+ * the IPv6 packet (srv6.h), whose addresses are the hosts' as always.
+ */
+static __always_inline int
+tx_build(struct __ctx_buff *ctx, struct mrc_qp_tx *qp, const struct tx_pick *p,
+	 struct mrc_scratch *s, const struct mrc_srv6_route *route)
 {
 	__u32 port_idx = p->port, l3_len, udp_off, hdr_len, udp_len, new_len,
-	      off;
+	      off, enc = 0, l3_off;
 	struct mrc_port *port = bpf_map_lookup_elem(&mrc_port, &port_idx);
 	struct ethhdr *eth;
 	struct udphdr *udp;
@@ -405,14 +410,20 @@ static __always_inline int tx_build(struct __ctx_buff *ctx,
 		return -1;
 	v6 = port->v6;
 	peer = qp->peer_addr[port_idx & (MRC_MAX_PORTS - 1)];
+	if (route) {
+		if (!v6)
+			return -1; /* SRv6 carries IPv6 */
+		enc = srv6_encap_len(route);
+	}
+	l3_off = sizeof(*eth) + enc;
 	l3_len = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
-	udp_off = sizeof(*eth) + l3_len;
+	udp_off = l3_off + l3_len;
 	hdr_len = MRC_DATA_HDR_LEN +
 		  (p->opcode == MRC_OP_WRITE_ONLY_IMM ? sizeof(__be32) : 0);
 	udp_len = sizeof(*udp) + hdr_len + p->len;
 	new_len = udp_off + udp_len;
 
-	if (ctx_resize(ctx, new_len, v6))
+	if (ctx_resize(ctx, new_len, v6, enc))
 		return -1;
 
 	eth = at(ctx, 0, sizeof(*eth));
@@ -421,7 +432,7 @@ static __always_inline int tx_build(struct __ctx_buff *ctx,
 	__builtin_memcpy(eth->h_source, port->smac, ETH_ALEN);
 	__builtin_memcpy(eth->h_dest, port->dmac, ETH_ALEN);
 	if (v6) {
-		struct ipv6hdr *ip6 = at(ctx, sizeof(*eth), sizeof(*ip6));
+		struct ipv6hdr *ip6 = at(ctx, l3_off, sizeof(*ip6));
 
 		if (!ip6)
 			return -1;
@@ -498,12 +509,16 @@ static __always_inline int tx_build(struct __ctx_buff *ctx,
 	if (tx_load_payload(ctx, udp_off + sizeof(*udp) + hdr_len, p->pd,
 			    p->lkey, p->laddr, p->len))
 		return -1;
-	pseudo = mrc_pseudo_sum(ctx, sizeof(*eth), udp_len, v6);
+	pseudo = mrc_pseudo_sum(ctx, l3_off, udp_len, v6);
 	data = mrc_data_sum(ctx, udp_off, udp_len, s, 0);
 	if (pseudo < 0 || data < 0)
 		return -1;
-	return ctx_udp_csum_store(ctx, udp_off + offsetof(struct udphdr, check),
-				  pseudo, data);
+	if (ctx_udp_csum_store(ctx, udp_off + offsetof(struct udphdr, check),
+			       pseudo, data))
+		return -1;
+	return route ? srv6_write_outer(ctx, route, enc, l3_len + udp_len,
+					port->saddr) :
+		       0;
 }
 
 /* The error completion of a WQE whose retries ran out. */
@@ -592,6 +607,7 @@ static __always_inline void tx_health_event(__u32 qpn, struct mrc_qp_tx *qp,
 static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 				  __u32 *port)
 {
+	const struct mrc_srv6_route *route = NULL;
 	struct mrc_ev_stats *ev;
 	struct mrc_scratch *s;
 	struct tx_pick p = {};
@@ -652,7 +668,16 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 		}
 		goto idle;
 	}
-	if (tx_build(ctx, qp, &p, s)) {
+	/* An SRv6 QP's EV is its route (docs/wire.md). */
+	if (qp->srv6) {
+		const struct mrc_qp_srv6 *sr =
+			bpf_map_lookup_elem(&mrc_qp_srv6, &qpn);
+
+		route = sr && p.ev_idx < sr->nroute ?
+				&sr->route[p.ev_idx & (MRC_QP_EVS - 1)] :
+				NULL;
+	}
+	if ((qp->srv6 && !route) || tx_build(ctx, qp, &p, s, route)) {
 		tx_unsend(qp, &p);
 		/* The pick may have found an EV dead: that holds. */
 		tx_health_event(qpn, qp, &p);

@@ -19,7 +19,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 13
+#define MRC_ABI_VERSION 14
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -324,7 +324,9 @@ struct mrc_qp_tx {
 	 * EV the PSN went out on. Owned by the data path.
 	 */
 	__u8 cq_stalled;
-	__u8 pad0[2];
+	/* 1: its EVs are SRv6 source routes (mrc_qp_srv6; docs/wire.md). */
+	__u8 srv6;
+	__u8 pad0;
 	__u16 ev[MRC_QP_EVS]; /* UDP source ports to spray over */
 	/*
 	 * ...and, for STEV EVs to an IPv6 peer, the EV's high 16 bits: the
@@ -662,6 +664,41 @@ struct mrc_port {
 	__u8 dmac[6]; /* the next hop's */
 	__u8 pad1[2];
 	__u8 saddr[16]; /* ours; IPv4 in the first 4 bytes */
+};
+
+/*
+ * SRv6 (docs/wire.md, "SRv6"): a QP whose EV profile has an SRV6 format
+ * sends every packet inside an outer IPv6 header whose destination is
+ * the EV's uSID container (F3216), with an SRH when the EV has a second
+ * segment, around the plain IPv6 packet. Its answers (ACKs, NACKs, probe
+ * answers) go back the same way, on a route of the answering QP's own:
+ * the receiver never takes a route from a packet.
+ */
+#define MRC_SRV6_OUTER_LEN 40u /* the outer IPv6 header */
+#define MRC_SRV6_SRH_LEN 40u /* an SRH listing two segments */
+#define MRC_SRV6_ENCAP_MAX (MRC_SRV6_OUTER_LEN + MRC_SRV6_SRH_LEN)
+/* F3216: a 32-bit block, then 16-bit uSIDs (RFC 9800). */
+#define MRC_SRV6_BLOCK_BYTES 4u
+/* The UDP source port (and DEXT EV) of EV index i of an SRv6 QP. */
+#define MRC_SRV6_SPORT(i) (0xc000u | ((i) & (MRC_QP_EVS - 1)))
+
+struct mrc_srv6_route {
+	__u8 dst[16]; /* the outer destination: block and uSIDs */
+	__u8 seg[16]; /* the SRH's one further segment; all zero: no SRH */
+};
+
+/*
+ * Value of mrc_qp_srv6 (array, key: QP number), written by mrcd when the
+ * QP goes to RTR. route[i] is EV i's (port ev_port[i] of mrc_qp_tx);
+ * by_port[p][0 .. n_by_port[p] - 1] are the EVs on port p, from which an
+ * answer arriving on port p picks its way back.
+ */
+struct mrc_qp_srv6 {
+	__u32 nroute; /* 0: not an SRv6 QP */
+	__u8 n_by_port[MRC_MAX_PORTS];
+	__u8 port[MRC_QP_EVS]; /* route i leaves by port[i] */
+	__u8 by_port[MRC_MAX_PORTS][MRC_QP_EVS];
+	struct mrc_srv6_route route[MRC_QP_EVS];
 };
 
 /* Send counters (mrc_tx_stats, per-CPU array indexed by counter). */

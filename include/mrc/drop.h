@@ -35,7 +35,11 @@
 	X(PROBE_EV, "probe_bad_ev_index", MRC_NACK_NONE)           \
 	X(ACK_STALE, "ack_not_in_flight", MRC_NACK_NONE)           \
 	X(ACK_ECHO, "ack_bad_echo", MRC_NACK_NONE)                 \
-	X(CQ_FULL, "cq_full", MRC_NACK_NONE)
+	X(CQ_FULL, "cq_full", MRC_NACK_NONE)                       \
+	X(SRV6_MALFORMED, "srv6_malformed", MRC_NACK_NONE)         \
+	X(SRV6_SEGMENTS_LEFT, "srv6_segments_left", MRC_NACK_NONE) \
+	X(SRV6_NOT_END, "srv6_route_not_ended", MRC_NACK_NONE)     \
+	X(SRV6_NO_ROUTE, "srv6_no_return_route", MRC_NACK_NONE)
 
 #define MRC_X_DROP_ENUM(name, str, nack) MRC_DROP_##name,
 enum mrc_drop_reason {

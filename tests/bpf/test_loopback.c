@@ -81,6 +81,17 @@ static struct mrc_xdp_tx *tx;
 /* The next reset() gives the sender this congestion control (slot 1). */
 static const struct mrc_nscc_params *cc;
 static struct mrc_sq *sq; /* the sender's send queue, mmapped */
+/*
+ * The next reset() makes both QPs SRv6 ones (docs/wire.md): IPv6 ports,
+ * routes on both sides, and the channel plays an SRv6 fabric (srv6_hop).
+ */
+static int srv6;
+/* The fabric's uSID block, and what the channel saw of SRv6. */
+static const uint8_t BLOCK[4] = { 0xfd, 0xbb, 0xbb, 0x00 };
+struct srv6_seen {
+	unsigned int data, srh, acks;
+};
+static struct srv6_seen seen;
 
 static int on_cqe(void *ctx, void *d, size_t len)
 {
@@ -157,10 +168,115 @@ static int setup_tx(void)
 	return 0;
 }
 
+/* Host address on plane p: 198.18.(16p + 1 or 2).2, or fd00:1:0:p::1/2. */
+static void host_addr(uint8_t a[16], int v6, uint32_t p, int host)
+{
+	memset(a, 0, 16);
+	if (v6) {
+		a[0] = 0xfd;
+		a[3] = 1;
+		a[7] = (uint8_t)p;
+		a[15] = (uint8_t)host;
+	} else {
+		a[0] = 198;
+		a[1] = 18;
+		a[2] = (uint8_t)(16 * p + (uint32_t)host);
+		a[3] = 2;
+	}
+}
+
+/*
+ * The sender's ports, IPv4 or IPv6 (SRv6 needs it). The receiver knows
+ * one port (the port it answers SRv6 from: test runs come in by lo).
+ */
+static int set_ports(int v6)
+{
+	uint32_t p;
+
+	for (p = 0; p < PORTS; p++) {
+		struct mrc_port port = {
+			.ifindex = 1,
+			.v6 = (uint8_t)v6,
+			.smac = { 2, 0, 0, 0, 1, (uint8_t)p },
+			.dmac = { 2, 0, 0, 0, 2, (uint8_t)p },
+		};
+		/* lo, with no egress program */
+		struct bpf_devmap_val lo = { .ifindex = 1 };
+
+		host_addr(port.saddr, v6, p, 1);
+		if (bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_port), &p,
+					&port, BPF_ANY) ||
+		    bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_tx_port),
+					&p, &lo, BPF_ANY))
+			return -1;
+		if (p)
+			continue;
+		host_addr(port.saddr, v6, p, 2);
+		if (bpf_map_update_elem(bpf_map__fd(rcv.rx->maps.mrc_port), &p,
+					&port, BPF_ANY))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * EV i's route to host `to`, as the testbed's uSID plan names it
+ * (docs/testbed.md): block, spine i / PORTS (0x02SS), the far leaf on
+ * plane i % PORTS (0xP1HH); every seventh EV carries the far leaf in an
+ * SRH segment instead.
+ */
+static void route_of(struct mrc_srv6_route *r, uint32_t i, int to)
+{
+	uint16_t spine = (uint16_t)(0x0200 + i / PORTS),
+		 leaf = (uint16_t)((i % PORTS) << 12 | 0x100 | (uint32_t)to);
+
+	memset(r, 0, sizeof(*r));
+	memcpy(r->dst, BLOCK, 4);
+	r->dst[4] = (uint8_t)(spine >> 8);
+	r->dst[5] = (uint8_t)spine;
+	if (i % 7 == 6) {
+		memcpy(r->seg, BLOCK, 4);
+		r->seg[4] = (uint8_t)(leaf >> 8);
+		r->seg[5] = (uint8_t)leaf;
+		return;
+	}
+	r->dst[6] = (uint8_t)(leaf >> 8);
+	r->dst[7] = (uint8_t)leaf;
+}
+
+/* Both QPs' routes (nroute 0: none) and the block, into each side. */
+static int set_routes(uint32_t nroute)
+{
+	static struct mrc_qp_srv6 rs, rr;
+	uint32_t s_qpn = S_QPN, r_qpn = R_QPN, block, one = 1, i, p;
+
+	memset(&rs, 0, sizeof(rs));
+	memset(&rr, 0, sizeof(rr));
+	rs.nroute = rr.nroute = nroute;
+	for (i = 0; i < nroute; i++) {
+		p = i % PORTS;
+		route_of(&rs.route[i], i, 2);
+		rs.port[i] = (uint8_t)p;
+		rs.by_port[p][rs.n_by_port[p]++] = (uint8_t)i;
+		route_of(&rr.route[i], i, 1);
+		rr.port[i] = (uint8_t)p;
+		rr.by_port[p][rr.n_by_port[p]++] = (uint8_t)i;
+	}
+	memcpy(&block, BLOCK, 4);
+	return bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_qp_srv6),
+				   &s_qpn, &rs, BPF_ANY) ||
+	       bpf_map_update_elem(bpf_map__fd(rcv.rx->maps.mrc_qp_srv6),
+				   &r_qpn, &rr, BPF_ANY) ||
+	       bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_srv6_block),
+				   &block, &one, BPF_ANY) ||
+	       bpf_map_update_elem(bpf_map__fd(rcv.rx->maps.mrc_srv6_block),
+				   &block, &one, BPF_ANY);
+}
+
 static int setup(void)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
-	uint32_t p, key = S_QPN;
+	uint32_t key = S_QPN;
 	int sq_fd;
 
 	if (setup_side(&snd, S_LKEY) || setup_side(&rcv, R_RKEY) || setup_tx())
@@ -174,26 +290,7 @@ static int setup(void)
 	close(sq_fd);
 	if (sq == MAP_FAILED)
 		return -1;
-	for (p = 0; p < PORTS; p++) {
-		struct mrc_port port = {
-			.ifindex = 1,
-			.smac = { 2, 0, 0, 0, 1, (uint8_t)p },
-			.dmac = { 2, 0, 0, 0, 2, (uint8_t)p },
-		};
-		/* lo, with no egress program */
-		struct bpf_devmap_val lo = { .ifindex = 1 };
-
-		port.saddr[0] = 198;
-		port.saddr[1] = 18;
-		port.saddr[2] = 16 * p + 1;
-		port.saddr[3] = 2;
-		if (bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_port), &p,
-					&port, BPF_ANY) ||
-		    bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_tx_port),
-					&p, &lo, BPF_ANY))
-			return -1;
-	}
-	return 0;
+	return set_ports(0);
 }
 
 /* Fresh QPs on both sides, regions filled and cleared, queues empty. */
@@ -216,15 +313,16 @@ static int reset(uint32_t first_psn)
 	qt.retry_linear = 3;
 	qt.retry_exp = 4;
 	for (i = 0; i < NEV; i++) {
-		qt.ev[i] = 49152 + i;
+		qt.ev[i] = srv6 ? MRC_SRV6_SPORT(i) : 49152 + i;
 		qt.ev_port[i] = i % PORTS;
 	}
-	for (p = 0; p < PORTS; p++) {
-		qt.peer_addr[p][0] = 198;
-		qt.peer_addr[p][1] = 18;
-		qt.peer_addr[p][2] = 16 * p + 2;
-		qt.peer_addr[p][3] = 2;
-	}
+	for (p = 0; p < PORTS; p++)
+		host_addr(qt.peer_addr[p], srv6, p, 2);
+	qt.srv6 = (uint8_t)srv6;
+	qt.peer_v6 = (uint8_t)srv6;
+	if (set_ports(srv6) || set_routes(srv6 ? NEV : 0))
+		return -1;
+	memset(&seen, 0, sizeof(seen));
 	qt.next_psn = qt.una_psn = first_psn;
 	if (cc) {
 		uint32_t slot = 1;
@@ -415,6 +513,59 @@ static void mark_ce(struct frame *f)
 }
 
 /*
+ * The channel as an SRv6 fabric (docs/testbed.md) for one frame: it must
+ * be an SRv6 packet on the route its EV names (a data packet: the
+ * sender's route for its EV; an answer: the receiver's own route for
+ * that EV when it is on port 0, the port answers leave by here, else
+ * one of port 0's picked by the EV), with the SRH when the route has a
+ * segment. It then arrives as the last leaf delivers it: every uSID used
+ * up (the bare block), segments left 0; ce: CE set on an ECN-capable
+ * outer header, as a congested node would.
+ */
+static void srv6_hop(struct frame *f, int answer, int ce)
+{
+	struct mrc_srv6_route want;
+	uint8_t *o = f->b + 14, *srh = o + 40, *in;
+	uint32_t enc, i;
+	uint16_t sport;
+
+	if (f->len < 14 + 80 + 8 || f->b[12] != 0x86 || f->b[13] != 0xdd)
+		fail_msg("not an IPv6 frame (%u bytes)", f->len);
+	enc = o[6] == 43 ? 80 : 40;
+	if (o[6] != 43 && o[6] != 41)
+		fail_msg("outer next header %u, want 41 or 43", o[6]);
+	in = o + enc;
+	sport = (uint16_t)(in[40] << 8 | in[41]);
+	i = sport & (MRC_QP_EVS - 1);
+	if (sport != MRC_SRV6_SPORT(i) || i >= NEV)
+		fail_msg("UDP source port 0x%04x is no SRv6 EV's", sport);
+	if (answer && i % PORTS)
+		i = (sport % (NEV / PORTS)) * PORTS; /* by_port[0][ev % n] */
+	route_of(&want, i, answer ? 1 : 2);
+	if (memcmp(o + 24, want.dst, 16))
+		fail_msg("%s of EV %u: outer destination is not its route",
+			 answer ? "answer" : "data", i);
+	if ((enc == 80) != (i % 7 == 6))
+		fail_msg("EV %u: SRH %s", i,
+			 enc == 80 ? "not wanted" : "missing");
+	if (enc == 80) {
+		if (srh[0] != 41 || srh[2] != 4 || srh[3] != 1 || srh[4] != 1 ||
+		    memcmp(srh + 8, want.seg, 16) ||
+		    memcmp(srh + 24, want.dst, 16))
+			fail_msg("EV %u: SRH is not its route's", i);
+		srh[3] = 0;
+		seen.srh++;
+	}
+	if (answer)
+		seen.acks++;
+	else
+		seen.data++;
+	memset(o + 24 + 4, 0, 12);
+	if (ce && (o[1] & 0x30))
+		o[1] |= 0x30;
+}
+
+/*
  * Pump: transmit whatever the sender has (new packets and retransmits),
  * pass it through the channel to the receiver, return its ACKs. Stops when
  * the sender has nothing more to send. Returns data packets sent.
@@ -476,7 +627,9 @@ static int pump(struct channel *ch)
 				continue;
 			if (ch->trim_every && (sent - 1) % ch->trim_every == 0)
 				trim_frame(&batch[i]);
-			if (ch->ce)
+			if (srv6)
+				srv6_hop(&batch[i], 0, ch->ce);
+			else if (ch->ce)
 				mark_ce(&batch[i]);
 			for (int copy = 0; copy < 1 + ch->dup; copy++) {
 				int v = run(rx_r, &batch[i], &ackf);
@@ -486,6 +639,8 @@ static int pump(struct channel *ch)
 				if (ch->drop_acks_every &&
 				    ++acks % ch->drop_acks_every == 0)
 					continue;
+				if (srv6)
+					srv6_hop(&ackf, 1, 0);
 				assert_int_equal(run(rx_s, &ackf, &ackf),
 						 XDP_DROP);
 			}
@@ -971,6 +1126,134 @@ static void service_time_taken_out(void **state)
 	cc = NULL;
 }
 
+/* Over an SRv6 fabric: every packet and answer on its route. */
+static void srv6_transfer(struct channel *ch, uint32_t first_psn)
+{
+	srv6 = 1;
+	transfer(ch, first_psn);
+	srv6 = 0;
+	assert_true(seen.data > 0);
+	assert_true(seen.srh > 0);
+	assert_true(seen.acks > 0);
+}
+
+static void srv6_clean(void **state)
+{
+	struct channel ch = { 0 };
+
+	(void)state;
+	srv6_transfer(&ch, 1000);
+	assert_int_equal(seen.data, last_pumped);
+}
+
+static void srv6_lossy_reordering(void **state)
+{
+	struct channel ch = {
+		.drop_every = 29, .reorder = 5, .dup = 1, .drop_acks_every = 3
+	};
+
+	(void)state;
+	srv6_transfer(&ch, 77);
+}
+
+/* CE on the outer header reaches the receiver (RFC 6040) and its ACKs. */
+static void srv6_ce(void **state)
+{
+	struct channel ch = { .ce = 1 };
+	uint64_t ce = percpu(rcv.rx->maps.mrc_rx_stats, MRC_RX_ECN_CE);
+
+	(void)state;
+	srv6_transfer(&ch, 5);
+	assert_int_equal(percpu(rcv.rx->maps.mrc_rx_stats, MRC_RX_ECN_CE) - ce,
+			 seen.data);
+}
+
+/*
+ * Hostile SRv6 at a host: each variant of a real data packet is dropped
+ * and counted by its reason, nothing placed; a tunnel to a block that is
+ * none of our routes' is not ours (the kernel's).
+ */
+static void srv6_hostile(void **state)
+{
+	static struct frame f[8], bad, out;
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
+	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
+	struct drop_case {
+		const char *what;
+		int frame; /* 0: EV 0, no SRH; 6: EV 6, with SRH */
+		int reason; /* MRC_DROP_*, or -1: XDP_PASS */
+	} cases[] = {
+		{ "uSIDs left in the container", 0, MRC_DROP_SRV6_NOT_END },
+		{ "SRH segments left 1", 6, MRC_DROP_SRV6_SEGMENTS_LEFT },
+		{ "SRH cut short", 6, MRC_DROP_SRV6_MALFORMED },
+		{ "SRH listing more than it holds", 6,
+		  MRC_DROP_SRV6_MALFORMED },
+		{ "inner header not IPv6", 6, MRC_DROP_SRV6_MALFORMED },
+		{ "another block", 0, -1 },
+		{ "no route back", 0, MRC_DROP_SRV6_NO_ROUTE },
+	};
+	uint32_t k, n;
+
+	(void)state;
+	srv6 = 1;
+	assert_int_equal(reset(1), 0);
+	srv6 = 0;
+	post(1, 0, 0, 7 * MTU, 0);
+	for (n = 0; n < 7; n++) {
+		struct frame empty = { .len = FRAME_MAX + 1 };
+
+		assert_int_equal(run(txp, &empty, &f[n]), XDP_REDIRECT);
+	}
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const struct drop_case *c = &cases[k];
+		uint8_t *o = bad.b + 14;
+		uint64_t before = c->reason < 0 ? 0 :
+						  percpu(rcv.rx->maps.mrc_drop,
+							 (uint32_t)c->reason);
+		int v;
+
+		bad = f[c->frame];
+		srv6_hop(&bad, 0, 0); /* as the last leaf delivers it */
+		switch (k) {
+		case 0:
+			o[24 + 6] = 0x01; /* 0102 still to go */
+			break;
+		case 1:
+			o[40 + 3] = 1;
+			break;
+		case 2:
+			bad.len = 14 + 40 + 20;
+			break;
+		case 3:
+			o[40 + 4] = 5;
+			break;
+		case 4:
+			o[40] = 17;
+			break;
+		case 5:
+			o[24] = 0xfc;
+			break;
+		case 6:
+			assert_int_equal(set_routes(0), 0);
+			break;
+		}
+		v = run(rx_r, &bad, &out);
+		if (c->reason < 0) {
+			if (v != XDP_PASS)
+				fail_msg("%s: verdict %d, want XDP_PASS",
+					 c->what, v);
+			continue;
+		}
+		if (v != XDP_DROP)
+			fail_msg("%s: verdict %d, want XDP_DROP", c->what, v);
+		if (percpu(rcv.rx->maps.mrc_drop, (uint32_t)c->reason) !=
+		    before + 1)
+			fail_msg("%s: not counted as reason %d", c->what,
+				 c->reason);
+	}
+	assert_int_equal(rcv.ncqe, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -987,6 +1270,10 @@ int main(void)
 		cmocka_unit_test(trimming_channel),
 		cmocka_unit_test(ce_marks_decrease),
 		cmocka_unit_test(service_time_taken_out),
+		cmocka_unit_test(srv6_clean),
+		cmocka_unit_test(srv6_lossy_reordering),
+		cmocka_unit_test(srv6_ce),
+		cmocka_unit_test(srv6_hostile),
 	};
 
 	if (geteuid() != 0) {
