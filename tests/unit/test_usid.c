@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of mrcctl ev-profile usid's pieces that need no device
+ * (tools/mrcctl/usid_plan.c over args.c): its words, each bad one named
+ * in the error, and that the format and fields it makes expand, through
+ * lib/common/ev_fields.c as mrcd expands them, into the testbed plan's
+ * routes block:02SS:P1HH::, plane counting fastest.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+
+#include "mrcctl.h"
+
+/* ---- what args.c needs from main.c and names.c ---------------------------- */
+
+static char last_err[512];
+
+int err_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_err, sizeof(last_err), fmt, ap);
+	va_end(ap);
+	return MRCCTL_EXIT_USAGE;
+}
+
+int err_runtime(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_err, sizeof(last_err), fmt, ap);
+	va_end(ap);
+	return MRCCTL_EXIT_RUNTIME;
+}
+
+void ev_set(struct mrc_ctl_ev *ev, uint32_t val, uint8_t port)
+{
+	(void)ev;
+	(void)val;
+	(void)port;
+}
+
+/* parse "WORDS" (split at spaces) into u; the exit code */
+static int parse(const char *words, struct usid_plan *u)
+{
+	static char buf[512];
+	static char *argv[64];
+	struct args a = { .cmd = "ev-profile usid" };
+	char *w, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", words);
+	for (w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		argv[a.argc++] = w;
+	a.argv = argv;
+	last_err[0] = '\0';
+	return usid_parse(&a, u);
+}
+
+static void words(void **state)
+{
+	struct usid_plan u;
+
+	(void)state;
+	assert_int_equal(parse("5 fmt 3 block fdbb:bb00 spines 4 planes 2 "
+			       "host 2",
+			       &u),
+			 0);
+	assert_int_equal(u.id, 5);
+	assert_int_equal(u.fmt_id, 3);
+	assert_int_equal(u.block, 0xfdbbbb00);
+	assert_int_equal(u.spines, 4);
+	assert_int_equal(u.planes, 2);
+	assert_int_equal(u.host, 2);
+	/* Any order, unique prefixes, the block in any of its forms. */
+	assert_int_equal(
+		parse("0x10 h 0xf pl 16 sp 256 b fcbb:bb00::/32 f 0", &u), 0);
+	assert_int_equal(u.id, 16);
+	assert_int_equal(u.fmt_id, 0);
+	assert_int_equal(u.block, 0xfcbbbb00);
+	assert_int_equal(u.spines, 256);
+	assert_int_equal(u.planes, 16);
+	assert_int_equal(u.host, 15);
+	assert_int_equal(parse("1 fmt 1 block fdbb:bb00:: spines 1 planes 1 "
+			       "host 0",
+			       &u),
+			 0);
+	assert_int_equal(u.block, 0xfdbbbb00);
+	assert_int_equal(parse("1 fmt 1 block 2001:db8 spines 1 planes 1 "
+			       "host 255",
+			       &u),
+			 0);
+	assert_int_equal(u.block, 0x20010db8);
+}
+
+/* Each bad word: exit 1, and the message names it. */
+static void bad_words(void **state)
+{
+	static const struct {
+		const char *words, *named;
+	} cases[] = {
+		{ "", "missing ID" },
+		{ "0 fmt 1 block fdbb:bb00 spines 1 planes 1 host 1", "'0'" },
+		{ "x fmt 1 block fdbb:bb00 spines 1 planes 1 host 1", "'x'" },
+		{ "1 block fdbb:bb00 spines 1 planes 1 host 1", "fmt ID" },
+		{ "1 fmt 1 spines 1 planes 1 host 1", "block PREFIX" },
+		{ "1 fmt 1 block fdbb:bb00 planes 1 host 1", "spines N" },
+		{ "1 fmt 1 block fdbb:bb00 spines 1 host 1", "planes N" },
+		{ "1 fmt 1 block fdbb:bb00 spines 1 planes 1", "host H" },
+		{ "1 fmt 1 block fdbb:bb00:1:: spines 1 planes 1 host 1",
+		  "'fdbb:bb00:1::'" },
+		{ "1 fmt 1 block fdbb:bb00::/48 spines 1 planes 1 host 1",
+		  "'fdbb:bb00::/48'" },
+		{ "1 fmt 1 block fdbb:bb00/ spines 1 planes 1 host 1",
+		  "'fdbb:bb00/'" },
+		{ "1 fmt 1 block fdbb:zz00 spines 1 planes 1 host 1",
+		  "'fdbb:zz00'" },
+		{ "1 fmt 1 block 198.18.0.1 spines 1 planes 1 host 1",
+		  "'198.18.0.1'" },
+		{ "1 fmt 1 block :: spines 1 planes 1 host 1", "'::'" },
+		{ "1 fmt 1 block", "block" },
+		{ "1 fmt 1 block fdbb:bb00 spines 0 planes 1 host 1", "'0'" },
+		{ "1 fmt 1 block fdbb:bb00 spines 257 planes 1 host 1",
+		  "'257'" },
+		{ "1 fmt 1 block fdbb:bb00 spines 1 planes 0 host 1", "'0'" },
+		{ "1 fmt 1 block fdbb:bb00 spines 1 planes 17 host 1", "'17'" },
+		{ "1 fmt 1 block fdbb:bb00 spines 1 planes 1 host 256",
+		  "'256'" },
+		{ "1 fmt 1 block fdbb:bb00 spines 1 planes 1 host 1x", "'1x'" },
+		{ "1 fmt 1 block fdbb:bb00 spines 1 planes 1 host", "'host'" },
+		{ "1 fmt 1 block fdbb:bb00 spines 1 planes 1 host 1 host 2",
+		  "'host' given twice" },
+		{ "1 fmt 1 block fdbb:bb00 spines 1 planes 1 host 1 bogus",
+		  "'bogus'" },
+		/* A prefix is the keyword: given twice. */
+		{ "1 fmt 1 block fdbb:bb00 spines 1 planes 1 host 1 pl 1",
+		  "'planes' given twice" },
+	};
+	struct usid_plan u;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (parse(cases[i].words, &u) != MRCCTL_EXIT_USAGE)
+			fail_msg("'%s' was taken", cases[i].words);
+		if (!strstr(last_err, cases[i].named))
+			fail_msg("'%s': \"%s\" does not name %s",
+				 cases[i].words, last_err, cases[i].named);
+	}
+}
+
+/* The plan's EV i, generated by mrcd: plane i mod planes, spine i / planes. */
+static void fields_make_the_plan(void **state)
+{
+	uint8_t out[64][MRC_CTL_EV_MAX_BYTES], want[MRC_CTL_EV_MAX_BYTES];
+	struct mrc_ctl_ev_fmt_field ff[USID_FIELDS];
+	struct mrc_ctl_ev_field f[USID_FIELDS];
+	char s[MRC_EV_SRV6_STR_LEN], dst[64];
+	struct usid_plan u;
+	int i, n;
+
+	(void)state;
+	assert_int_equal(parse("5 fmt 3 block fdbb:bb00 spines 4 planes 2 "
+			       "host 2",
+			       &u),
+			 0);
+	usid_fields(&u, ff, f);
+	assert_int_equal(
+		ev_fmt_check(MRC_CTL_EV_FMT_MODE_SRV6, ff, USID_FIELDS), 0);
+	assert_int_equal(ev_fmt_width(ff, USID_FIELDS), 64);
+	assert_int_equal(ev_fields_check(f, USID_FIELDS, ff, USID_FIELDS), 0);
+	assert_true(ev_gen_count(f, USID_FIELDS) == 8);
+	n = ev_generate_srv6(f, USID_FIELDS, ff, USID_FIELDS, out, 64);
+	assert_int_equal(n, 8);
+	for (i = 0; i < n; i++) {
+		snprintf(dst, sizeof(dst),
+			 "fdbb:bb00:2%02x:%x102::", (unsigned int)i / 2,
+			 (unsigned int)i % 2);
+		memset(want, 0, sizeof(want));
+		assert_int_equal(inet_pton(AF_INET6, dst, want), 1);
+		ev_srv6_str(out[i], s, sizeof(s));
+		if (memcmp(out[i], want, sizeof(want)))
+			fail_msg("EV %d is %s, want %s", i, s, dst);
+	}
+	ev_srv6_usid_str(out[3], s, sizeof(s));
+	assert_string_equal(s, "uSIDs 0201 1102");
+
+	/* The most the plan allows: 256 spines, 16 planes, host 255. */
+	assert_int_equal(parse("5 fmt 3 block fdbb:bb00 spines 256 planes 16 "
+			       "host 255",
+			       &u),
+			 0);
+	usid_fields(&u, ff, f);
+	assert_int_equal(ev_fields_check(f, USID_FIELDS, ff, USID_FIELDS), 0);
+	assert_true(ev_gen_count(f, USID_FIELDS) == 4096);
+	assert_int_equal(ev_compact_bits(f, USID_FIELDS), 12);
+	assert_int_equal(ev_expand_srv6(f, USID_FIELDS, ff, USID_FIELDS, 0xfff,
+					out[0]),
+			 0);
+	ev_srv6_str(out[0], s, sizeof(s));
+	assert_string_equal(s, "fdbb:bb00:2ff:f1ff::");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(words),
+		cmocka_unit_test(bad_words),
+		cmocka_unit_test(fields_make_the_plan),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
