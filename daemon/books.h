@@ -21,7 +21,7 @@ struct links;
 
 #define BOOKS_MAGIC 0x4d524342u /* "MRCB" */
 /* Any change of the layout below: a new version, refused by the old. */
-#define BOOKS_VERSION 1
+#define BOOKS_VERSION 2 /* 2: prof_ev_ent.sval (SRv6 EVs) */
 
 /*
  * What the books keep of a client and of a QP: one table each of fields

@@ -121,6 +121,38 @@ void ctl_qp_release(struct ctl *ctl, uint32_t qpn)
 	q->prof_held = 0;
 }
 
+/*
+ * An SRV6 profile's EVs are routes (docs/wire.md, "SRv6"): bytes 0-15
+ * the outer destination, 16-31 the SRH segment (zero: none). The planes
+ * must be IPv6 (an SRv6 packet carries an IPv6 one). The UDP source port
+ * of EV i is MRC_SRV6_SPORT(i): it tells the peer which of its own
+ * routes to answer by.
+ */
+static int ctl_qp_srv6(struct ctl *ctl, uint32_t qpn, const struct prof_ev *pe,
+		       struct dev_qp_attr *a)
+{
+	static const uint8_t zero[16];
+	uint32_t i;
+
+	if (!ctl->below.v6)
+		return EINVAL;
+	a->srv6 = 1;
+	for (i = 0; i < pe->count && i < MRC_QP_EVS; i++) {
+		const uint8_t *v = pe->ev[i].sval;
+
+		if (!memcmp(v, zero, 16) || v[0] == 0xff)
+			return EINVAL; /* no destination, or multicast */
+		if (!pe->ev[i].port || pe->ev[i].port > ctl->below.nports)
+			return EINVAL;
+		memcpy(a->route[i].dst, v, 16);
+		memcpy(a->route[i].seg, v + 16, 16);
+		a->ev[i] = (uint16_t)MRC_SRV6_SPORT(i);
+		a->ev_fl[i] = 0;
+		a->ev_port[i] = (uint8_t)(pe->ev[i].port - 1);
+	}
+	return ctl_qp_cc(ctl, qpn, a);
+}
+
 int ctl_qp_evs(struct ctl *ctl, uint32_t qpn, struct dev_qp_attr *a)
 {
 	const struct qp_ent *q = &ctl->below.obj->qp[qpn];
@@ -139,6 +171,8 @@ int ctl_qp_evs(struct ctl *ctl, uint32_t qpn, struct dev_qp_attr *a)
 	a->evs_given = 1;
 	a->nev = pe->count;
 	a->ev_min_active = pe->min_active ? pe->min_active : 1;
+	if (pf->mode == MRC_CTL_EV_FMT_MODE_SRV6)
+		return ctl_qp_srv6(ctl, qpn, pe, a);
 	for (i = 0; i < pe->count && i < MRC_QP_EVS; i++) {
 		uint32_t v = pe->ev[i].val;
 
@@ -837,7 +871,7 @@ static int do_probe(struct ctl *ctl, struct client *c,
 		err = probe_frame(ctl->below.probe, q->req_ev.port - 1, addr,
 				  (uint16_t)v, (uint16_t)(v >> 16),
 				  MRC_PROBE_QPN, (uint8_t)i, w->first_seq + i,
-				  (uint8_t)(r->tc << 2));
+				  (uint8_t)(r->tc << 2), NULL);
 		if (err)
 			return -err == ENODEV ? EIO : -err;
 	}

@@ -1096,6 +1096,68 @@ void dev_sq_adopt(struct dev *d, uint32_t qpn)
 	}
 }
 
+/*
+ * QP a->qpn's SRv6 routes (none for another QP: a QP number used again
+ * keeps no routes of the last), and their blocks, which the receive
+ * program takes IPv6-in-IPv6 to as SRv6.
+ */
+static int qp_routes(struct dev *d, const struct dev_qp_attr *a)
+{
+	struct mrc_qp_srv6 *rs = calloc(1, sizeof(*rs));
+	uint32_t key = a->qpn, i, p, one = 1, block;
+	int err = 0;
+
+	if (!rs)
+		return -ENOMEM;
+	for (i = 0; a->srv6 && i < a->nev && i < MRC_QP_EVS; i++) {
+		p = a->ev_port[i];
+		if (p >= MRC_MAX_PORTS) {
+			err = -EINVAL;
+			goto out;
+		}
+		rs->route[i] = a->route[i];
+		rs->port[i] = (uint8_t)p;
+		rs->by_port[p][rs->n_by_port[p]++] = (uint8_t)i;
+		memcpy(&block, a->route[i].dst, MRC_SRV6_BLOCK_BYTES);
+		if (bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_srv6_block),
+					&block, &one, BPF_ANY) &&
+		    errno != E2BIG) {
+			err = -errno;
+			goto out;
+		}
+		rs->nroute = i + 1;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_qp_srv6), &key, rs,
+				BPF_ANY))
+		err = -errno;
+out:
+	free(rs);
+	return err;
+}
+
+int dev_qp_route(struct dev *d, uint32_t qpn, int idx, uint32_t p,
+		 struct mrc_srv6_route *r)
+{
+	struct mrc_qp_srv6 *rs = calloc(1, sizeof(*rs));
+	int err = -ENOENT;
+
+	if (!rs)
+		return -ENOMEM;
+	if (qpn < MRC_MAX_QP &&
+	    !bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_qp_srv6), &qpn,
+				 rs) &&
+	    rs->nroute && rs->nroute <= MRC_QP_EVS) {
+		if (idx < 0 && p < MRC_MAX_PORTS && rs->n_by_port[p])
+			idx = rs->by_port[p][0];
+		if (idx >= 0 && (uint32_t)idx < rs->nroute) {
+			*r = rs->route[idx];
+			err = 0;
+		}
+	}
+	free(rs);
+	return err;
+}
+
 int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 		  int halves)
 {
@@ -1139,6 +1201,7 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 		goto out;
 	}
 	qt->peer_v6 = a->v6;
+	qt->srv6 = (uint8_t) !!a->srv6;
 	for (i = 0; i < a->nev; i++) {
 		if (a->evs_given && a->ev_port[i] >= d->nports) {
 			err = -EINVAL;
@@ -1159,6 +1222,10 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 		qt->cc_slot = a->cc_slot;
 		nscc_start(&qt->cc, &a->cc, now_ns());
 	}
+	/* Routes before either half: both answer and send by them. */
+	err = qp_routes(d, a);
+	if (err)
+		goto out;
 	/* The send side first: an ACK finds it before data is accepted. */
 	if (((halves & DEV_QP_TX) &&
 	     bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_qp_tx), &key, qt,

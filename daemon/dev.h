@@ -216,6 +216,9 @@ struct dev_qp_attr {
 	uint16_t ev[MRC_QP_EVS], ev_fl[MRC_QP_EVS];
 	uint8_t ev_port[MRC_QP_EVS]; /* 0-based */
 	uint32_t ev_min_active; /* 0: nev / 8, rounded up */
+	/* 1: the EVs are SRv6 routes, route[i] EV i's (docs/wire.md) */
+	int srv6;
+	struct mrc_srv6_route route[MRC_QP_EVS];
 	uint32_t reorder_ns; /* 0: MRC_REORDER_NS_DEFAULT */
 	uint64_t db_token; /* mrc_doorbell.token for this QP */
 	/* Its CC profile's mrc_cc slot (0: none) and parameters, to start
@@ -248,6 +251,12 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
  */
 int dev_cc_set(struct dev *d, uint32_t slot, const struct mrc_nscc_params *p);
 int dev_qp_set_state(struct dev *d, uint32_t qpn, uint32_t state);
+/*
+ * EV idx's SRv6 route of QP qpn into *r (idx < 0: any EV's on port p).
+ * 0; -ENOENT when the QP is no SRv6 one or has no such route.
+ */
+int dev_qp_route(struct dev *d, uint32_t qpn, int idx, uint32_t p,
+		 struct mrc_srv6_route *r);
 /* The send half's window (the peer's MPR), 1..256 PSNs. 0 or -errno. */
 int dev_qp_set_window(struct dev *d, uint32_t qpn, uint32_t psns);
 /* The receive half's window (our MPR), 1..256 PSNs. 0 or -errno. */

@@ -217,6 +217,7 @@ void health_on_dropped(struct health *h, uint64_t n)
 static int probe_send(struct health *h, uint32_t qpn, uint32_t idx,
 		      uint32_t seq)
 {
+	struct mrc_srv6_route rt;
 	struct mrc_qp_view qt;
 	uint32_t p;
 
@@ -225,8 +226,11 @@ static int probe_send(struct health *h, uint32_t qpn, uint32_t idx,
 	p = qt.ev_port[idx];
 	if (p >= MRC_MAX_PORTS)
 		return -ENODEV;
+	/* An SRv6 EV's probe takes its route (docs/wire.md). */
 	return probe_frame(h->probe, p, qt.peer_addr[p], qt.ev[idx],
-			   qt.ev_fl[idx], qt.peer_qpn, (uint8_t)idx, seq, 0);
+			   qt.ev_fl[idx], qt.peer_qpn, (uint8_t)idx, seq, 0,
+			   dev_qp_route(h->dev, qpn, (int)idx, p, &rt) ? NULL :
+									 &rt);
 }
 
 void health_tick(struct health *h)

@@ -82,12 +82,15 @@ static int send_cext(struct peer *pe, int p, uint32_t qpn, uint8_t type,
 		.token = htonl(token),
 		.value = htonl(value),
 	};
-	int err;
+	struct mrc_srv6_route rt;
+	int err, has_rt;
 
 	if (p < 0 || p >= pe->nports)
 		return -ENODEV;
+	/* An SRv6 QP's messages take one of its routes on that port. */
+	has_rt = pe->dev && !dev_qp_route(pe->dev, qpn, -1, (uint32_t)p, &rt);
 	err = probe_ctl_frame(pe->probe, (uint32_t)p, q->peer_addr[p], sport,
-			      fl, q->peer_qpn, &cx, tos);
+			      fl, q->peer_qpn, &cx, tos, has_rt ? &rt : NULL);
 	if (!err)
 		pe->st.sent++;
 	return err;

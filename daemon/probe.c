@@ -68,19 +68,53 @@ int probe_open(struct probe *pr, struct dev *dev, int nports,
 }
 
 /*
+ * The outer IPv6 header (and SRH) of SRv6 route rt at f + 14, around an
+ * IPv6 packet of inner bytes (the data path's bpf/lib/srv6.h, in C):
+ * returns the bytes it wrote, 40 or 80.
+ */
+static uint32_t srv6_outer(uint8_t *f, const struct mrc_srv6_route *rt,
+			   const uint8_t src[16], uint32_t inner)
+{
+	static const uint8_t zero[16];
+	struct ipv6hdr *o = (void *)(f + 14);
+	uint8_t *srh = f + 14 + 40;
+	uint32_t enc = memcmp(rt->seg, zero, 16) ? MRC_SRV6_ENCAP_MAX :
+						   MRC_SRV6_OUTER_LEN;
+
+	*(uint32_t *)o = htonl(6u << 28 | 0x02u << 20); /* ECT(0) */
+	o->payload_len = htons((uint16_t)(enc - 40 + inner));
+	o->nexthdr = enc > 40 ? 43 : 41; /* SRH, or IPv6 */
+	o->hop_limit = 64;
+	memcpy(&o->saddr, src, 16);
+	memcpy(&o->daddr, rt->dst, 16);
+	if (enc > 40) {
+		srh[0] = 41; /* next header: IPv6 */
+		srh[1] = (MRC_SRV6_SRH_LEN - 8) / 8;
+		srh[2] = 4; /* Segment Routing Header */
+		srh[3] = 1; /* segments left */
+		srh[4] = 1; /* last entry */
+		memcpy(srh + 8, rt->seg, 16);
+		memcpy(srh + 24, rt->dst, 16);
+	}
+	return enc;
+}
+
+/*
  * A frame out of port p to addr (the peer's address on that plane): UDP
  * source port sport to MRC_UDP_PORT, for STEV on IPv6 fl in the flow
- * label, IP TOS tos, with the n bytes at body (BTH on) as UDP payload.
+ * label, IP TOS tos, with the n bytes at body (BTH on) as UDP payload;
+ * rt not NULL: inside that SRv6 route's outer header (IPv6 planes only).
  */
 static int frame_send(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		      uint16_t sport, uint16_t fl, uint8_t tos,
-		      const void *body, uint32_t n)
+		      const void *body, uint32_t n,
+		      const struct mrc_srv6_route *rt)
 {
-	uint8_t f[14 + 40 + 8 + 64] = {};
+	uint8_t f[14 + MRC_SRV6_ENCAP_MAX + 40 + 8 + 64] = {};
 	struct ethhdr *eth = (void *)f;
 	struct mrc_port port;
 	struct udphdr *udp;
-	uint32_t l3, len;
+	uint32_t l3, len, enc = rt ? MRC_SRV6_ENCAP_MAX : 0, off;
 	uint64_t sum;
 	uint16_t ulen;
 
@@ -89,14 +123,18 @@ static int frame_send(struct probe *pr, uint32_t p, const uint8_t addr[16],
 	if (p >= (uint32_t)pr->nports || p >= MRC_MAX_PORTS || pr->fd < 0 ||
 	    !pr->ifindex[p] || dev_port_get(pr->dev, p, &port))
 		return -ENODEV;
+	if (rt && !port.v6)
+		return -EINVAL;
 	memcpy(eth->h_dest, port.dmac, 6);
 	memcpy(eth->h_source, port.smac, 6);
 	l3 = port.v6 ? 40 : 20;
 	ulen = (uint16_t)(sizeof(*udp) + n);
-	len = 14 + l3 + ulen;
-	udp = (void *)(f + 14 + l3);
+	/* Built with room for the longest outer header, moved up after. */
+	off = 14 + enc;
+	len = off + l3 + ulen;
+	udp = (void *)(f + off + l3);
 	if (port.v6) {
-		struct ipv6hdr *ip6 = (void *)(f + 14);
+		struct ipv6hdr *ip6 = (void *)(f + off);
 
 		eth->h_proto = htons(ETH_P_IPV6);
 		*(uint32_t *)ip6 = htonl(6u << 28 | (uint32_t)tos << 20 | fl);
@@ -107,7 +145,7 @@ static int frame_send(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		memcpy(&ip6->daddr, addr, 16);
 		sum = mrc_csum_add(0, &ip6->saddr, 32);
 	} else {
-		struct iphdr *ip = (void *)(f + 14);
+		struct iphdr *ip = (void *)(f + off);
 
 		eth->h_proto = htons(ETH_P_IP);
 		ip->version = 4;
@@ -135,6 +173,12 @@ static int frame_send(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		c = mrc_csum_fold(sum);
 		udp->check = htons(c ? c : 0xffff);
 	}
+	if (rt) {
+		uint32_t used = srv6_outer(f, rt, port.saddr, l3 + ulen);
+
+		memmove(f + 14 + used, f + off, l3 + ulen);
+		len = 14 + used + l3 + ulen;
+	}
 	{
 		struct sockaddr_ll to = {
 			.sll_family = AF_PACKET,
@@ -158,7 +202,7 @@ static int frame_send(struct probe *pr, uint32_t p, const uint8_t addr[16],
  */
 int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		uint16_t sport, uint16_t fl, uint32_t dqpn, uint8_t ev_idx,
-		uint32_t seq, uint8_t tos)
+		uint32_t seq, uint8_t tos, const struct mrc_srv6_route *rt)
 {
 	uint8_t b[MRC_PROBE_LEN] = {};
 	struct mrc_bth *bth = (void *)b;
@@ -175,12 +219,13 @@ int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 	ts = now_ns(); /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
 	px->tx_ts_hi = htonl((uint32_t)(ts >> 32));
 	px->tx_ts_lo = htonl((uint32_t)ts);
-	return frame_send(pr, p, addr, sport, fl, tos, b, sizeof(b));
+	return frame_send(pr, p, addr, sport, fl, tos, b, sizeof(b), rt);
 }
 
 int probe_ctl_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		    uint16_t sport, uint16_t fl, uint32_t dqpn,
-		    const struct mrc_cext *cx, uint8_t tos)
+		    const struct mrc_cext *cx, uint8_t tos,
+		    const struct mrc_srv6_route *rt)
 {
 	uint8_t b[MRC_CTL_LEN] = {};
 	struct mrc_bth *bth = (void *)b;
@@ -189,7 +234,7 @@ int probe_ctl_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 	bth->pkey = htons(MRC_PKEY_DEFAULT);
 	bth->dqpn = htonl(dqpn & MRC_BTH_QPN_MASK);
 	memcpy(bth + 1, cx, sizeof(*cx));
-	return frame_send(pr, p, addr, sport, fl, tos, b, sizeof(b));
+	return frame_send(pr, p, addr, sport, fl, tos, b, sizeof(b), rt);
 }
 
 void probe_close(struct probe *pr)

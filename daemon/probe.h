@@ -30,14 +30,19 @@ int probe_open(struct probe *pr, struct dev *dev, int nports,
  * to QP dqpn (MRC_PROBE_QPN: the device), ev_idx and seq echoed back,
  * IP TOS tos. 0 or -errno (-ENODEV: no such port).
  */
+struct mrc_srv6_route;
 int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		uint16_t sport, uint16_t fl, uint32_t dqpn, uint8_t ev_idx,
-		uint32_t seq, uint8_t tos);
-/* An mrcd control message (wire.h's CEXT) to QP dqpn, addressed so. */
+		uint32_t seq, uint8_t tos, const struct mrc_srv6_route *rt);
+/*
+ * An mrcd control message (wire.h's CEXT) to QP dqpn, addressed so. Both:
+ * rt not NULL, inside that SRv6 route's outer header (docs/wire.md).
+ */
 struct mrc_cext;
 int probe_ctl_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		    uint16_t sport, uint16_t fl, uint32_t dqpn,
-		    const struct mrc_cext *cx, uint8_t tos);
+		    const struct mrc_cext *cx, uint8_t tos,
+		    const struct mrc_srv6_route *rt);
 /* A probe sequence number: random, never 0 (docs/security.md). */
 uint32_t probe_nonce(void);
 void probe_close(struct probe *pr);

@@ -336,6 +336,25 @@ static uint32_t gen_compact(const struct mrc_ctl_ev_field *f, int nf,
 }
 
 /*
+ * Entry e's expanded values from its compact one under c's fields and
+ * format fmt: val always (as ev_expand gives it), sval under an SRV6
+ * format, else zero. A format taken offline and changed under an OFFLINE
+ * profile may no longer fit its fields: ev_expand_srv6 then leaves sval
+ * zero, and ev_online_check, which refuses such a profile, expands every
+ * entry again before it goes ONLINE.
+ */
+static void ent_expand(const struct prof_fmt *fmt, const struct prof_ev *c,
+		       struct prof_ev_ent *e)
+{
+	e->val = ev_expand(c->fields, c->nfields, fmt->fields, fmt->nfields,
+			   e->cval);
+	memset(e->sval, 0, sizeof(e->sval));
+	if (fmt->mode == MRC_CTL_EV_FMT_MODE_SRV6)
+		ev_expand_srv6(c->fields, c->nfields, fmt->fields, fmt->nfields,
+			       e->cval, e->sval);
+}
+
+/*
  * Lay out the array of an EV profile entering OFFLINE, or staying there
  * with a new mode, format, count or fields: an explicit array starts
  * unpopulated (keeping its entries when only the count changed), a
@@ -345,7 +364,6 @@ static int ev_layout(const struct profiles *p, struct prof_ev *c,
 		     int keep_entries)
 {
 	const struct prof_fmt *fmt;
-	uint32_t val[PROF_EV_MAX_COUNT];
 	uint8_t ports[32];
 	unsigned int nports = 0, port;
 	uint32_t i;
@@ -379,13 +397,11 @@ static int ev_layout(const struct profiles *p, struct prof_ev *c,
 			ports[nports++] = (uint8_t)port;
 	if (!nports)
 		return -EINVAL;
-	if (ev_generate(c->fields, c->nfields, fmt->fields, fmt->nfields, val,
-			(int)c->count) != (int)c->count)
-		return -EINVAL;
 	memset(c->ev, 0, sizeof(c->ev));
 	for (i = 0; i < c->count; i++) {
+		/* The i-th EV of ev_generate(): its compact one, expanded. */
 		c->ev[i].cval = gen_compact(c->fields, c->nfields, i);
-		c->ev[i].val = val[i];
+		ent_expand(fmt, c, &c->ev[i]);
 		c->ev[i].port = ports[i % nports];
 	}
 	return 0;
@@ -414,8 +430,7 @@ static int ev_online_check(const struct profiles *p, struct prof_ev *c)
 		if (!c->ev[i].port)
 			return -EINVAL; /* an explicit EV never written */
 	for (i = 0; i < c->count; i++)
-		c->ev[i].val = ev_expand(c->fields, c->nfields, fmt->fields,
-					 fmt->nfields, c->ev[i].cval);
+		ent_expand(fmt, c, &c->ev[i]);
 	return 0;
 }
 
@@ -441,8 +456,7 @@ static int ev_replace(const struct profiles *p, struct prof_ev *c,
 		struct prof_ev_ent *ent = &c->ev[i];
 
 		ent->cval = nval;
-		ent->val = ev_expand(c->fields, c->nfields, fmt->fields,
-				     fmt->nfields, nval);
+		ent_expand(fmt, c, ent);
 		ent->port = e->ev_new.port;
 		ent->denied = e->state == MRC_CTL_EV_DENIED;
 		if (!(e->flags & MRC_CTL_EV_OP_F_ALL_COPIES))
@@ -941,9 +955,6 @@ int prof_qp_use(struct profiles *p, uint64_t ev_id, uint64_t cc_id)
 	if (e->state != MRC_CTL_PROFILE_ONLINE ||
 	    c->state != MRC_CTL_PROFILE_ONLINE)
 		return -EINVAL;
-	if (e->mode != MRC_CTL_EV_MODE_AUTO &&
-	    p->fmt[e->fmt_id].mode == MRC_CTL_EV_FMT_MODE_SRV6)
-		return -ENOTSUP;
 	e->users++;
 	c->users++;
 	return 0;

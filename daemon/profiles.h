@@ -47,10 +47,17 @@ struct prof_fmt {
 struct prof_ev_ent {
 	uint32_t cval; /* compact: what the controller wrote (or generation
 			* counted); the API shows this one */
-	uint32_t val; /* expanded by the profile's fields: what goes out */
+	uint32_t val; /* expanded by the profile's fields: what goes out
+		       * (UDP, STEV; an SRV6 format's low 32 bits, unused) */
 	uint8_t port; /* 1-based; 0 with cval 0: unpopulated */
 	uint8_t denied; /* the controller denied it */
 	uint8_t pad0[2];
+	/*
+	 * An SRV6 format's EV, expanded (ev_expand_srv6): bytes 0..15 the
+	 * outer IPv6 destination, 16..31 the SRH segment (zero: none).
+	 * All zero under UDP and STEV formats.
+	 */
+	uint8_t sval[MRC_CTL_EV_MAX_BYTES];
 };
 
 struct prof_ev {
@@ -137,8 +144,8 @@ int prof_cc_query(struct profiles *p, uint64_t id,
 /*
  * A QP moving to INIT names these profiles: 0 and a hold on both (their
  * users count, which makes taking them offline EBUSY), or -ENOENT (no such
- * id), -EINVAL (not ONLINE), -ENOTSUP (an SRV6 format, which the data
- * path does not carry). prof_qp_release drops the hold.
+ * id), -EINVAL (not ONLINE). Whether the device carries an SRV6 profile's
+ * EVs is the caller's to check. prof_qp_release drops the hold.
  */
 int prof_qp_use(struct profiles *p, uint64_t ev_id, uint64_t cc_id);
 void prof_qp_release(struct profiles *p, uint64_t ev_id, uint64_t cc_id);

@@ -369,6 +369,12 @@ static int qp_attr(struct serve *s, const struct qp_ent *q,
 	err = ctl_qp_evs(s->ctl, r->qpn, a); /* an EV profile's EVs instead */
 	if (err)
 		return err;
+	/* SRv6 headers take room from the payload (docs/wire.md). */
+	if (a->srv6 && a->mtu + MRC_SRV6_ENCAP_MAX > max_payload(s)) {
+		if (max_payload(s) < 64 + MRC_SRV6_ENCAP_MAX)
+			return EINVAL;
+		a->mtu = max_payload(s) - MRC_SRV6_ENCAP_MAX;
+	}
 	err = plane_peer_addrs(s->port, s->nports, r->peer_gid, a->peer_addr);
 	return err ? -err : 0;
 }

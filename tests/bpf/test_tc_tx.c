@@ -751,6 +751,87 @@ static void valid_ipv6(void **state)
 }
 
 /*
+ * An SRv6 QP (docs/wire.md): the doorbell's packet is the IPv6 one inside
+ * an outer header to the EV's uSID container (and an SRH when the route
+ * has a segment); the inner packet and its checksum exactly as without.
+ */
+static void srv6_route(int with_srh)
+{
+	static struct mrc_qp_tx qt;
+	static struct mrc_qp_srv6 rs;
+	static struct pkt in, want;
+	uint32_t qpn = S_QPN, enc = with_srh ? 80 : 40;
+	const uint8_t *o = out + 14;
+
+	assert_int_equal(reset(1), 0);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(srx->maps.mrc_qp_tx),
+					     &qpn, &qt),
+			 0);
+	qt.srv6 = 1;
+	memset(&rs, 0, sizeof(rs));
+	rs.nroute = 1;
+	rs.port[0] = 1;
+	rs.n_by_port[1] = 1;
+	inet_pton(AF_INET6, "fdbb:bb00:202:1102::", rs.route[0].dst);
+	if (with_srh) {
+		inet_pton(AF_INET6, "fdbb:bb00:202::", rs.route[0].dst);
+		inet_pton(AF_INET6, "fdbb:bb00:1102::", rs.route[0].seg);
+	}
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(srx->maps.mrc_qp_tx),
+					     &qpn, &qt, BPF_ANY),
+			 0);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(srx->maps.mrc_qp_srv6),
+					     &qpn, &rs, BPF_ANY),
+			 0);
+	post(42, 8, 1);
+	pkt_init(&in);
+	doorbell(&in, S_QPN, TOKEN);
+	assert_int_equal(run_tc(&in), TC_ACT_REDIRECT);
+	assert_int_equal(txc(MRC_TX_BUILD_FAILED), 0);
+	expect_data(&want, 1, FIRST_PSN, 0, 8, 8, 1, 1);
+	assert_int_equal(out_len, want.len + enc);
+	assert_memory_equal(out, want.data, 14);
+	assert_int_equal(o[0] >> 4, 6);
+	assert_int_equal((o[1] >> 4) & 3, 2); /* ECT(0) */
+	assert_int_equal(o[4] << 8 | o[5], want.len - 14 + enc - 40);
+	assert_int_equal(o[6], with_srh ? 43 : 41);
+	assert_memory_equal(o + 8, want.data + 14 + 8, 16); /* our address */
+	assert_memory_equal(o + 24, rs.route[0].dst, 16);
+	if (with_srh) {
+		const uint8_t *srh = o + 40;
+
+		assert_int_equal(srh[0], 41);
+		assert_int_equal(srh[1], 4);
+		assert_int_equal(srh[2], 4);
+		assert_int_equal(srh[3], 1);
+		assert_int_equal(srh[4], 1);
+		assert_memory_equal(srh + 8, rs.route[0].seg, 16);
+		assert_memory_equal(srh + 24, rs.route[0].dst, 16);
+	}
+	/* The inner packet, its UDP checksum included, as without SRv6. */
+	if (memcmp(out + 14 + enc, want.data + 14, want.len - 14)) {
+		fixture_diff(want.data + 14, want.len - 14, out + 14 + enc,
+			     out_len - 14 - enc);
+		fail_msg("inner packet differs");
+	}
+	memset(&rs, 0, sizeof(rs));
+	bpf_map_update_elem(bpf_map__fd(srx->maps.mrc_qp_srv6), &qpn, &rs,
+			    BPF_ANY);
+}
+
+static void srv6_container(void **state)
+{
+	(void)state;
+	srv6_route(0);
+}
+
+static void srv6_srh(void **state)
+{
+	(void)state;
+	srv6_route(1);
+}
+
+/*
  * An STEV EV to an IPv6 peer: its high 16 bits go into the low 16 bits of
  * the flow label (docs/controller.md), the rest of the packet as ever.
  */
@@ -832,6 +913,8 @@ int main(void)
 		cmocka_unit_test(lkey_of_another_pd),
 		cmocka_unit_test(valid_ipv4),
 		cmocka_unit_test(valid_ipv6),
+		cmocka_unit_test(srv6_container),
+		cmocka_unit_test(srv6_srh),
 		cmocka_unit_test(stev_flow_label),
 		cmocka_unit_test(segments),
 	};

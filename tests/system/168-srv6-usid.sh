@@ -10,10 +10,11 @@
 #                       =s1= [p0s1 0201]
 #                       =s2= [p0s2 0202]
 #                       =s3= [p0s3 0203]
-#   h1 =p1= [p1l1 1101] ... [p1s1 1201] ...   [p1l2 1102] =p1= h2
+#   h1 =p1= [p1l1 1101] ... [p1s1 0201] ...   [p1l2 1102] =p1= h2
 #
 # uSID containers are block fdbb:bb00, then the spine's and the far leaf's
-# uSIDs; the far leaf delivers to h2.
+# uSIDs; the far leaf delivers to h2. A spine's uSID is the same on every
+# plane, a leaf's starts with its plane.
 # shellcheck source=tests/system/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -109,13 +110,15 @@ sleep 0.2
 expect "$(delivered 0)" 35 "delivered after p0l2-s1 came back"
 log "p0l2-s1 down: its 4 frames dropped at spine 1 as link_down, none else"
 
-# Plane 1 has its own uSIDs (1xxx); a plane 0 uSID is unknown there.
-sendsr 1 --dst "$B:1201:1102::" --count 3
+# Plane 1's leaves have their own uSIDs (1xxx); a plane 0 leaf's is
+# unknown there (at the spine, which is where it is looked up).
+sendsr 1 --dst "$B:201:1102::" --count 3
 sendsr 1 --dst "$B:201:102::"
 sleep 0.2
-expect "$(sid_packets p1s1 1201)" 3 "plane 1 spine 1's own uSID"
+# (the stray frame matched the spine's own uSID too, before its next one)
+expect "$(sid_packets p1s1 0201)" 4 "plane 1 spine 1's own uSID"
 expect "$(delivered 1)" 3 "delivered on plane 1"
-expect "$(drops p1l1 unknown)" 1 "plane 0's uSID on plane 1"
+expect "$(drops p1s1 unknown)" 1 "plane 0's leaf uSID on plane 1"
 tb status >"$TMP/status"
 grep -q "srv6 drops: not_sid 0 malformed 0 unknown 1" "$TMP/status" || fail "status shows no SRv6 drops"
 log "plane 1 routes its own uSIDs only"

@@ -181,7 +181,8 @@ dp_counters() {
 }
 
 # mrcd_start HOST [mrcd options]: mrcd ($MRCD, default the build's) in
-# HOST, socket $TMP/HOST.sock, pins under $(mrcd_pin_dir HOST), log
+# HOST (on the planes' IPv6 addresses when MRCD_V6 is set), socket
+# $TMP/HOST.sock, pins under $(mrcd_pin_dir HOST), log
 # $TMP/HOST.mrcd.log; waits until it listens.
 mrcd_start() {
 	local host=$1
@@ -192,7 +193,7 @@ mrcd_start() {
 	# own, where /sys/fs/bpf is not the host's bpffs and pins are lost.
 	nsenter --net="/run/netns/$TB_PREFIX-$host" \
 		sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/$host.mrcd.pid" \
-		"${MRCD:-$TOP/build/daemon/mrcd}" $(mrcd_ports "$host") -a anc0 \
+		"${MRCD:-$TOP/build/daemon/mrcd}" $(mrcd_ports "$host" ${MRCD_V6:+-6}) ${MRCD_V6:+-6} -a anc0 \
 		-s "$TMP/$host.sock" -P "$(mrcd_pin_dir "$host")" "$@" \
 		>"$TMP/$host.mrcd.log" 2>&1 &
 	# Up to 30 s: loading verifies mrc_xdp_rx, about 900,000 instructions

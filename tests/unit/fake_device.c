@@ -347,6 +347,18 @@ int dev_cc_set(struct dev *d, uint32_t slot, const struct mrc_nscc_params *p)
 	return 0;
 }
 
+/* The fake device has no SRv6 QPs. */
+int dev_qp_route(struct dev *d, uint32_t qpn, int idx, uint32_t p,
+		 struct mrc_srv6_route *r)
+{
+	(void)d;
+	(void)qpn;
+	(void)idx;
+	(void)p;
+	(void)r;
+	return -ENOENT;
+}
+
 int dev_qp_set_state(struct dev *d, uint32_t qpn, uint32_t state)
 {
 	(void)d;
@@ -445,11 +457,12 @@ int dev_pin_sq_get(const char *dir, uint32_t qpn)
 
 int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		uint16_t sport, uint16_t fl, uint32_t dqpn, uint8_t ev_idx,
-		uint32_t seq, uint8_t tos)
+		uint32_t seq, uint8_t tos, const struct mrc_srv6_route *rt)
 {
 	struct fake_probe *f;
 
 	(void)pr;
+	(void)rt;
 	if (fake.probe_err)
 		return fake.probe_err;
 	if (p >= (uint32_t)fake.nports)
@@ -470,11 +483,13 @@ int probe_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 
 int probe_ctl_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		    uint16_t sport, uint16_t fl, uint32_t dqpn,
-		    const struct mrc_cext *cx, uint8_t tos)
+		    const struct mrc_cext *cx, uint8_t tos,
+		    const struct mrc_srv6_route *rt)
 {
 	struct fake_ctl *f;
 
 	(void)pr;
+	(void)rt;
 	(void)fl;
 	(void)tos;
 	if (p >= (uint32_t)fake.nports)
