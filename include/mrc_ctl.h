@@ -133,7 +133,9 @@ int mrc_ctl_modify_port(struct mrc_context *context, uint8_t port_num,
  * Where an EV goes in a packet (docs/controller.md has the bit maps):
  *  STEV: up to 32 bits; the low 16 in the UDP source port, the high 16 in
  *        the low 16 bits of the IPv6 flow label (IPv6 peers only).
- *  SRV6: accepted as configuration; QPs cannot use it (ENOTSUP at INIT).
+ *  SRV6: up to 256 bits, fields from the top bit of the address: bytes
+ *        0..15 the outer IPv6 destination (a uSID container), 16..31 an
+ *        optional SRH segment (all zero: none).
  *  UDP:  up to 16 bits, all in the UDP source port.
  */
 enum mrc_ctl_ev_fmt_mode {

@@ -9,6 +9,7 @@
 #ifndef MRC_EV_FIELDS_H
 #define MRC_EV_FIELDS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mrc_ctl.h"
@@ -17,9 +18,23 @@
 #define MRC_EV_MAX_FIELDS 8 /* fields in one EV profile */
 
 /*
+ * An SRv6 EV (mode SRV6) is MRC_CTL_EV_MAX_BYTES bytes, network order:
+ * bytes 0..15 the outer IPv6 destination address (a uSID container),
+ * bytes 16..31 a single SRH segment, all zero for none (no SRH).
+ */
+#define MRC_EV_SRV6_BITS (MRC_CTL_EV_MAX_BYTES * 8)
+#define MRC_EV_SRV6_ADDR_BYTES 16 /* the destination, and the segment */
+#define MRC_EV_SRV6_BLOCK_BYTES 4 /* F3216 (RFC 9800): a 32-bit block */
+/* 16-bit uSIDs in one container after the block */
+#define MRC_EV_SRV6_USIDS \
+	((MRC_EV_SRV6_ADDR_BYTES - MRC_EV_SRV6_BLOCK_BYTES) / 2)
+/* Room for ev_srv6_str() and ev_srv6_usid_str() text, NUL included. */
+#define MRC_EV_SRV6_STR_LEN 128
+
+/*
  * Bits an EV format mode carries in a packet: UDP 16 (the source port),
- * STEV 32 (source port and 16 bits of the IPv6 flow label), SRV6 128
- * (configuration only). 0 for anything else.
+ * STEV 32 (source port and 16 bits of the IPv6 flow label), SRV6 256 (the
+ * outer destination address and one SRH segment). 0 for anything else.
  */
 unsigned int ev_fmt_mode_bits(enum mrc_ctl_ev_fmt_mode mode);
 
@@ -50,7 +65,10 @@ unsigned int ev_compact_bits(const struct mrc_ctl_ev_field *f, int nf);
 
 /*
  * The expanded EV of a compact one (fields and a STEV or UDP format
- * already checked), the steps of struct mrc_ctl_ev_field in mrc_ctl.h:
+ * already checked; under an SRV6 format, which may be wider than 32 bits,
+ * it is the low 32 bits of the value laid out as below, and the EV itself
+ * is ev_expand_srv6()'s), the steps of struct mrc_ctl_ev_field in
+ * mrc_ctl.h:
  *  - the compact EV is a number right-aligned to C = ev_compact_bits()
  *    bits; bits from C up are ignored. "The next most significant bit" is
  *    read from bit C-1 down: field 0 takes the top popcount(mask 0) bits,
@@ -91,5 +109,61 @@ uint64_t ev_gen_count(const struct mrc_ctl_ev_field *f, int nf);
 int ev_generate(const struct mrc_ctl_ev_field *f, int nf,
 		const struct mrc_ctl_ev_fmt_field *ff, int nff, uint32_t *out,
 		int max);
+
+/*
+ * The SRv6 EV of a compact one under fields f and an SRV6 format ff:
+ * the same fields as ev_expand() (compact bits into mask bits, over
+ * init_val), but the format's fields are placed from the top: format
+ * field 0 starts at the most significant bit of out[0] (bit 127 of the
+ * destination address), field 1 right after it, and so on, each profile
+ * field right-aligned within its format field (spare high bits zero), and
+ * every bit after the format's total width zero. A format wider than 128
+ * bits reaches into the SRH segment (bytes 16..31). So widths 32,16,4,12
+ * with fields { width 32 init 0xfdbbbb00 }, { width 16 init 0x0200 mask
+ * 0x00ff }, { width 4 mask 0xf }, { width 12 init 0x102 } turn compact
+ * 0x12 into fdbb:bb00:0201:2102::.
+ * 0, out written; -EINVAL or -E2BIG as ev_fmt_check(SRV6, ...) and
+ * ev_fields_check() say (out zeroed).
+ */
+int ev_expand_srv6(const struct mrc_ctl_ev_field *f, int nf,
+		   const struct mrc_ctl_ev_fmt_field *ff, int nff,
+		   uint32_t compact, uint8_t out[MRC_CTL_EV_MAX_BYTES]);
+
+/*
+ * ev_generate() for an SRV6 format: the same EVs in the same order,
+ * each as ev_expand_srv6() lays it out. How many it wrote (as
+ * ev_generate), or -EINVAL, -E2BIG as ev_expand_srv6().
+ */
+int ev_generate_srv6(const struct mrc_ctl_ev_field *f, int nf,
+		     const struct mrc_ctl_ev_fmt_field *ff, int nff,
+		     uint8_t (*out)[MRC_CTL_EV_MAX_BYTES], int max);
+
+/* Whether an SRv6 EV has an SRH segment (bytes 16..31 not all zero). */
+int ev_srv6_has_srh(const uint8_t v[MRC_CTL_EV_MAX_BYTES]);
+
+/*
+ * The uSIDs of a uSID container (16 bytes, network order) after its
+ * 32-bit block (F3216), up to the first zero one (End of Carrier), into
+ * usid; how many (0..MRC_EV_SRV6_USIDS).
+ */
+int ev_srv6_usids(const uint8_t addr[MRC_EV_SRV6_ADDR_BYTES],
+		  uint16_t usid[MRC_EV_SRV6_USIDS]);
+
+/*
+ * An SRv6 EV as text, for people: the destination in inet_ntop form
+ * ("fdbb:bb00:200:1102::"), then " srh " and the segment when there is
+ * one. 0, or -ENOSPC when buf (len bytes) is too short for it (buf then
+ * holds as much as fits); MRC_EV_SRV6_STR_LEN is always enough.
+ */
+int ev_srv6_str(const uint8_t v[MRC_CTL_EV_MAX_BYTES], char *buf, size_t len);
+
+/*
+ * The path an SRv6 EV names, as its uSIDs after the 32-bit blocks:
+ * "uSIDs 0200 1102", and " | " and the segment's when there is an SRH
+ * ("uSIDs 0200 1102 | 0203 2105"); "uSIDs -" when the destination has
+ * none. 0 or -ENOSPC, as ev_srv6_str().
+ */
+int ev_srv6_usid_str(const uint8_t v[MRC_CTL_EV_MAX_BYTES], char *buf,
+		     size_t len);
 
 #endif /* MRC_EV_FIELDS_H */

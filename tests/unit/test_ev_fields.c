@@ -11,6 +11,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
 #include <cmocka.h>
 
 #include "mrc/ev_fields.h"
@@ -36,7 +39,7 @@ static void mode_bits(void **state)
 	(void)state;
 	assert_int_equal(ev_fmt_mode_bits(UDP), 16);
 	assert_int_equal(ev_fmt_mode_bits(STEV), 32);
-	assert_int_equal(ev_fmt_mode_bits(SRV6), 128);
+	assert_int_equal(ev_fmt_mode_bits(SRV6), 256);
 	assert_int_equal(ev_fmt_mode_bits(0), 0);
 	assert_int_equal(ev_fmt_mode_bits(STEV | SRV6), 0);
 	assert_int_equal(ev_fmt_mode_bits(1 << 3), 0);
@@ -370,7 +373,7 @@ static void fmt_check_errors(void **state)
 	ff[3].width = 1;
 	assert_int_equal(ev_fmt_check(STEV, ff, 8), 0);
 
-	/* Total width: STEV 32, UDP 16, SRV6 128. */
+	/* Total width: STEV 32, UDP 16, SRV6 256. */
 	ff[0].width = 16;
 	ff[1].width = 16;
 	assert_int_equal(ev_fmt_check(STEV, ff, 2), 0);
@@ -384,10 +387,17 @@ static void fmt_check_errors(void **state)
 	for (i = 0; i < 8; i++)
 		ff[i].width = 16;
 	assert_int_equal(ev_fmt_check(SRV6, ff, 8), 0); /* 128 */
-	ff[7].width = 17;
+	ff[7].width = 17; /* 129: into the SRH segment */
+	assert_int_equal(ev_fmt_check(SRV6, ff, 8), 0);
+	for (i = 0; i < 8; i++)
+		ff[i].width = 32;
+	assert_int_equal(ev_fmt_check(SRV6, ff, 8), 0); /* 256 */
+	ff[7].width = 33;
 	assert_int_equal(ev_fmt_check(SRV6, ff, 8), -E2BIG);
 	ff[0].width = 255;
-	assert_int_equal(ev_fmt_check(SRV6, ff, 1), -E2BIG);
+	assert_int_equal(ev_fmt_check(SRV6, ff, 1), 0);
+	ff[1].width = 2;
+	assert_int_equal(ev_fmt_check(SRV6, ff, 2), -E2BIG); /* 257 */
 	ff[0].width = 128;
 	assert_int_equal(ev_fmt_check(SRV6, ff, 1), 0);
 	for (i = 0; i < 8; i++)
@@ -488,6 +498,261 @@ static void fields_check_errors(void **state)
 	assert_int_equal(ev_fields_check(f, 3, ff48, 3), -E2BIG);
 }
 
+/* ---- SRv6 ---------------------------------------------------------------- */
+
+/* The 32 bytes of an SRv6 EV from its text: dst, and srh (or NULL). */
+static void srv6_val(const char *dst, const char *srh,
+		     uint8_t v[MRC_CTL_EV_MAX_BYTES])
+{
+	memset(v, 0, MRC_CTL_EV_MAX_BYTES);
+	assert_int_equal(inet_pton(AF_INET6, dst, v), 1);
+	if (srh)
+		assert_int_equal(inet_pton(AF_INET6, srh, v + 16), 1);
+}
+
+static void assert_srv6(const uint8_t *got, const char *dst, const char *srh)
+{
+	uint8_t want[MRC_CTL_EV_MAX_BYTES];
+	char s[MRC_EV_SRV6_STR_LEN];
+
+	srv6_val(dst, srh, want);
+	if (memcmp(got, want, sizeof(want))) {
+		ev_srv6_str(got, s, sizeof(s));
+		fail_msg("SRv6 EV %s, want %s%s%s", s, dst, srh ? " srh " : "",
+			 srh ? srh : "");
+	}
+}
+
+/*
+ * The testbed's uSID plan (mrcctl ev-profile usid): F3216, block
+ * fdbb:bb00, then the spine's uSID 0x02SS and the leaf's 0xP1HH. Format
+ * 32+16+4+12, the rest of the address zero; spine 0..3 (mask 0xff), plane
+ * 0..3 (mask 0xf), host 02's leaf digits 0x102. Compact: spine in bits
+ * 11..4, plane in 3..0. Generated: plane fastest.
+ */
+static const struct mrc_ctl_ev_fmt_field usid_ff[] = { W(32), W(16), W(4),
+						       W(12) };
+static const struct mrc_ctl_ev_field usid_f[] = { F(32, 0xfdbbbb00, 0, 0, 0),
+						  F(16, 0x0200, 0, 3, 0x00ff),
+						  F(4, 0, 0, 3, 0xf),
+						  F(12, 0x102, 0, 0, 0) };
+
+static void srv6_usid_plan(void **state)
+{
+	uint8_t v[MRC_CTL_EV_MAX_BYTES], out[17][MRC_CTL_EV_MAX_BYTES];
+	char want[64];
+	int i;
+
+	(void)state;
+	assert_int_equal(ev_fmt_check(SRV6, usid_ff, 4), 0);
+	assert_int_equal(ev_fields_check(usid_f, 4, usid_ff, 4), 0);
+	assert_int_equal(ev_compact_bits(usid_f, 4), 12);
+	assert_true(ev_gen_count(usid_f, 4) == 16);
+
+	assert_int_equal(ev_expand_srv6(usid_f, 4, usid_ff, 4, 0x00, v), 0);
+	assert_srv6(v, "fdbb:bb00:0200:0102::", NULL);
+	assert_int_equal(ev_expand_srv6(usid_f, 4, usid_ff, 4, 0x01, v), 0);
+	assert_srv6(v, "fdbb:bb00:0200:1102::", NULL);
+	assert_int_equal(ev_expand_srv6(usid_f, 4, usid_ff, 4, 0x12, v), 0);
+	assert_srv6(v, "fdbb:bb00:0201:2102::", NULL);
+	assert_int_equal(ev_expand_srv6(usid_f, 4, usid_ff, 4, 0x33, v), 0);
+	assert_srv6(v, "fdbb:bb00:0203:3102::", NULL);
+	/* Bits above the 12 compact ones are ignored. */
+	assert_int_equal(ev_expand_srv6(usid_f, 4, usid_ff, 4, 0xf033, v), 0);
+	assert_srv6(v, "fdbb:bb00:0203:3102::", NULL);
+
+	/* Generation: EV i is spine i / 4, plane i % 4. */
+	memset(out, 0xee, sizeof(out));
+	assert_int_equal(ev_generate_srv6(usid_f, 4, usid_ff, 4, out, 17), 16);
+	for (i = 0; i < 16; i++) {
+		snprintf(want, sizeof(want),
+			 "fdbb:bb00:02%02x:%x102::", (unsigned int)i / 4,
+			 (unsigned int)i % 4);
+		assert_srv6(out[i], want, NULL);
+		/* the expansion of its compact EV */
+		assert_int_equal(ev_expand_srv6(usid_f, 4, usid_ff, 4,
+						(uint32_t)(i / 4 << 4 | i % 4),
+						v),
+				 0);
+		assert_memory_equal(v, out[i], sizeof(v));
+	}
+	assert_int_equal(out[16][0], 0xee); /* not written */
+	assert_int_equal(ev_generate_srv6(usid_f, 4, usid_ff, 4, out, 3), 3);
+	assert_int_equal(ev_generate_srv6(usid_f, 4, usid_ff, 4, out, 0), 0);
+
+	/* The low 32 bits of the same fields, right-aligned: ev_expand
+	 * stays defined for an SRV6 format (no shift reaches 64). */
+	assert_int_equal(ev_expand(usid_f, 4, usid_ff, 4, 0x12), 0x02012102);
+}
+
+/*
+ * A field that is the whole 32-bit block, every bit from the compact EV;
+ * then 20 bits right-aligned in a 48-bit format field (bits 32..79): they
+ * end at bit 79, so 0xabcde is the low nibble of group 3 and group 4.
+ */
+static void srv6_full_block(void **state)
+{
+	const struct mrc_ctl_ev_fmt_field ff[] = { W(32), W(48) };
+	const struct mrc_ctl_ev_field f[] = {
+		F(32, 0, 0, 0xffffffff, 0xffffffff), F(20, 0xabcde, 0, 0, 0)
+	};
+	uint8_t v[MRC_CTL_EV_MAX_BYTES];
+
+	(void)state;
+	assert_int_equal(ev_fields_check(f, 2, ff, 2), 0);
+	assert_int_equal(ev_expand_srv6(f, 2, ff, 2, 0x20010db8, v), 0);
+	assert_srv6(v, "2001:db8:0:a:bcde::", NULL);
+	assert_int_equal(ev_expand_srv6(f, 2, ff, 2, 0xffffffff, v), 0);
+	assert_srv6(v, "ffff:ffff:0:a:bcde::", NULL);
+	assert_int_equal(ev_expand_srv6(f, 1, ff, 2, 0xfdbbbb00, v), 0);
+	assert_srv6(v, "fdbb:bb00::", NULL);
+}
+
+/* A format of more than 128 bits: the rest lands in the SRH segment. */
+static void srv6_srh_segment(void **state)
+{
+	/* dst fdbb:bb00:0200:1102:: then, from bit 128, segment
+	 * fdbb:bb00:0203:2105:: : the path via spine 3 to leaf 2105. */
+	const struct mrc_ctl_ev_fmt_field ff[] = { W(32), W(32), W(64),
+						   W(32), W(16), W(16) };
+	const struct mrc_ctl_ev_field f[] = {
+		F(32, 0xfdbbbb00, 0, 0, 0), F(32, 0x02001102, 0, 0, 0),
+		F(32, 0, 0, 0, 0),	    F(32, 0xfdbbbb00, 0, 0, 0),
+		F(16, 0x0200, 0, 7, 0x7),   F(16, 0x2105, 0, 0, 0)
+	};
+	uint8_t v[MRC_CTL_EV_MAX_BYTES];
+	char s[MRC_EV_SRV6_STR_LEN];
+
+	(void)state;
+	assert_int_equal(ev_fmt_width(ff, N(ff)), 192);
+	assert_int_equal(ev_fmt_check(SRV6, ff, N(ff)), 0);
+	assert_int_equal(ev_expand_srv6(f, N(f), ff, N(ff), 3, v), 0);
+	assert_srv6(v, "fdbb:bb00:0200:1102::", "fdbb:bb00:0203:2105::");
+	assert_true(ev_srv6_has_srh(v));
+	assert_int_equal(ev_srv6_str(v, s, sizeof(s)), 0);
+	assert_string_equal(s, "fdbb:bb00:200:1102:: srh fdbb:bb00:203:2105::");
+	assert_int_equal(ev_srv6_usid_str(v, s, sizeof(s)), 0);
+	assert_string_equal(s, "uSIDs 0200 1102 | 0203 2105");
+	/* The full 256 bits: the last bit is byte 31's lowest. */
+	{
+		const struct mrc_ctl_ev_fmt_field ff8[] = { W(32), W(32), W(32),
+							    W(32), W(32), W(32),
+							    W(32), W(32) };
+		const struct mrc_ctl_ev_field f8[] = {
+			F(1, 1, 0, 0, 0), F(1, 0, 0, 0, 0), F(1, 0, 0, 0, 0),
+			F(1, 0, 0, 0, 0), F(1, 0, 0, 0, 0), F(1, 0, 0, 0, 0),
+			F(1, 0, 0, 0, 0), F(1, 0, 0, 1, 1)
+		};
+
+		assert_int_equal(ev_expand_srv6(f8, 8, ff8, 8, 1, v), 0);
+		assert_int_equal(v[3], 1);
+		assert_int_equal(v[31], 1);
+		v[3] = v[31] = 0;
+		assert_srv6(v, "::", NULL);
+		assert_false(ev_srv6_has_srh(v));
+	}
+}
+
+/* Widths that do not fill the address: the rest stays zero. */
+static void srv6_short_format(void **state)
+{
+	const struct mrc_ctl_ev_fmt_field ff[] = { W(8), W(8) };
+	const struct mrc_ctl_ev_field f[] = { F(8, 0xfd, 0, 0, 0),
+					      F(4, 0x0, 0, 15, 0xf) };
+	uint8_t v[MRC_CTL_EV_MAX_BYTES];
+	char s[MRC_EV_SRV6_STR_LEN];
+
+	(void)state;
+	memset(v, 0xff, sizeof(v));
+	assert_int_equal(ev_expand_srv6(f, 2, ff, 2, 0xa, v), 0);
+	assert_srv6(v, "fd0a::", NULL);
+	assert_int_equal(ev_expand_srv6(f, 1, ff, 2, 0xa, v), 0);
+	assert_srv6(v, "fd00::", NULL);
+	assert_int_equal(ev_srv6_str(v, s, sizeof(s)), 0);
+	assert_string_equal(s, "fd00::");
+	/* fd00:: : the uSID after its "block" is zero, the path empty. */
+	assert_int_equal(ev_srv6_usid_str(v, s, sizeof(s)), 0);
+	assert_string_equal(s, "uSIDs -");
+}
+
+static void srv6_errors(void **state)
+{
+	const struct mrc_ctl_ev_fmt_field wide[] = { W(255), W(2) };
+	const struct mrc_ctl_ev_fmt_field ff[] = { W(16) };
+	const struct mrc_ctl_ev_field f1[] = { F(16, 0, 0, 0, 0) };
+	const struct mrc_ctl_ev_field f2[] = { F(16, 0, 0, 0, 0),
+					       F(2, 0, 0, 0, 0) };
+	const struct mrc_ctl_ev_field bad[] = { F(16, 0, 0, 0, 0x10000) };
+	/* 33 mask bits: the compact EV is 32 bits at most. */
+	const struct mrc_ctl_ev_fmt_field ff2[] = { W(32), W(32) };
+	const struct mrc_ctl_ev_field many[] = { F(32, 0, 0, 0, 0xffffffff),
+						 F(1, 0, 0, 0, 1) };
+	uint8_t v[MRC_CTL_EV_MAX_BYTES], out[2][MRC_CTL_EV_MAX_BYTES];
+
+	(void)state;
+	/* Too wide: 257 bits. */
+	memset(v, 0xff, sizeof(v));
+	assert_int_equal(ev_expand_srv6(f2, 2, wide, 2, 0, v), -E2BIG);
+	assert_int_equal(v[0], 0); /* zeroed */
+	assert_int_equal(ev_generate_srv6(f2, 2, wide, 2, out, 2), -E2BIG);
+	assert_int_equal(ev_expand_srv6(many, 2, ff2, 2, 0, v), -E2BIG);
+	/* More fields than the format. */
+	assert_int_equal(ev_expand_srv6(f2, 2, ff, 1, 0, v), -E2BIG);
+	assert_int_equal(ev_expand_srv6(bad, 1, ff, 1, 0, v), -EINVAL);
+	assert_int_equal(ev_expand_srv6(f1, 0, ff, 1, 0, v), -EINVAL);
+	assert_int_equal(ev_expand_srv6(f1, 1, ff, 0, 0, v), -EINVAL);
+	assert_int_equal(ev_expand_srv6(f1, 1, ff, 1, 0, v), 0);
+}
+
+static void srv6_text(void **state)
+{
+	uint8_t v[MRC_CTL_EV_MAX_BYTES];
+	uint16_t usid[MRC_EV_SRV6_USIDS];
+	char s[MRC_EV_SRV6_STR_LEN], tiny[8];
+
+	(void)state;
+	srv6_val("fdbb:bb00:0200:1102::", NULL, v);
+	assert_false(ev_srv6_has_srh(v));
+	assert_int_equal(ev_srv6_str(v, s, sizeof(s)), 0);
+	assert_string_equal(s, "fdbb:bb00:200:1102::");
+	assert_int_equal(ev_srv6_usid_str(v, s, sizeof(s)), 0);
+	assert_string_equal(s, "uSIDs 0200 1102");
+	assert_int_equal(ev_srv6_usids(v, usid), 2);
+	assert_int_equal(usid[0], 0x0200);
+	assert_int_equal(usid[1], 0x1102);
+
+	/* Six uSIDs fill the container; the list stops at a zero one. */
+	srv6_val("fdbb:bb00:1:2:3:4:5:6", NULL, v);
+	assert_int_equal(ev_srv6_usids(v, usid), 6);
+	assert_int_equal(usid[5], 6);
+	assert_int_equal(ev_srv6_usid_str(v, s, sizeof(s)), 0);
+	assert_string_equal(s, "uSIDs 0001 0002 0003 0004 0005 0006");
+	srv6_val("fdbb:bb00:1:0:3::", NULL, v);
+	assert_int_equal(ev_srv6_usids(v, usid), 1);
+
+	/* An SRH segment with no uSIDs is still there. */
+	srv6_val("fdbb:bb00:0200:1102::", "fdbb:bb00::", v);
+	assert_int_equal(ev_srv6_str(v, s, sizeof(s)), 0);
+	assert_string_equal(s, "fdbb:bb00:200:1102:: srh fdbb:bb00::");
+	assert_int_equal(ev_srv6_usid_str(v, s, sizeof(s)), 0);
+	assert_string_equal(s, "uSIDs 0200 1102 | -");
+
+	/* The longest of both fits MRC_EV_SRV6_STR_LEN. */
+	memset(v, 0xff, sizeof(v));
+	assert_int_equal(ev_srv6_str(v, s, sizeof(s)), 0);
+	assert_int_equal(ev_srv6_usid_str(v, s, sizeof(s)), 0);
+	srv6_val("1111:2222:3333:4444:5555:6666:7777:8888",
+		 "1111:2222:3333:4444:5555:6666:7777:8888", v);
+	assert_int_equal(ev_srv6_str(v, s, sizeof(s)), 0);
+
+	/* Too short: -ENOSPC, what fits, NUL-terminated. */
+	assert_int_equal(ev_srv6_str(v, tiny, sizeof(tiny)), -ENOSPC);
+	assert_string_equal(tiny, "1111:22");
+	assert_int_equal(ev_srv6_usid_str(v, tiny, sizeof(tiny)), -ENOSPC);
+	assert_string_equal(tiny, "uSIDs 3");
+	assert_int_equal(ev_srv6_str(v, tiny, 0), -ENOSPC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +773,12 @@ int main(void)
 		cmocka_unit_test(fmt_width),
 		cmocka_unit_test(fmt_check_errors),
 		cmocka_unit_test(fields_check_errors),
+		cmocka_unit_test(srv6_usid_plan),
+		cmocka_unit_test(srv6_full_block),
+		cmocka_unit_test(srv6_srh_segment),
+		cmocka_unit_test(srv6_short_format),
+		cmocka_unit_test(srv6_errors),
+		cmocka_unit_test(srv6_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

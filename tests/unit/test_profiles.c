@@ -9,7 +9,9 @@
  * formats the helpers bring ONLINE on demand:
  *   FMT_UDP16  UDP, one 16-bit field (explicit profiles)
  *   FMT_UDP88  UDP, two 8-bit fields (the generated profile)
- *   FMT_SRV6   SRV6, one 16-bit field (configurable, not usable by QPs)
+ *   FMT_SRV6   SRV6, one 16-bit field
+ * and the SRv6 tests a fourth, FMT_USID: SRV6, the testbed's uSID plan
+ * (32+16+4+12 bits from the top of the address).
  */
 #include <errno.h>
 #include <math.h>
@@ -18,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <cmocka.h>
 
 #include "mrc/cc_default.h"
@@ -26,6 +29,7 @@
 #define FMT_UDP16 1
 #define FMT_UDP88 2
 #define FMT_SRV6 3
+#define FMT_USID 4
 
 #define ONLINE_MASK                                                 \
 	(MRC_CTL_EV_PROFILE_STATE | MRC_CTL_EV_PROFILE_MIN_ACTIVE | \
@@ -1415,14 +1419,148 @@ static void qp_use(void **state)
 	assert_int_equal(P.cc[2].users, 0);
 	prof_qp_release(&P, PROF_MAX_EV, PROF_MAX_CC); /* ignored */
 
-	/* SRV6: configurable, not carried. */
+	/* SRV6: held like any other (mrcd's ctl checks the device). */
 	a = ev_attr(MRC_CTL_EV_MODE_GEN, FMT_SRV6, 4, srv6_f, 1);
 	assert_int_equal(prof_ev_modify(&P, 3, &a, OFFLINE_MASK), 0);
 	assert_int_equal(ev_state(3, MRC_CTL_PROFILE_ONLINE), 0);
-	assert_int_equal(prof_qp_use(&P, 3, 0), -ENOTSUP);
+	assert_int_equal(prof_qp_use(&P, 3, 0), 0);
+	assert_int_equal(P.ev[3].users, 1);
+	assert_int_equal(P.cc[0].users, 1);
+	assert_int_equal(ev_state(3, MRC_CTL_PROFILE_OFFLINE), -EBUSY);
+	prof_qp_release(&P, 3, 0);
 	assert_int_equal(P.ev[3].users, 0);
 	assert_int_equal(P.cc[0].users, 0);
 	assert_int_equal(prof_ev_used(&P), 2 + 4);
+}
+
+/* ---- SRv6 ---------------------------------------------------------------- */
+
+/*
+ * The testbed's uSID plan (mrcctl ev-profile usid) for host 2 over 2
+ * spines and 2 planes: block fdbb:bb00, spine uSID 0x02SS, leaf 0xP1HH.
+ * Compact: spine in bits 11..4, plane in 3..0; generated: plane fastest.
+ */
+static struct mrc_ctl_ev_fmt_field usid_ff[] = { { 32 }, { 16 }, { 4 }, { 12 } };
+static struct mrc_ctl_ev_field usid_f[] = {
+	{ .width = 32, .init_val = 0xfdbbbb00 },
+	{ .width = 16, .init_val = 0x0200, .mask = 0x00ff, .max_val = 1 },
+	{ .width = 4, .mask = 0xf, .max_val = 1 },
+	{ .width = 12, .init_val = 0x102 },
+};
+
+static void assert_sval(const struct prof_ev_ent *e, const char *dst)
+{
+	uint8_t want[MRC_CTL_EV_MAX_BYTES] = { 0 };
+	char got[MRC_EV_SRV6_STR_LEN];
+
+	assert_int_equal(inet_pton(AF_INET6, dst, want), 1);
+	if (memcmp(e->sval, want, sizeof(want))) {
+		ev_srv6_str(e->sval, got, sizeof(got));
+		fail_msg("sval %s, want %s", got, dst);
+	}
+}
+
+static int sval_zero(const struct prof_ev_ent *e)
+{
+	static const uint8_t zero[MRC_CTL_EV_MAX_BYTES];
+
+	return !memcmp(e->sval, zero, sizeof(zero));
+}
+
+/* A generated SRV6 profile: each entry's address, entry i on port
+ * (i mod 2) + 1, so plane p (i mod 2) leaves by port p + 1. */
+static void srv6_generated(void **state)
+{
+	static const char *const dst[] = {
+		"fdbb:bb00:200:102::",
+		"fdbb:bb00:200:1102::",
+		"fdbb:bb00:201:102::",
+		"fdbb:bb00:201:1102::",
+	};
+	static const uint32_t cval[] = { 0x00, 0x01, 0x10, 0x11 };
+	struct mrc_ctl_ev_op_entry e[PROF_EV_MAX_COUNT];
+	struct mrc_ctl_ev_profile_attr a;
+	struct mrc_ctl_ev_field f[4];
+	int i;
+
+	(void)state;
+	formats_online();
+	fmt_online(FMT_USID, MRC_CTL_EV_FMT_MODE_SRV6, usid_ff, 4);
+	a = ev_attr(MRC_CTL_EV_MODE_GEN, FMT_USID, 4, usid_f, 4);
+	assert_int_equal(prof_ev_modify(&P, 5, &a, OFFLINE_MASK), 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(P.ev[5].ev[i].cval, cval[i]);
+		assert_sval(&P.ev[5].ev[i], dst[i]);
+		assert_int_equal(P.ev[5].ev[i].port, i % 2 + 1);
+	}
+	assert_true(sval_zero(&P.ev[5].ev[4])); /* past count */
+	assert_int_equal(ev_state(5, MRC_CTL_PROFILE_ONLINE), 0);
+	/* ONLINE expands afresh: the same; the API shows compact values. */
+	assert_int_equal(query_array(5, e), 4);
+	for (i = 0; i < 4; i++) {
+		assert_sval(&P.ev[5].ev[i], dst[i]);
+		assert_int_equal(cval_of(&e[i].ev), cval[i]);
+		assert_int_equal(e[i].ev.port, i % 2 + 1);
+	}
+
+	/* New fields (host 3's leaf, spines 2..3): generated again. */
+	assert_int_equal(ev_state(5, MRC_CTL_PROFILE_OFFLINE), 0);
+	memcpy(f, usid_f, sizeof(f));
+	f[1].min_val = 2;
+	f[1].max_val = 3;
+	f[3].init_val = 0x103;
+	a = ev_attr(MRC_CTL_EV_MODE_GEN, FMT_USID, 4, f, 4);
+	assert_int_equal(
+		prof_ev_modify(&P, 5, &a, MRC_CTL_EV_PROFILE_EV_FIELDS_OP), 0);
+	assert_int_equal(P.ev[5].ev[0].cval, 0x20);
+	assert_sval(&P.ev[5].ev[0], "fdbb:bb00:202:103::");
+	assert_sval(&P.ev[5].ev[3], "fdbb:bb00:203:1103::");
+	assert_int_equal(P.ev[5].ev[3].port, 2);
+
+	/* A UDP profile's entries have no SRv6 value. */
+	a = ev_attr(MRC_CTL_EV_MODE_GEN, FMT_UDP88, 6, gen_f, 2);
+	assert_int_equal(prof_ev_modify(&P, 2, &a, OFFLINE_MASK), 0);
+	for (i = 0; i < 6; i++)
+		assert_true(sval_zero(&P.ev[2].ev[i]));
+}
+
+/* An explicit SRV6 profile: REPLACE_EV writes a compact value, the
+ * entry gets its address; ONLINE keeps it. */
+static void srv6_explicit(void **state)
+{
+	struct mrc_ctl_ev_profile_attr a;
+
+	(void)state;
+	formats_online();
+	fmt_online(FMT_USID, MRC_CTL_EV_FMT_MODE_SRV6, usid_ff, 4);
+	a = ev_attr(MRC_CTL_EV_MODE_EXP, FMT_USID, 2, usid_f, 4);
+	assert_int_equal(prof_ev_modify(&P, 6, &a, OFFLINE_MASK), 0);
+	assert_true(sval_zero(&P.ev[6].ev[0])); /* unpopulated */
+	/* spine 1 plane 1 on port 2, spine 0 plane 0 on port 1 */
+	assert_int_equal(replace(6, 0, 0, 0x11, 2, 0), 0);
+	assert_int_equal(replace(6, 0, 0, 0x00, 1, 0), 0);
+	assert_int_equal(P.ev[6].ev[0].cval, 0x11);
+	assert_int_equal(P.ev[6].ev[0].port, 2);
+	assert_sval(&P.ev[6].ev[0], "fdbb:bb00:201:1102::");
+	assert_sval(&P.ev[6].ev[1], "fdbb:bb00:200:102::");
+	/* 12 compact bits: wider is refused. */
+	assert_int_equal(replace(6, 0x11, 2, 0x1000, 2, 0), -EINVAL);
+	/* Replaced again: the new address. */
+	assert_int_equal(replace(6, 0x11, 2, 0x31, 2, 0), 0);
+	assert_sval(&P.ev[6].ev[0], "fdbb:bb00:203:1102::");
+	assert_int_equal(ev_state(6, MRC_CTL_PROFILE_ONLINE), 0);
+	assert_sval(&P.ev[6].ev[0], "fdbb:bb00:203:1102::");
+	assert_sval(&P.ev[6].ev[1], "fdbb:bb00:200:102::");
+	assert_int_equal(prof_qp_use(&P, 6, 0), 0);
+	prof_qp_release(&P, 6, 0);
+
+	/* Only the count changes: the entries it keeps keep their values. */
+	assert_int_equal(ev_state(6, MRC_CTL_PROFILE_OFFLINE), 0);
+	a.ev_count = 1;
+	assert_int_equal(prof_ev_modify(&P, 6, &a, MRC_CTL_EV_PROFILE_COUNT),
+			 0);
+	assert_sval(&P.ev[6].ev[0], "fdbb:bb00:203:1102::");
+	assert_true(sval_zero(&P.ev[6].ev[1]));
 }
 
 /* ---- all or nothing ------------------------------------------------------ */
@@ -1531,6 +1669,8 @@ int main(void)
 		cmocka_unit_test_setup(cc_default_offered, setup),
 		cmocka_unit_test_setup(cc_transitions, setup),
 		cmocka_unit_test_setup(qp_use, setup),
+		cmocka_unit_test_setup(srv6_generated, setup),
+		cmocka_unit_test_setup(srv6_explicit, setup),
 		cmocka_unit_test_setup(failed_modify_changes_nothing, setup),
 	};
 

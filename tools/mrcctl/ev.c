@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mrcctl ev: every EV of every QP with its state and counters
- * (mrcx_ctl_ev_list), and denying or allowing an EV of a profile (EV op
+ * (mrcx_ctl_ev_list) and, for an SRv6 profile's, the path it names;
+ * denying or allowing an EV of a profile (EV op
  * MODIFY_EV_STATE). 'ev expand' is in ev_expand.c.
  */
 #include <errno.h>
@@ -119,8 +120,41 @@ static int wanted(const struct ev_filter *flt, const struct mrcx_ev_info *e)
 	       (!(flt->seen & 1u << S_STATE) || e->state == flt->state);
 }
 
+/* The expanders of the EV profiles the listed EVs come from, by id. */
+struct ev_profiles {
+	uint64_t *id;
+	struct ev_expander *x;
+	int n;
+};
+
+/* Profile id's expander, loaded on first use; NULL for AUTO profile 0. */
+static int ev_profile_of(struct mrc_context *ctx, struct ev_profiles *p,
+			 uint64_t id, const struct ev_expander **x)
+{
+	int i, rc;
+
+	*x = NULL;
+	if (!id)
+		return 0; /* mrcd's own EVs: UDP source ports */
+	for (i = 0; i < p->n; i++)
+		if (p->id[i] == id) {
+			*x = &p->x[i];
+			return 0;
+		}
+	p->id = xrealloc(p->id, (size_t)p->n + 1, sizeof(*p->id));
+	p->x = xrealloc(p->x, (size_t)p->n + 1, sizeof(*p->x));
+	rc = ev_expander_load(ctx, id, &p->x[p->n]);
+	if (rc)
+		return rc;
+	p->id[p->n] = id;
+	*x = &p->x[p->n++];
+	return 0;
+}
+
 static int do_show(struct args *a)
 {
+	struct ev_profiles prof = { 0 };
+	const struct ev_expander *x;
 	struct ev_filter flt = { 0 };
 	struct mrcx_ev_info *evs = NULL;
 	struct mrc_context *ctx = NULL;
@@ -136,13 +170,24 @@ static int do_show(struct args *a)
 	if (rc)
 		return rc;
 	t = tbl_new();
-	for (i = 0; i < n; i++)
-		if (wanted(&flt, &evs[i]))
-			ev_row(t, &evs[i]);
-	tbl_print_list(t, out, opts.json, opts.pretty);
+	for (i = 0; !rc && i < n; i++) {
+		if (!wanted(&flt, &evs[i]))
+			continue;
+		ev_row(t, &evs[i]);
+		/* An SRV6 profile's EV: the path it names too. */
+		rc = ev_profile_of(ctx, &prof, evs[i].profile_id, &x);
+		if (!rc && x)
+			put_srv6_ev(t, x, ev_val(&evs[i].ev));
+	}
+	if (!rc)
+		tbl_print_list(t, out, opts.json, opts.pretty);
 	tbl_free(t);
+	for (i = 0; i < prof.n; i++)
+		ev_expander_free(&prof.x[i]);
+	free(prof.id);
+	free(prof.x);
 	free(evs);
-	return 0;
+	return rc;
 }
 
 /* deny and allow: profile N ev VAL port P */

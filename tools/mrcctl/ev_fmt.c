@@ -127,9 +127,10 @@ static int parse_widths(struct args *a, struct mrc_ctl_ev_fmt_field **ff,
 	list = xstrdup(a->argv[a->i++]);
 	for (w = strtok_r(list, ",", &save); w;
 	     w = strtok_r(NULL, ",", &save)) {
-		if (parse_u64(w, &v) || v < 1 || v > 32) {
+		/* Over 32 only an SRV6 format's total leaves room for. */
+		if (parse_u64(w, &v) || v < 1 || v > UINT8_MAX) {
 			err_usage(
-				"bad width '%s' in 'fields' (want 1..32 bits)",
+				"bad width '%s' in 'fields' (want 1..255 bits)",
 				w);
 			free(list);
 			return MRCCTL_EXIT_USAGE;
@@ -217,7 +218,8 @@ static const char *const usage[] = {
 
 static const char *const defs[] = {
 	HELP_PROFILE_STATE,
-	"W := a field's width in bits, 1..32, most significant field first",
+	"W := a field's width in bits, 1..255 (over 32: SRV6), most"
+	" significant field first",
 	HELP_NUMBER,
 	NULL,
 };

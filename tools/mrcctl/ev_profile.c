@@ -2,8 +2,9 @@
 /*
  * mrcctl ev-profile show and evs: EV profiles, the EVs the QPs that name
  * them spray over (mrc_ctl_query_ev_profile), and the EV array of one
- * with each EV's state (EV op QUERY_EV_ARRAY). The commands that change
- * a profile are in ev_profile_set.c.
+ * with each EV's state (EV op QUERY_EV_ARRAY) and, for an SRv6 format,
+ * the path each EV names. The commands that change a profile are in
+ * ev_profile_set.c and ev_profile_usid.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -243,23 +244,20 @@ static int evp_array(struct mrc_context *ctx, uint64_t id,
 		       "ev-profile %" PRIu64 " EV array", id);
 }
 
-static int do_evs(struct args *a)
+int evp_print_evs(struct mrc_context *ctx, uint64_t id)
 {
 	struct mrc_ctl_ev_op_entry *e = NULL;
-	struct mrc_context *ctx = NULL;
+	struct ev_expander x;
 	struct tbl *t;
-	uint64_t id;
 	int rc, i, n = 0, populated;
 
-	rc = arg_u64(a, "ID", 0, UINT64_MAX, &id);
+	rc = evp_array(ctx, id, &e, &n);
 	if (!rc)
-		rc = arg_end(a);
-	if (!rc)
-		rc = ctl_open(&ctx);
-	if (!rc)
-		rc = evp_array(ctx, id, &e, &n);
-	if (rc)
+		rc = ev_expander_load(ctx, id, &x);
+	if (rc) {
+		free(e);
 		return rc;
+	}
 	t = tbl_new();
 	for (i = 0; i < n; i++) {
 		populated = ev_val(&e[i].ev) || e[i].ev.port;
@@ -270,17 +268,37 @@ static int do_evs(struct args *a)
 		tbl_str(t, "state", "STATE",
 			populated ? ev_state_str(e[i].state) : NULL);
 		tbl_bool(t, "populated", "POPULATED", populated);
+		/* An SRV6 format's EVs: the path each names. */
+		if (x.fmt_mode == MRC_CTL_EV_FMT_MODE_SRV6 && !populated)
+			put_srv6_none(t);
+		else
+			put_srv6_ev(t, &x, ev_val(&e[i].ev));
 	}
 	tbl_print_list(t, out, opts.json, opts.pretty);
 	tbl_free(t);
+	ev_expander_free(&x);
 	free(e);
 	return 0;
+}
+
+static int do_evs(struct args *a)
+{
+	struct mrc_context *ctx = NULL;
+	uint64_t id;
+	int rc;
+
+	rc = arg_u64(a, "ID", 0, UINT64_MAX, &id);
+	if (!rc)
+		rc = arg_end(a);
+	if (!rc)
+		rc = ctl_open(&ctx);
+	return rc ? rc : evp_print_evs(ctx, id);
 }
 
 static const struct cmd cmds[] = {
 	{ "show", do_show },   { "set", evp_do_set },
 	{ "add", evp_do_add }, { "replace", evp_do_replace },
-	{ "evs", do_evs },
+	{ "evs", do_evs },     { "usid", evp_do_usid },
 };
 
 static const char *const usage[] = {
@@ -290,12 +308,14 @@ static const char *const usage[] = {
 	"add ID ev VAL port P [ denied ]",
 	"replace ID ev VAL port P with VAL port P [ all ] [ denied ]",
 	"evs ID",
+	"usid ID fmt ID block PREFIX spines N planes N host H",
 	NULL,
 };
 
 static const char *const defs[] = {
 	"EVENTS := { good | bad | good,bad | none }",
 	"FIELD := width W [ init V ] [ min A ] [ max B ] [ mask M ]",
+	"PREFIX := a 32-bit uSID block (F3216), e.g. fdbb:bb00",
 	HELP_PROFILE_STATE,
 	HELP_EV,
 	HELP_NUMBER,

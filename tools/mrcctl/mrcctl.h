@@ -202,6 +202,71 @@ int profile_show(struct args *a,
 /* ev expand (ev_expand.c). */
 int ev_do_expand(struct args *a);
 
+/*
+ * What an EV profile's compact EVs expand by (ev_expand.c): its state and
+ * mode and, past INIT and not AUTO, its fields and its format's
+ * (QUERY_FIELDS of both); fmt_mode 0 when there is no format (INIT, AUTO,
+ * a format in INIT). 0 or an exit code; ev_expander_free frees the arrays.
+ */
+struct ev_expander {
+	uint32_t state; /* enum mrc_ctl_profile_state */
+	uint32_t mode; /* enum mrc_ctl_ev_mode */
+	uint64_t fmt_id;
+	uint32_t fmt_mode; /* enum mrc_ctl_ev_fmt_mode */
+	struct mrc_ctl_ev_field *f;
+	int nf;
+	struct mrc_ctl_ev_fmt_field *ff;
+	int nff;
+};
+int ev_expander_load(struct mrc_context *ctx, uint64_t id,
+		     struct ev_expander *x);
+void ev_expander_free(struct ev_expander *x);
+/*
+ * An SRv6 EV as the path it names: text columns SRV6 (the destination,
+ * and " srh " and the segment) and USIDS ("0200 1102 | ..."), and a JSON
+ * "srv6" object { "dst", "usids": [ "0200", ... ], "srh" (null: none),
+ * "srh_usids" }. put_srv6_none: the same fields empty (null).
+ */
+void put_srv6(struct tbl *t, const uint8_t v[MRC_CTL_EV_MAX_BYTES]);
+void put_srv6_none(struct tbl *t);
+/*
+ * put_srv6 of compact EV val under x when x's format is SRV6 (1), nothing
+ * for any other (0).
+ */
+int put_srv6_ev(struct tbl *t, const struct ev_expander *x, uint32_t val);
+
+/*
+ * The EV array of EV profile id as `ev-profile evs` prints it (and, for
+ * an SRV6 format, the path of each EV). 0 or an exit code.
+ */
+int evp_print_evs(struct mrc_context *ctx, uint64_t id);
+/* ev-profile usid (ev_profile_usid.c). */
+int evp_do_usid(struct args *a);
+
+/*
+ * The testbed's SRv6 uSID plan (usid_plan.c; docs/controller.md): F3216,
+ * a 32-bit block, spine S's uSID 0x02SS, the leaf of host H on plane P
+ * 0xP1HH; the route to host H over spine S on plane P is
+ * block:02SS:P1HH::. As an SRV6 format of 32+16+4+12 bits and a
+ * generated EV profile counting spines, then planes (fastest).
+ */
+#define USID_FIELDS 4
+#define USID_MAX_SPINES 256 /* SS: 8 bits */
+#define USID_MAX_PLANES 16 /* P: 4 bits */
+#define USID_MAX_HOST 255 /* HH: 8 bits */
+struct usid_plan {
+	uint64_t id; /* the EV profile */
+	uint64_t fmt_id; /* its format profile */
+	uint32_t block; /* host order: fdbb:bb00 is 0xfdbbbb00 */
+	uint32_t spines, planes, host;
+};
+/* "ID fmt ID block PREFIX spines N planes N host H" into u. */
+int usid_parse(struct args *a, struct usid_plan *u);
+/* The plan's format fields and EV profile fields. */
+void usid_fields(const struct usid_plan *u,
+		 struct mrc_ctl_ev_fmt_field ff[USID_FIELDS],
+		 struct mrc_ctl_ev_field f[USID_FIELDS]);
+
 /* ---- the device (ctl.c) ------------------------------------------------ */
 
 const char *ctl_socket(void);
