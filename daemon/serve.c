@@ -369,11 +369,19 @@ static int qp_attr(struct serve *s, const struct qp_ent *q,
 	err = ctl_qp_evs(s->ctl, r->qpn, a); /* an EV profile's EVs instead */
 	if (err)
 		return err;
-	/* SRv6 headers take room from the payload (docs/wire.md). */
-	if (a->srv6 && a->mtu + MRC_SRV6_ENCAP_MAX > max_payload(s)) {
-		if (max_payload(s) < 64 + MRC_SRV6_ENCAP_MAX)
+	/* SRv6 headers take room from the payload (docs/wire.md): the
+	 * outer header, and an SRH if any route has a second segment. */
+	if (a->srv6) {
+		static const uint8_t zero[16];
+		uint32_t enc = MRC_SRV6_OUTER_LEN, i;
+
+		for (i = 0; i < a->nev && i < MRC_QP_EVS; i++)
+			if (memcmp(a->route[i].seg, zero, 16))
+				enc = MRC_SRV6_ENCAP_MAX;
+		if (max_payload(s) < 64 + enc)
 			return EINVAL;
-		a->mtu = max_payload(s) - MRC_SRV6_ENCAP_MAX;
+		if (a->mtu + enc > max_payload(s))
+			a->mtu = max_payload(s) - enc;
 	}
 	err = plane_peer_addrs(s->port, s->nports, r->peer_gid, a->peer_addr);
 	return err ? -err : 0;
