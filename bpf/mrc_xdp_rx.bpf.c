@@ -150,14 +150,17 @@ __attribute__((noinline)) int srv6_strip(struct xdp_md *ctx)
 }
 
 /*
- * Put an answer of QP qpn that came in by SRv6 (turned around: Ethernet
- * and inner IPv6 addressed back) into an outer header of its own route:
- * EV index ev & 63 of the QP's own routes when that leaves by the port it
- * came in on, else one of that port's routes picked by ev. The packet only
- * chooses among routes mrcd installed; none on this port: dropped.
- * 0 or MRC_DROP_SRV6_NO_ROUTE.
+ * Put an answer of an SRv6 QP qpn (turned around: Ethernet and inner IPv6
+ * addressed back) into an outer header of its own route, whether the
+ * packet it answers came in SRv6 or (came 0) decapsulated by the last
+ * hop: EV index ev & 63 of the QP's own routes when that leaves by the
+ * port it came in on, else one of that port's routes picked by ev. The
+ * packet only chooses among routes mrcd installed; none on this port:
+ * dropped. Another QP's answer is left as it is, unless its packet came
+ * in SRv6 (then there is no way back). 0 or MRC_DROP_SRV6_NO_ROUTE.
  */
-__attribute__((noinline)) int srv6_wrap(struct xdp_md *ctx, __u32 qpn, __u32 ev)
+__attribute__((noinline)) int srv6_wrap(struct xdp_md *ctx, __u32 qpn, __u32 ev,
+					__u32 came)
 {
 	const struct mrc_qp_srv6 *rt;
 	const struct mrc_srv6_route *r;
@@ -169,7 +172,7 @@ __attribute__((noinline)) int srv6_wrap(struct xdp_md *ctx, __u32 qpn, __u32 ev)
 
 	rt = qpn < MRC_MAX_QP ? bpf_map_lookup_elem(&mrc_qp_srv6, &qpn) : NULL;
 	if (!rt || !rt->nroute)
-		return MRC_DROP_SRV6_NO_ROUTE;
+		return came ? MRC_DROP_SRV6_NO_ROUTE : 0;
 	p = MRC_MAX_PORTS;
 	for (k = 0; k < MRC_MAX_PORTS; k++) {
 		__u32 key = k;
@@ -195,7 +198,7 @@ __attribute__((noinline)) int srv6_wrap(struct xdp_md *ctx, __u32 qpn, __u32 ev)
 	r = &rt->route[i & (MRC_QP_EVS - 1)];
 	enc = srv6_encap_len(r);
 	in = at(ctx, ETH_HLEN, sizeof(*in));
-	if (!in)
+	if (!in || in->version != 6)
 		return MRC_DROP_SRV6_NO_ROUTE;
 	__builtin_memcpy(src, &in->saddr, 16);
 	__builtin_memcpy(eh, (void *)(long)ctx->data, ETH_HLEN);
@@ -610,7 +613,8 @@ static __always_inline int send_back(struct xdp_md *ctx, struct rx *r)
 	int why;
 
 	/* An SRv6 QP's answer goes back on a route of its own. */
-	if (r->srv6 && (why = srv6_wrap(ctx, r->qpn, r->ev))) {
+	why = srv6_wrap(ctx, r->qpn, r->ev, r->srv6);
+	if (why) {
 		mrc_count_drop(why);
 		return XDP_DROP;
 	}

@@ -411,6 +411,8 @@ struct channel {
 	 * on every data packet. */
 	unsigned int trim_every;
 	int ce;
+	/* SRv6: the last hop delivers data decapsulated (plain IPv6). */
+	int decap;
 	/* After each burst: the least congestion window seen, and whether
 	 * new data ever left with the window already full. */
 	uint32_t cwnd_min;
@@ -522,7 +524,7 @@ static void mark_ce(struct frame *f)
  * up (the bare block), segments left 0; ce: CE set on an ECN-capable
  * outer header, as a congested node would.
  */
-static void srv6_hop(struct frame *f, int answer, int ce)
+static void srv6_hop(struct frame *f, int answer, int ce, int decap)
 {
 	struct mrc_srv6_route want;
 	uint8_t *o = f->b + 14, *srh = o + 40, *in;
@@ -563,6 +565,10 @@ static void srv6_hop(struct frame *f, int answer, int ce)
 	memset(o + 24 + 4, 0, 12);
 	if (ce && (o[1] & 0x30))
 		o[1] |= 0x30;
+	if (decap) { /* the last hop decapsulates instead */
+		memmove(o, o + enc, f->len - 14 - enc);
+		f->len -= enc;
+	}
 }
 
 /*
@@ -628,7 +634,7 @@ static int pump(struct channel *ch)
 			if (ch->trim_every && (sent - 1) % ch->trim_every == 0)
 				trim_frame(&batch[i]);
 			if (srv6)
-				srv6_hop(&batch[i], 0, ch->ce);
+				srv6_hop(&batch[i], 0, ch->ce, ch->decap);
 			else if (ch->ce)
 				mark_ce(&batch[i]);
 			for (int copy = 0; copy < 1 + ch->dup; copy++) {
@@ -640,7 +646,7 @@ static int pump(struct channel *ch)
 				    ++acks % ch->drop_acks_every == 0)
 					continue;
 				if (srv6)
-					srv6_hop(&ackf, 1, 0);
+					srv6_hop(&ackf, 1, 0, 0);
 				assert_int_equal(run(rx_s, &ackf, &ackf),
 						 XDP_DROP);
 			}
@@ -1156,6 +1162,19 @@ static void srv6_lossy_reordering(void **state)
 	srv6_transfer(&ch, 77);
 }
 
+/*
+ * The last hop decapsulates: the receiver gets plain IPv6 and still
+ * answers on its SRv6 route (an SRv6 QP's answers always do).
+ */
+static void srv6_decapsulated(void **state)
+{
+	struct channel ch = { .decap = 1 };
+
+	(void)state;
+	srv6_transfer(&ch, 300);
+	assert_int_equal(seen.acks, last_pumped);
+}
+
 /* CE on the outer header reaches the receiver (RFC 6040) and its ACKs. */
 static void srv6_ce(void **state)
 {
@@ -1213,7 +1232,7 @@ static void srv6_hostile(void **state)
 		int v;
 
 		bad = f[c->frame];
-		srv6_hop(&bad, 0, 0); /* as the last leaf delivers it */
+		srv6_hop(&bad, 0, 0, 0); /* as the last leaf delivers it */
 		switch (k) {
 		case 0:
 			o[24 + 6] = 0x01; /* 0102 still to go */
@@ -1272,6 +1291,7 @@ int main(void)
 		cmocka_unit_test(service_time_taken_out),
 		cmocka_unit_test(srv6_clean),
 		cmocka_unit_test(srv6_lossy_reordering),
+		cmocka_unit_test(srv6_decapsulated),
 		cmocka_unit_test(srv6_ce),
 		cmocka_unit_test(srv6_hostile),
 	};
