@@ -401,6 +401,9 @@ UNIT_CFLAGS_test_capture   := -Itools/mrcctl -Ilib/common
 UNIT_SRCS_test_usid        := tools/mrcctl/usid_plan.c tools/mrcctl/args.c \
 			      lib/common/ev_fields.c lib/common/xalloc.c
 UNIT_CFLAGS_test_usid      := -Itools/mrcctl -Ilib/common
+UNIT_SRCS_test_trace       := tools/mrcctl/trace_args.c tools/mrcctl/args.c \
+			      lib/common/ev_fields.c lib/common/xalloc.c
+UNIT_CFLAGS_test_trace     := -Itools/mrcctl -Ilib/common
 UNIT_LIBS_test_lib_bind    := -lpthread -ldl
 
 UNIT_HDRS := $(wildcard include/*.h include/mrc/*.h tests/lib/*.h \

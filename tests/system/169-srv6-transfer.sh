@@ -67,13 +67,6 @@ finish_xfer() {
 }
 
 # --- a verified transfer over all 16 EVs: every spine carries its share --
-total() {
-	local t=0 p s
-	for ((p = 0; p < PLANES; p++)); do
-		for ((s = 0; s < SPINES; s++)); do t=$((t + $(spine_pkts $p $s))); done
-	done
-	echo $t
-}
 declare -A before
 snap() {
 	local p s
@@ -107,12 +100,12 @@ log "$sent data packets over 16 EVs, every spine carried its share, no SRv6 drop
 # spine. mrcd's hellos take the first route of the first port (spine 0
 # of plane 0): a handful of packets besides.
 only_ev() {
-	local keep=$1 i
+	local keep=$1 i v p
 	for ((i = 0; i < PLANES * SPINES; i++)); do
 		[ $i = "$keep" ] && continue
 		# Its compact value (the API's), as the profile lists it.
-		ctl h1 ev "$2" profile 1 $(jq -r --argjson i $i '.[$i] | "ev \(.ev) port \(.port)"' "$TMP/evs.json") \
-			>/dev/null || fail "ev $2 $i"
+		read -r v p < <(jq -r --argjson i $i '.[$i] | "\(.ev) \(.port)"' "$TMP/evs.json")
+		ctl h1 ev "$2" profile 1 ev "$v" port "$p" >/dev/null || fail "ev $2 $i"
 	done
 }
 for i in 9 6; do
@@ -155,10 +148,22 @@ done
 finish_xfer hole
 log "blackholed spine: exactly EV 9 ASSUMED_BAD, probes brought it back, byte-exact"
 
+# --- plane 2 blackholed (all four of its spines): its four EVs -----------
+start_xfer plane 5
+sleep 1.5
+tb fail plane 2 >/dev/null
+sleep 1.5
+qpn=$(ctl h1 -j qp show | jq '[.[] | select(.ev_profile_id == 1)][0].qpn')
+bad=$(ctl h1 -j ev show qp "$qpn" state assumed-bad | jq -c '[.[].idx] | sort')
+[ "$bad" = "[2,6,10,14]" ] || fail "ASSUMED_BAD with plane 2 dark: $bad, want [2,6,10,14]"
+tb heal plane 2 >/dev/null
+finish_xfer plane
+log "blackholed plane: exactly its EVs 2, 6, 10, 14 ASSUMED_BAD, byte-exact"
+
 # --- ping-pong: small messages take the doorbell path (tc, lowlat.md) ---
 as_nobody h2 "$PERF" server --wait 60 --ev-profile 1 >"$TMP/lat.srv" 2>&1 &
 srv=$!
-as_nobody h1 timeout 30 "$PERF" client 198.19.254.2 --wait 10 -j --test lat -D 1 \
+as_nobody h1 "$PERF" client 198.19.254.2 --wait 10 -j --test lat -n 2000 \
 	--ev-profile 1 >"$TMP/lat.json" 2>"$TMP/lat.err" ||
 	fail "lat: $(cat "$TMP/lat.err" "$TMP/lat.srv"; dp_counters h1; echo; dp_counters h2)"
 wait $srv

@@ -51,6 +51,7 @@
 #include "mrcctl.h"
 #include "capture.h"
 #include "capture_sock.h"
+#include "dpmaps.h"
 #include "pcap.h"
 #include "mrc/capture.h"
 #include "mrc_capture.skel.h"
@@ -187,66 +188,21 @@ static int prog_name(int fd, char name[BPF_OBJ_NAME_LEN])
 	return 0;
 }
 
-#define CAP_MAX_MAPS 64 /* map ids read of one program */
-
-/* A program's map ids (at most CAP_MAX_MAPS) and name; the count or -errno. */
-static int prog_maps(int fd, uint32_t *ids, char name[BPF_OBJ_NAME_LEN])
-{
-	struct bpf_prog_info info = {};
-	uint32_t len = sizeof(info);
-
-	info.nr_map_ids = CAP_MAX_MAPS;
-	info.map_ids = (uint64_t)(uintptr_t)ids;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return -errno;
-	memcpy(name, info.name, BPF_OBJ_NAME_LEN);
-	name[BPF_OBJ_NAME_LEN - 1] = '\0';
-	return (int)(info.nr_map_ids < CAP_MAX_MAPS ? info.nr_map_ids :
-						      CAP_MAX_MAPS);
-}
-
-/*
- * The map of that type and name among ids (a program's, n of them): a new
- * fd, its id in *id (if id), or -ENOENT.
- */
-static int map_named(const uint32_t *ids, int n, uint32_t type,
-		     const char *name, uint32_t *id)
-{
-	struct bpf_map_info mi;
-	uint32_t len;
-	int i, fd;
-
-	for (i = 0; i < n; i++) {
-		fd = bpf_map_get_fd_by_id(ids[i]);
-		if (fd < 0)
-			continue; /* gone meanwhile */
-		memset(&mi, 0, sizeof(mi));
-		len = sizeof(mi);
-		if (!bpf_obj_get_info_by_fd(fd, &mi, &len) && mi.type == type &&
-		    !strcmp(mi.name, name)) {
-			if (id)
-				*id = mi.id;
-			return fd;
-		}
-		close(fd);
-	}
-	return -ENOENT;
-}
-
 /*
  * The receive program a capture killed without its cleanup left behind
  * its own (entry 0 of its mrc_cap_next): a new fd, or -errno.
  */
 static int stale_rx(int cap_fd)
 {
-	uint32_t ids[CAP_MAX_MAPS], key = 0, id;
+	uint32_t ids[DP_MAX_MAPS], key = 0, id;
 	char name[BPF_OBJ_NAME_LEN];
 	int n, fd, rx;
 
-	n = prog_maps(cap_fd, ids, name);
+	n = dp_prog_maps(cap_fd, ids, name);
 	if (n < 0)
 		return n;
-	fd = map_named(ids, n, BPF_MAP_TYPE_PROG_ARRAY, "mrc_cap_next", NULL);
+	fd = dp_map_named(ids, n, BPF_MAP_TYPE_PROG_ARRAY, "mrc_cap_next",
+			  NULL);
 	if (fd < 0)
 		return fd;
 	if (bpf_map_lookup_elem(fd, &key, &id))
@@ -406,19 +362,19 @@ struct cap_txport {
  */
 static int tx_port_id(int rx_fd, uint32_t *out)
 {
-	uint32_t rx_ids[CAP_MAX_MAPS], ids[CAP_MAX_MAPS], id = 0, mid;
+	uint32_t rx_ids[DP_MAX_MAPS], ids[DP_MAX_MAPS], id = 0, mid;
 	char name[BPF_OBJ_NAME_LEN];
 	int nrx, n, i, j, fd, mfd, shared;
 
 	*out = 0;
-	nrx = prog_maps(rx_fd, rx_ids, name);
+	nrx = dp_prog_maps(rx_fd, rx_ids, name);
 	if (nrx < 0)
 		return nrx;
 	while (!bpf_prog_get_next_id(id, &id)) {
 		fd = bpf_prog_get_fd_by_id(id);
 		if (fd < 0)
 			continue; /* gone meanwhile */
-		n = prog_maps(fd, ids, name);
+		n = dp_prog_maps(fd, ids, name);
 		close(fd);
 		if (n <= 0 || strcmp(name, "mrc_xdp_tx"))
 			continue;
@@ -427,8 +383,8 @@ static int tx_port_id(int rx_fd, uint32_t *out)
 				shared = ids[i] == rx_ids[j];
 		if (!shared)
 			continue;
-		mfd = map_named(ids, n, BPF_MAP_TYPE_DEVMAP, "mrc_tx_port",
-				&mid);
+		mfd = dp_map_named(ids, n, BPF_MAP_TYPE_DEVMAP, "mrc_tx_port",
+				   &mid);
 		if (mfd < 0)
 			continue;
 		close(mfd);
@@ -593,18 +549,18 @@ static int lock_turn(const char *dev, uint32_t map_id, int *lock_fd, int loud)
 static int find_turn_hook(const char *dev, int rx_fd, struct cap_turn *t,
 			  int loud)
 {
-	uint32_t ids[CAP_MAX_MAPS], key = 0, id, map_id = 0;
+	uint32_t ids[DP_MAX_MAPS], key = 0, id, map_id = 0;
 	char name[BPF_OBJ_NAME_LEN];
 	int n, fd, err;
 
 	t->fd = t->lock_fd = -1;
 	t->prog_id = 0;
-	n = prog_maps(rx_fd, ids, name);
+	n = dp_prog_maps(rx_fd, ids, name);
 	if (n < 0)
 		return TURN_ERR(err_api(-n, "reading mrc_xdp_rx's maps",
 					"dev %s", dev));
-	fd = map_named(ids, n, BPF_MAP_TYPE_PROG_ARRAY, "mrc_turn_hook",
-		       &map_id);
+	fd = dp_map_named(ids, n, BPF_MAP_TYPE_PROG_ARRAY, "mrc_turn_hook",
+			  &map_id);
 	t->fd = fd < 0 ? -1 : fd;
 	if (t->fd < 0) {
 		if (loud)

@@ -3,7 +3,8 @@
  * mrcctl ev: every EV of every QP with its state and counters
  * (mrcx_ctl_ev_list) and, for an SRv6 profile's, the path it names;
  * denying or allowing an EV of a profile (EV op
- * MODIFY_EV_STATE). 'ev expand' is in ev_expand.c.
+ * MODIFY_EV_STATE). 'ev expand' is in ev_expand.c, 'ev trace' in
+ * trace.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,9 +12,8 @@
 
 #include "mrcctl.h"
 
-/* The EVs of QP qpn (UINT32_MAX: of all); *evs is the caller's. */
-static int ev_list(struct mrc_context *ctx, uint32_t qpn,
-		   struct mrcx_ev_info **evs, int *n)
+int ev_list(struct mrc_context *ctx, uint32_t qpn, struct mrcx_ev_info **evs,
+	    int *n)
 {
 	struct mrcx_ev_info *e = NULL;
 	int max = 256, tries, rc;
@@ -234,10 +234,8 @@ static int do_allow(struct args *a)
 }
 
 static const struct cmd cmds[] = {
-	{ "show", do_show },
-	{ "expand", ev_do_expand },
-	{ "deny", do_deny },
-	{ "allow", do_allow },
+	{ "show", do_show },   { "expand", ev_do_expand }, { "deny", do_deny },
+	{ "allow", do_allow }, { "trace", ev_do_trace },
 };
 
 static const char *const usage[] = {
@@ -245,11 +243,16 @@ static const char *const usage[] = {
 	"expand profile N VAL...",
 	"deny profile N ev VAL port P",
 	"allow profile N ev VAL port P",
+	"trace qp N [ ev IDX ] [ max-hops N ] [ probes N ] [ timeout MS ]",
 	NULL,
 };
 
 static const char *const defs[] = {
 	"EVSTATE := { good | assumed-bad | denied }",
+	"IDX := the EV's index in the QP's EV array (ev show's IDX);"
+	" trace: every EV when not given",
+	"trace: max-hops 1..64 (default 16), probes per hop 1..10"
+	" (default 3), timeout per hop 1..10000 ms (default 1000)",
 	HELP_EV,
 	HELP_NUMBER,
 	NULL,
@@ -257,7 +260,7 @@ static const char *const defs[] = {
 
 const struct object obj_ev = {
 	.name = "ev",
-	.what = "EVs of every QP: state, counters, RTT; expand, deny, allow",
+	.what = "EVs of every QP: state, counters, RTT; expand, deny, allow, trace",
 	.cmds = cmds,
 	.ncmds = ARRAY_SIZE(cmds),
 	.usage = usage,

@@ -199,8 +199,14 @@ int profile_show(struct args *a,
 		 uint32_t (*max)(const struct mrc_ctl_device_attr *d),
 		 int (*row)(struct mrc_context *ctx, uint64_t id, int all,
 			    struct tbl *t));
-/* ev expand (ev_expand.c). */
+/* ev expand (ev_expand.c), ev trace (trace.c). */
 int ev_do_expand(struct args *a);
+int ev_do_trace(struct args *a);
+/* The EVs of QP qpn (UINT32_MAX: of all), ev.c; every QP, qp.c. The
+ * arrays are the caller's to free. */
+int ev_list(struct mrc_context *ctx, uint32_t qpn, struct mrcx_ev_info **evs,
+	    int *n);
+int qp_list(struct mrc_context *ctx, struct mrcx_qp_info **qps, int *n);
 
 /*
  * What an EV profile's compact EVs expand by (ev_expand.c): its state and

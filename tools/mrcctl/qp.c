@@ -9,8 +9,7 @@
 
 #include "mrcctl.h"
 
-/* Every QP: *qps is the caller's to free. */
-static int qp_list(struct mrc_context *ctx, struct mrcx_qp_info **qps, int *n)
+int qp_list(struct mrc_context *ctx, struct mrcx_qp_info **qps, int *n)
 {
 	struct mrcx_qp_info *q = NULL;
 	int max = 64, tries, rc;
