@@ -101,10 +101,8 @@ __attribute__((noinline)) int srv6_strip(struct xdp_md *ctx)
 	nh = o->nexthdr;
 	if (nh == MRC_IPPROTO_ROUTING) {
 		srh = at(ctx, off, 8);
-		if (!srh)
-			return -MRC_DROP_SRV6_MALFORMED;
-		if (srh->type != MRC_SRH_TYPE)
-			return 0; /* another routing header: the kernel's */
+		if (!srh || srh->type != MRC_SRH_TYPE)
+			return 0; /* no SRH to be seen: the kernel's */
 		len = 8 + (__u32)srh->hdr_ext_len * 8;
 		if ((__u32)(srh->last_entry + 1) * 16 + 8 > len)
 			return -MRC_DROP_SRV6_MALFORMED;
@@ -129,7 +127,10 @@ __attribute__((noinline)) int srv6_strip(struct xdp_md *ctx)
 		if (o->daddr.in6_u.u6_addr8[k])
 			return -MRC_DROP_SRV6_NOT_END;
 	otc = o->priority << 4 | o->flow_lbl[0] >> 4;
-	in = at(ctx, off & 0xff, sizeof(*in));
+	/* mrc's SRH is 40 bytes: one this long is none of ours. */
+	if (off > 255)
+		return -MRC_DROP_SRV6_MALFORMED;
+	in = at(ctx, off, sizeof(*in));
 	if (!in || in->version != 6)
 		return -MRC_DROP_SRV6_MALFORMED;
 	itc = in->priority << 4 | in->flow_lbl[0] >> 4;
@@ -140,7 +141,7 @@ __attribute__((noinline)) int srv6_strip(struct xdp_md *ctx)
 	in->priority = itc >> 4;
 	in->flow_lbl[0] = (in->flow_lbl[0] & 0x0f) | (itc << 4);
 	__builtin_memcpy(eh, eth, ETH_HLEN);
-	if (bpf_xdp_adjust_head(ctx, (int)(off & 0xff) - ETH_HLEN))
+	if (bpf_xdp_adjust_head(ctx, (int)off - ETH_HLEN))
 		return -MRC_DROP_SRV6_MALFORMED;
 	eth = at(ctx, 0, sizeof(*eth));
 	if (!eth)

@@ -582,6 +582,45 @@ static void mutate(struct frame *fr)
 	}
 }
 
+/*
+ * An IPv6 frame as an SRv6 fabric delivers it (docs/wire.md, "SRv6"): an
+ * outer IPv6 header and a two-segment SRH in front, mostly well formed,
+ * sometimes with segments left, an SRH listing more than it holds or
+ * longer than the frame, uSIDs left in the container, CE or the trim mark
+ * on the outer header.
+ */
+static void srv6_encap(struct frame *fr)
+{
+	uint8_t *f = fr->b, *o = f + 14, *srh = o + 40;
+	uint32_t k;
+
+	if (get16(f + 12) != 0x86dd || fr->len + 80 > sizeof(fr->b))
+		return;
+	memmove(f + 14 + 80, f + 14, fr->len - 14);
+	fr->len += 80;
+	memset(o, 0, 80);
+	o[0] = 0x60;
+	if (chance(20))
+		o[1] = 0x30; /* CE */
+	else if (chance(20))
+		o[0] = (uint8_t)(0x60 | TRIM_DSCP >> 2),
+		o[1] = (uint8_t)((TRIM_DSCP & 3) << 6 | 0x20);
+	put16(o + 4, (uint16_t)(fr->len - 14 - 40));
+	o[6] = 43;
+	o[7] = 61;
+	o[24] = 0xfd, o[25] = 0xbb, o[26] = 0xbb;
+	if (chance(10))
+		for (k = 4; k < 16; k++)
+			o[24 + k] = (uint8_t)rnd();
+	srh[0] = chance(95) ? 41 : (uint8_t)rnd();
+	srh[1] = chance(90) ? 4 : (uint8_t)rnd();
+	srh[2] = 4;
+	srh[3] = chance(90) ? 0 : (uint8_t)rnd();
+	srh[4] = chance(90) ? 1 : (uint8_t)rnd();
+	for (k = 8; k < 40; k++)
+		srh[k] = (uint8_t)rnd();
+}
+
 static void make_frame(struct frame *fr, int cls)
 {
 	struct wr w;
@@ -600,6 +639,8 @@ static void make_frame(struct frame *fr, int cls)
 		}
 		w = hostile_wr();
 		lay_data(fr, &w);
+		if (chance(5))
+			srv6_encap(fr);
 		return;
 	case C_MUTATED:
 		if (chance(20)) {
@@ -608,6 +649,8 @@ static void make_frame(struct frame *fr, int cls)
 			w = valid_wr();
 			lay_data(fr, &w);
 		}
+		if (chance(5))
+			srv6_encap(fr);
 		mutate(fr);
 		return;
 	default:
@@ -647,6 +690,8 @@ struct verdict {
 	struct mmr *mr;
 	uint64_t off;
 	uint32_t len, pay_off;
+	const uint8_t *pay; /* the frame pay_off counts in */
+	int drop2; /* MRC_DROP_*: the answer's own drop (SRv6), 0 none */
 };
 
 static struct mqp *find_qp(uint32_t qpn)
@@ -701,9 +746,77 @@ static void reject(struct verdict *v, int d, struct mqp *q)
 	}
 }
 
+static void model_plain(const uint8_t *f, uint32_t n, struct verdict *v);
+
+/*
+ * An SRv6 frame (docs/wire.md, "SRv6"): IPv6 whose next header is an SRH
+ * (routing type 4; the fuzzer installs no routes, so IPv6-in-IPv6 is
+ * never SRv6 here). 0: not SRv6; 1: v says what becomes of it.
+ */
+static int model_srv6(const uint8_t *f, uint32_t n, struct verdict *v)
+{
+	static uint8_t in[2 * 4096];
+	uint32_t len, off, k;
+	uint8_t otc, itc;
+
+	if (n < 14 + 40 + 8 || get16(f + 12) != 0x86dd || f[20] != 43 ||
+	    f[56] != 4)
+		return 0;
+	v->action = XDP_DROP;
+	len = 8 + (uint32_t)f[55] * 8;
+	if (((uint32_t)f[58] + 1) * 16 + 8 > len) {
+		v->drop = MRC_DROP_SRV6_MALFORMED;
+		return 1;
+	}
+	if (f[57]) {
+		v->drop = MRC_DROP_SRV6_SEGMENTS_LEFT;
+		return 1;
+	}
+	off = 54 + len;
+	if (off > n || f[54] != 41) {
+		v->drop = MRC_DROP_SRV6_MALFORMED;
+		return 1;
+	}
+	for (k = 4; k < 16; k++)
+		if (f[38 + k]) {
+			v->drop = MRC_DROP_SRV6_NOT_END;
+			return 1;
+		}
+	if (off > 255 || n < off + 40 || (f[off] >> 4) != 6 ||
+	    n - off + 14 > sizeof(in)) {
+		v->drop = MRC_DROP_SRV6_MALFORMED;
+		return 1;
+	}
+	/* Stripped: CE and the trim DSCP move inward. */
+	memcpy(in, f, 14);
+	memcpy(in + 14, f + off, n - off);
+	otc = (uint8_t)((f[14] & 0x0f) << 4 | f[15] >> 4);
+	itc = (uint8_t)((in[14] & 0x0f) << 4 | in[15] >> 4);
+	if ((otc & 3) == 3 && (itc & 3))
+		itc |= 3;
+	if (otc >> 2 == TRIM_DSCP)
+		itc = (uint8_t)((itc & 3) | (otc & ~3));
+	in[14] = (uint8_t)((in[14] & 0xf0) | itc >> 4);
+	in[15] = (uint8_t)((in[15] & 0x0f) | (itc & 0x0f) << 4);
+	model_plain(in, n - off + 14, v);
+	/* No QP here has a route: an answer cannot go back. */
+	if (v->action == XDP_TX) {
+		v->action = XDP_DROP;
+		v->drop2 = MRC_DROP_SRV6_NO_ROUTE;
+	}
+	return 1;
+}
+
 /* What the program must do with frame f (docs/wire.md, the order of the
  * receive pipeline's checks). */
 static void model(const uint8_t *f, uint32_t n, struct verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (!model_srv6(f, n, v))
+		model_plain(f, n, v);
+}
+
+static void model_plain(const uint8_t *f, uint32_t n, struct verdict *v)
 {
 	uint32_t o, hdr, pay_len, len, rkey, dscp, d;
 	uint64_t va;
@@ -857,6 +970,7 @@ static void model(const uint8_t *f, uint32_t n, struct verdict *v)
 	v->off = va - m->va;
 	v->len = len;
 	v->pay_off = o;
+	v->pay = f;
 	m_rx[MRC_RX_PLACED_BYTES] += len;
 	if (v->ecn == 3)
 		m_rx[MRC_RX_ECN_CE]++;
@@ -1118,12 +1232,16 @@ static void one(struct frame *in)
 	model(in->b, in->len, &v);
 	if (v.drop)
 		m_drop[v.drop]++;
+	if (v.drop2) {
+		m_drop[v.drop2]++;
+		st.by_drop[v.drop2]++;
+	}
 	st.by_drop[v.drop]++;
 	if (v.mr) {
 		uint64_t k;
 
 		for (k = 0; k < v.len; k++)
-			v.mr->shadow[v.off + k] = in->b[v.pay_off + k];
+			v.mr->shadow[v.off + k] = v.pay[v.pay_off + k];
 		st.placed++;
 		n = advance(v.q, due);
 		for (i = 0; i < n; i++)
