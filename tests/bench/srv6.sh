@@ -34,11 +34,7 @@ mode_run() {
 	[ "$mode" = srv6 ] && up=(--srv6)
 	tb up "${up[@]}" --hosts 2 --planes 4 --spines 4 --mtu 3000 >/dev/null
 	require_xdp_fabric
-	ip link add sc1 netns "$TB_PREFIX-h1" type veth peer name sc2 netns "$TB_PREFIX-h2"
-	tb exec h1 ip addr add 198.19.254.1/30 dev sc1
-	tb exec h2 ip addr add 198.19.254.2/30 dev sc2
-	tb exec h1 ip link set sc1 up
-	tb exec h2 ip link set sc2 up
+	side_channel
 	MRCD_V6=1 mrcd_start h1
 	MRCD_V6=1 mrcd_start h2
 	if [ "$mode" = srv6 ]; then
@@ -71,7 +67,7 @@ perf_one() {
 	sleep 0.2
 	busy=$(cpu_busy_ns)
 	nsenter --net="/run/netns/$TB_PREFIX-h1" env MRC_SOCKET="$TMP/h1.sock" \
-		"$PERF" client 198.19.254.2 --wait 10 -j --test bw -D 3 "$@" >"$TMP/$name.json"
+		"$PERF" client "$SC_ADDR_H2" --wait 10 -j --test bw -D 3 "$@" >"$TMP/$name.json"
 	cpu_ns_since "$busy" >"$TMP/$name.cpu_ns"
 	wait $srv || true
 }

@@ -26,11 +26,7 @@ require_xdp_fabric
 chmod 0755 "$TMP"
 # The fabric forwards SRv6 only: mrc-perf's side channel (TCP) takes a
 # link of its own between the hosts (gone with their namespaces).
-ip link add sc1 netns "$TB_PREFIX-h1" type veth peer name sc2 netns "$TB_PREFIX-h2"
-tb exec h1 ip addr add 198.19.254.1/30 dev sc1
-tb exec h2 ip addr add 198.19.254.2/30 dev sc2
-tb exec h1 ip link set sc1 up
-tb exec h2 ip link set sc2 up
+side_channel
 MRCD_V6=1 mrcd_start h1
 MRCD_V6=1 mrcd_start h2
 
@@ -56,7 +52,7 @@ srv6_drops() { sids "$1" | jq '[.drops[]] | add'; }
 
 start_xfer() {
 	as_nobody h2 "$PERF" server --wait 60 --ev-profile 1 >"$TMP/$1.srv" 2>&1 &
-	as_nobody h1 "$PERF" client 198.19.254.2 --wait 10 -j --test bw \
+	as_nobody h1 "$PERF" client "$SC_ADDR_H2" --wait 10 -j --test bw \
 		--verify -s 1M -D "$2" --ev-profile 1 >"$TMP/$1.json" 2>"$TMP/$1.err" &
 	cl=$!
 }
@@ -163,7 +159,7 @@ log "blackholed plane: exactly its EVs 2, 6, 10, 14 ASSUMED_BAD, byte-exact"
 # --- ping-pong: small messages take the doorbell path (tc, lowlat.md) ---
 as_nobody h2 "$PERF" server --wait 60 --ev-profile 1 >"$TMP/lat.srv" 2>&1 &
 srv=$!
-as_nobody h1 "$PERF" client 198.19.254.2 --wait 10 -j --test lat -n 2000 \
+as_nobody h1 "$PERF" client "$SC_ADDR_H2" --wait 10 -j --test lat -n 2000 \
 	--ev-profile 1 >"$TMP/lat.json" 2>"$TMP/lat.err" ||
 	fail "lat: $(cat "$TMP/lat.err" "$TMP/lat.srv"; dp_counters h1; echo; dp_counters h2)"
 wait $srv

@@ -164,11 +164,7 @@ tb up --srv6 --planes $PLANES --spines $SPINES >/dev/null
 require_xdp_fabric
 # The fabric forwards SRv6 only: mrc-perf's side channel takes a link of
 # its own (169-srv6-transfer.sh).
-ip link add sc1 netns "$TB_PREFIX-h1" type veth peer name sc2 netns "$TB_PREFIX-h2"
-tb exec h1 ip addr add 198.19.254.1/30 dev sc1
-tb exec h2 ip addr add 198.19.254.2/30 dev sc2
-tb exec h1 ip link set sc1 up
-tb exec h2 ip link set sc2 up
+side_channel
 MRCD_V6=1 mrcd_start h1
 MRCD_V6=1 mrcd_start h2
 ctl h1 ev-profile usid 1 fmt 1 block fdbb:bb00 spines $SPINES planes $PLANES host 2 >/dev/null ||
@@ -177,7 +173,7 @@ ctl h2 ev-profile usid 1 fmt 1 block fdbb:bb00 spines $SPINES planes $PLANES hos
 	fail "ev-profile usid on h2"
 as_nobody h2 "$PERF" server --wait 60 --ev-profile 1 >"$TMP/srv6.srv" 2>&1 &
 srv=$!
-as_nobody h1 "$PERF" client 198.19.254.2 --wait 10 -j --test bw -s 64K -D 3 \
+as_nobody h1 "$PERF" client "$SC_ADDR_H2" --wait 10 -j --test bw -s 64K -D 3 \
 	--ev-profile 1 >"$TMP/srv6.json" 2>"$TMP/srv6.err" &
 cl=$!
 qpn=$(wait_qp) || fail "no SRv6 QP on h1: $(cat "$TMP/srv6.err" "$TMP/srv6.srv")"

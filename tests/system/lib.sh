@@ -206,6 +206,18 @@ mrcd_start() {
 	fail "mrcd did not start in $host: $(cat "$TMP/$host.mrcd.log")"
 }
 
+# A link of their own between h1 and h2 (198.19.254.1 and .2/30) for
+# mrc-perf's side channel (TCP) where the fabric carries SRv6 only; it
+# goes with the hosts' namespaces. Its peer address: SC_ADDR_H2.
+SC_ADDR_H2=198.19.254.2
+side_channel() {
+	ip link add sc1 netns "$TB_PREFIX-h1" type veth peer name sc2 netns "$TB_PREFIX-h2"
+	tb exec h1 ip addr add 198.19.254.1/30 dev sc1
+	tb exec h2 ip addr add "$SC_ADDR_H2/30" dev sc2
+	tb exec h1 ip link set sc1 up
+	tb exec h2 ip link set sc2 up
+}
+
 # Stop HOST's mrcd (SIGTERM) and print the transmit calls it logs as it
 # stops ("stopped after N transmit calls"); nothing if it logged none
 # within 10 s.
