@@ -817,6 +817,9 @@ struct net_device___fab {
 } __attribute__((preserve_access_index));
 struct sk_buff___fab {
 	struct net_device___fab *dev;
+	__u8 pp_recycle : 1;
+	unsigned int tail;
+	unsigned int end;
 } __attribute__((preserve_access_index));
 
 extern void *bpf_cast_to_kern_ctx(void *) __ksym;
@@ -832,6 +835,35 @@ static __always_inline __s64 qdisc_backlog(struct __sk_buff *skb)
 	if (!q || bpf_core_read(&backlog, sizeof(backlog), &q->qstats.backlog))
 		return -1;
 	return backlog;
+}
+
+/*
+ * Give a packet that joins the queue memory of its own, as a switch
+ * stores a packet in its buffer. An skb built from an XDP frame (the
+ * sender's live-frame run, forwarded via the stack to reach this qdisc)
+ * keeps the page it was built on, and with it the sending run's whole
+ * page pool, for as long as it waits here. The kernel frees a page pool
+ * whose pages are out only on a retry once a second, and every pool
+ * teardown walks all the pools not yet freed under one mutex: a queue of
+ * such pages made each of the senders' transmit calls slower the more
+ * calls there had been. Growing the skb past its tailroom makes the
+ * kernel copy it into a head of its own (pskb_expand_head) and return
+ * the page at once; shrinking it back leaves the bytes as they were.
+ */
+static __always_inline int own_buffer(struct __sk_buff *skb)
+{
+	struct sk_buff___fab *kskb = bpf_cast_to_kern_ctx(skb);
+	__u32 len = skb->len, room;
+
+	if (!BPF_CORE_READ_BITFIELD_PROBED(kskb, pp_recycle))
+		return 0;
+	room = BPF_CORE_READ(kskb, end) - BPF_CORE_READ(kskb, tail);
+	if (room > 65536)
+		return -1;
+	if (bpf_skb_change_tail(skb, len + room + 1, 0) ||
+	    bpf_skb_change_tail(skb, len, 0))
+		return -1;
+	return 1;
 }
 
 /* Ethernet, the longest IPv4 header, UDP: all a rewrite here touches. */
@@ -871,7 +903,7 @@ int mrc_fab_tc_queue(struct __sk_buff *skb)
 	void *data, *end;
 	__s64 real = -1;
 	__u32 rnd, cls;
-	int ip, ect;
+	int ip, ect, own;
 	struct pkt p;
 	__u64 now;
 	__u8 dscp;
@@ -923,6 +955,13 @@ int mrc_fab_tc_queue(struct __sk_buff *skb)
 			count(st, FAB_CNT_DROP_TRIM_FAILED, 1);
 			return TC_ACT_SHOT;
 		}
+		/* Sent as it is if it cannot be copied: it is short. */
+		own = own_buffer(skb);
+		if (own)
+			count(st,
+			      own < 0 ? FAB_CNT_Q_COPY_FAILED :
+					FAB_CNT_Q_COPIED,
+			      1);
 		skb->priority = cls;
 		count(st, FAB_CNT_Q_TRIMMED, 1);
 		count(st, FAB_CNT_Q_PACKETS, 1);
@@ -943,6 +982,13 @@ int mrc_fab_tc_queue(struct __sk_buff *skb)
 	default:
 		break;
 	}
+	own = own_buffer(skb);
+	if (own < 0) {
+		count(st, FAB_CNT_Q_COPY_FAILED, 1);
+		return TC_ACT_SHOT;
+	}
+	if (own)
+		count(st, FAB_CNT_Q_COPIED, 1);
 	count(st, FAB_CNT_Q_PACKETS, 1);
 	count(st, FAB_CNT_Q_BYTES, len);
 	return TC_ACT_OK;

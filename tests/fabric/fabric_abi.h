@@ -148,6 +148,8 @@ struct fab_queue {
 	X(Q_ECN_NOT_ECT, "queue_ecn_not_ect")   \
 	X(Q_TRIMMED, "queue_trimmed")           \
 	X(Q_DROPPED, "queue_dropped")           \
+	X(Q_COPIED, "queue_copied")             \
+	X(Q_COPY_FAILED, "queue_copy_failed")   \
 	X(SRV6_SHIFTED, "srv6_shifted")         \
 	X(SRV6_NEXT_SEG, "srv6_next_segment")   \
 	X(SRV6_FORWARDED, "srv6_forwarded")     \
