@@ -101,12 +101,24 @@ struct fab_queue_cfg {
 };
 _Static_assert(sizeof(struct fab_queue_cfg) == 40, "fab_queue_cfg layout");
 
+/*
+ * The wait each queued data packet found on arrival (its backlog at the
+ * queue's rate), as a switch's latency histogram: bucket i counts waits
+ * in [i, i + 1) x FAB_Q_WAIT_BUCKET_NS; the last also counts all longer.
+ * Trimmed headers overtake the queue and are not counted.
+ */
+#define FAB_Q_WAIT_BUCKETS 256
+#define FAB_Q_WAIT_BUCKET_NS 10000ull
+_Static_assert((FAB_Q_WAIT_BUCKETS & (FAB_Q_WAIT_BUCKETS - 1)) == 0,
+	       "FAB_Q_WAIT_BUCKETS is a power of two");
+
 /* The model's state; under the lock of struct fab_queue. */
 struct fab_queue_state {
 	__u64 backlog_bytes; /* after the last packet queued */
 	__u64 last_ns; /* when backlog_bytes was last drained */
 	__u64 hwm_bytes; /* the highest backlog_bytes since configured */
 	__u64 qdisc_reads_failed; /* FAB_Q_FROM_QDISC fell back on the model */
+	__u64 wait_hist[FAB_Q_WAIT_BUCKETS]; /* packets, by wait found */
 };
 
 /* Value of mrc_fab_queue, keyed by ifindex; fabricctl writes cfg. */

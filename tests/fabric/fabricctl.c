@@ -713,9 +713,30 @@ out:
 	return err;
 }
 
+/* The wait (us, a bucket's upper edge) below which pct % of packets were. */
+static unsigned int wait_pct_us(const struct fab_queue_state *s, double pct)
+{
+	__u64 n = 0, seen = 0;
+	int i;
+
+	for (i = 0; i < FAB_Q_WAIT_BUCKETS; i++)
+		n += s->wait_hist[i];
+	for (i = 0; i < FAB_Q_WAIT_BUCKETS && n; i++) {
+		seen += s->wait_hist[i];
+		if (seen >= pct / 100 * n)
+			break;
+	}
+	return (i + 1) * FAB_Q_WAIT_BUCKET_NS / 1000;
+}
+
 static void print_queue(const struct fab_queue *q)
 {
 	const struct fab_queue_cfg *c = &q->cfg;
+	int i, last = -1;
+
+	for (i = 0; i < FAB_Q_WAIT_BUCKETS; i++)
+		if (q->st.wait_hist[i])
+			last = i;
 
 	if (json) {
 		printf(",\"queue\":{\"rate_bytes_per_s\":%llu,"
@@ -724,7 +745,7 @@ static void print_queue(const struct fab_queue *q)
 		       "\"full\":\"%s\",\"trim_keep_bytes\":%u,"
 		       "\"trim_dscp\":%u,\"trim_class\":\"%x:%x\","
 		       "\"backlog_from\":\"%s\",\"backlog_bytes\":%llu,"
-		       "\"hwm_bytes\":%llu,\"qdisc_reads_failed\":%llu}",
+		       "\"hwm_bytes\":%llu,\"qdisc_reads_failed\":%llu",
 		       (unsigned long long)c->rate_bytes_per_s, c->buffer_bytes,
 		       c->ecn_min_bytes, c->ecn_max_bytes,
 		       fault_prob_value(c->ecn_max_prob),
@@ -735,6 +756,12 @@ static void print_queue(const struct fab_queue *q)
 		       (unsigned long long)q->st.backlog_bytes,
 		       (unsigned long long)q->st.hwm_bytes,
 		       (unsigned long long)q->st.qdisc_reads_failed);
+		/* Buckets of FAB_Q_WAIT_BUCKET_NS, to the last one used. */
+		printf(",\"wait_hist_10us\":[");
+		for (i = 0; i <= last; i++)
+			printf("%s%llu", i ? "," : "",
+			       (unsigned long long)q->st.wait_hist[i]);
+		printf("]}");
 		return;
 	}
 	printf("    queue rate %llubit buffer %u",
@@ -755,6 +782,11 @@ static void print_queue(const struct fab_queue *q)
 	if (q->st.qdisc_reads_failed)
 		printf(" qdisc_reads_failed %llu",
 		       (unsigned long long)q->st.qdisc_reads_failed);
+	if (last >= 0)
+		printf(" wait_p50_us %u wait_p99_us %u wait_max_us %u",
+		       wait_pct_us(&q->st, 50), wait_pct_us(&q->st, 99),
+		       (unsigned int)((last + 1) * FAB_Q_WAIT_BUCKET_NS /
+				      1000));
 	printf("\n");
 }
 

@@ -54,6 +54,21 @@ static inline void fab_q_drain(const struct fab_queue_cfg *c,
 	s->backlog_bytes = s->backlog_bytes > out ? s->backlog_bytes - out : 0;
 }
 
+/* The histogram bucket of a wait behind q bytes (struct fab_queue_state). */
+static inline __u32 fab_q_wait_bucket(const struct fab_queue_cfg *c, __u64 q)
+{
+	__u64 b;
+
+	if (!c->rate_bytes_per_s)
+		return 0;
+	/* q is below 2^32 (the buffer), so q x 10^9 fits. */
+	b = q * FAB_NSEC_PER_SEC / c->rate_bytes_per_s / FAB_Q_WAIT_BUCKET_NS;
+	if (b >= FAB_Q_WAIT_BUCKETS)
+		b = FAB_Q_WAIT_BUCKETS - 1;
+	/* A power of two: the mask is the bound the verifier can see. */
+	return (__u32)b & (FAB_Q_WAIT_BUCKETS - 1);
+}
+
 /*
  * One packet of len bytes (as the qdisc counts it: the whole frame)
  * arrives at now_ns. qdisc_backlog: the bytes the real queue holds, or -1
@@ -87,6 +102,7 @@ static inline enum fab_q_verdict fab_q_decide(const struct fab_queue_cfg *c,
 	s->backlog_bytes = q + len;
 	if (s->backlog_bytes > s->hwm_bytes)
 		s->hwm_bytes = s->backlog_bytes;
+	s->wait_hist[fab_q_wait_bucket(c, q)]++;
 	if (!c->ecn_max_bytes || q <= c->ecn_min_bytes)
 		return FAB_Q_PASS;
 	if (q < c->ecn_max_bytes) {

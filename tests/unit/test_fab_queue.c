@@ -177,6 +177,46 @@ static void real_backlog_wins(void **state)
 	assert_int_equal(s.backlog_bytes, 9900);
 }
 
+/*
+ * Each queued data packet counts in the histogram the wait it found (its
+ * backlog at the rate); a dropped or trimmed one does not; a wait beyond
+ * the last bucket counts in it.
+ */
+static void wait_histogram(void **state)
+{
+	struct fab_queue_cfg c = cfg();
+	struct fab_queue_state s = {};
+	__u64 sum = 0;
+	int i;
+
+	(void)state;
+	c.full = FAB_Q_FULL_TRIM;
+	c.rate_bytes_per_s = 10000000;
+	/* At 10 MB/s, the k-th 1000-byte packet waits k x 100 us. */
+	for (i = 0; i < 10; i++)
+		assert_int_equal(fab_q_decide(&c, &s, 0, -1, 1000, 100, 1, 0),
+				 FAB_Q_PASS);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(s.wait_hist[i * 100000 / FAB_Q_WAIT_BUCKET_NS],
+				 1);
+	/* Full: trimmed, not counted. */
+	assert_int_equal(fab_q_decide(&c, &s, 0, -1, 1000, 100, 1, 0),
+			 FAB_Q_TRIM);
+	for (i = 0; i < FAB_Q_WAIT_BUCKETS; i++)
+		sum += s.wait_hist[i];
+	assert_int_equal(sum, 10);
+	/* 500 bytes wait 50 us: bucket 5 (10 us each). */
+	s = (struct fab_queue_state){};
+	fab_q_decide(&c, &s, 0, 500, 1000, 0, 1, 0);
+	assert_int_equal(s.wait_hist[5], 1);
+	/* 9000 bytes at 1 MB/s wait 9 ms, past the last bucket's 2.55 ms. */
+	c.rate_bytes_per_s = 1000000;
+	fab_q_decide(&c, &s, 0, 9000, 1000, 0, 1, 0);
+	assert_int_equal(s.wait_hist[FAB_Q_WAIT_BUCKETS - 1], 1);
+	/* No rate, no wait to speak of: bucket 0. */
+	assert_int_equal(fab_q_wait_bucket(&(struct fab_queue_cfg){}, 5000), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +226,7 @@ int main(void)
 		cmocka_unit_test(ecn_ramp),
 		cmocka_unit_test(trims_when_full),
 		cmocka_unit_test(real_backlog_wins),
+		cmocka_unit_test(wait_histogram),
 	};
 
 	return cmocka_run_group_tests_name("fab_queue", tests, NULL, NULL);
