@@ -15,7 +15,8 @@
 # sender's goodput, their sum as a fraction of the bottleneck (4 x RATE),
 # Jain's fairness index over the senders, the queueing delay p50 / p99
 # (an echo from the first sender to each of the receiver's planes every
-# 20 ms, through the same queues, less the idle round trip), the EVs the
+# 20 ms, through the same queues, less the idle round trip; and the wait
+# every data packet found at the queues, from their histograms), the EVs the
 # senders' path health blamed (MRC), what the queues trimmed, marked and
 # dropped and their high-water mark, the senders' trims taken, window
 # decreases (MRC) and retransmits, and the CPU the run took. TCP gets the
@@ -44,7 +45,8 @@
 # until the others end, with 64 KiB WRITEs and a goodput timeline each;
 # join_reaction_ms is the time from the last one's start until every
 # flow is within 20 % of an equal share of what they carry together, in
-# 50 ms windows, three windows in a row (null: never).
+# 50 ms windows, three windows in a row (null: never); join_settled_ms
+# the same for ten windows in a row (half a second).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # With no arguments (make bench): N = 2 and 4, trim and drop, NSCC and
@@ -84,10 +86,18 @@ rate_bps=$(awk -v r="$RATE" 'BEGIN {
 	m["kbit"] = 1e3; m["mbit"] = 1e6; m["gbit"] = 1e9
 	printf "%d\n", n * m[u] }')
 [ "$rate_bps" -gt 0 ] || { echo "incast: RATE like 200mbit" >&2; exit 2; }
-# A switch port's buffer of 2 ms at RATE, ECN from a fifth of it to 3/5.
+# A switch port's buffer of 2 ms at RATE. ECN marks from the queue the CC
+# profile's target delay makes at RATE, rising to every packet at 4
+# targets (INCAST_ECN="KMIN-KMAX" bytes instead): NSCC cuts its window only
+# for marked packets that were late, so a switch that marks only well
+# above the target lets the queue stand there (docs/congestion.md).
 buf=$((rate_bps / 8 / 500))
 [ $buf -ge 32768 ] || buf=32768
-shape_opts=(buffer "$buf" ecn "$((buf / 5))-$((buf * 3 / 5))" full "$MODE")
+target_ns=$(awk -v s="${INCAST_NSCC:-}" 'BEGIN { t = 100000
+	n = split(s, w, " "); for (i = 1; i < n; i++) if (w[i] == "target-delay") t = w[i + 1]
+	print t }')
+kmin=$((rate_bps / 8 * target_ns / 1000000000))
+shape_opts=(buffer "$buf" ecn "${INCAST_ECN:-$kmin-$((4 * kmin))}" full "$MODE")
 [ "$MODE" = trim ] && shape_opts+=(keep 64 dscp 46)
 for p in 0 1 2 3; do
 	tb shape "h1-p$p" "$RATE" "${shape_opts[@]}" from "p${p}l1"
@@ -118,7 +128,7 @@ map_spines() {
 
 # The queueing delay, the same way for every transport: the idle round
 # trip to each plane first, then an echo every 20 ms during the run.
-ppids=() reaction=null
+ppids=() reaction=null settled=null
 ping_start() {
 	local p
 	for p in 0 1 2 3; do
@@ -145,12 +155,13 @@ tcp_retrans() {
 	echo "$n"
 }
 
-# The time from the last sender's start until all N flows are within 20 %
-# of an equal share of their sum, three 50 ms windows in a row; "null" if
+# join_reaction RUN: the time from the last sender's start until all N
+# flows are within 20 % of an equal share of their sum, RUN 50 ms windows
+# in a row; "null" if
 # never. From each flow's timeline (t_ms from its own start, goodput since
 # the sample before) and the clock at its start.
 join_reaction() {
-	local i t0s="" files=()
+	local i t0s="" files=() run=$1
 	for ((i = 2; i <= N + 1; i++)); do
 		if [ ! -s "$TMP/tl/$i.t0" ] || [ ! -s "$TMP/tl/$i.csv" ]; then
 			echo null
@@ -159,20 +170,27 @@ join_reaction() {
 		t0s="$t0s $(cat "$TMP/tl/$i.t0")"
 		files+=("$TMP/tl/$i.csv")
 	done
-	awk -v n="$N" -v w_ms=50 -v t0s="$t0s" '
-	BEGIN { split(t0s, t0, " ") }
+	awk -v n="$N" -v w_ms=50 -v t0s="$t0s" -v want="$run" '
+	BEGIN {
+		split(t0s, t0, " ")
+		# ms from the first start: a window number from the epoch is
+		# past 2^31, which mawk turns into "%.6g" array keys.
+		base = t0[1]
+		for (k = 2; k <= n; k++) if (t0[k] < base) base = t0[k]
+		for (k = 1; k <= n; k++) t0[k] = (t0[k] - base) / 1e6
+	}
 	FNR == 1 { f++; prev = 0 }
 	/^#/ || !/^[0-9]/ { next }
 	{
 		split($0, c, ","); t = c[1] + 0; g = c[2] + 0
-		win = int((t0[f] / 1e6 + t) / w_ms)
+		win = int((t0[f] + t) / w_ms)
 		bytes[f, win] += g * 1e9 / 8 * (t - prev) / 1e3
 		prev = t
 		if (!(win in seen)) { seen[win] = 1; wins[++nw] = win }
 	}
 	END {
 		join = 0
-		for (k = 1; k <= n; k++) if (t0[k] / 1e6 > join) join = t0[k] / 1e6
+		for (k = 1; k <= n; k++) if (t0[k] > join) join = t0[k]
 		# windows in time order (the files come one after the other)
 		for (j = 1; j <= nw; j++) for (m = j + 1; m <= nw; m++)
 			if (wins[m] < wins[j]) { x = wins[j]; wins[j] = wins[m]; wins[m] = x }
@@ -190,7 +208,7 @@ join_reaction() {
 			}
 			if (!ok) { run = 0; continue }
 			if (!run++) first = win * w_ms
-			if (run == 3) { printf "%.0f\n", (first > join ? first - join : 0); exit }
+			if (run == want) { printf "%.0f\n", (first > join ? first - join : 0); exit }
 		}
 		print "null"
 	}' "${files[@]}"
@@ -275,7 +293,12 @@ run_mrc() {
 	for p in "${spids[@]}"; do wait "$p" || true; done
 	ping_wait
 	cpu1=$(awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat)
-	[ "$join" -gt 0 ] && reaction=$(join_reaction)
+	if [ "$join" -gt 0 ]; then
+		reaction=$(join_reaction 3)
+		settled=$(join_reaction 10)
+		# Each flow's timeline and start, for the reaction to be read by.
+		rm -rf "$OUT/incast-join-tl" && cp -r "$TMP/tl" "$OUT/incast-join-tl"
+	fi
 	if [ -n "$fpid" ]; then
 		wait "$fpid" || fail "INCAST_FAULT: tb fail ${INCAST_FAULT#*:} failed"
 		# shellcheck disable=SC2086
@@ -427,13 +450,24 @@ touch "$OUT/incast-counters.txt"
 cat "$TMP/veth_lost" >>"$OUT/incast-counters.txt"
 # The four receiver-facing queues (each plane's leaf 1, interface host),
 # from one status: trims, marks and drops summed, the highest high-water
-# mark, and the bytes each plane's queue admitted.
-read -r q_trim q_mark q_drop hwm q_bytes < <(tb status -j | jq -r '
+# mark, the bytes each plane's queue admitted, and the wait p50 / p99 (us)
+# of every data packet the four queued, from their histograms (10 us
+# buckets, each figure a bucket's upper edge).
+read -r q_trim q_mark q_drop hwm q_bytes qw50 qw99 < <(tb status -j | jq -r '
+	def pct($h; $p): ($h | add) as $n |
+		if $n == 0 then null else
+		reduce range($h | length) as $i ({c: 0, r: null};
+			if .r == null then .c += $h[$i] |
+				(if .c >= $p * $n then .r = ($i + 1) * 10 else . end)
+			else . end) | .r end;
 	[range(4) as $p | .nodes[] | select(.node == "p\($p)l1") |
 	 [.interfaces[] | select(.ifname == "host")][0] // {}] |
+	(map(.queue.wait_hist_10us // []) as $hs | ($hs | map(length) | max) as $l |
+	 [range($l) as $i | $hs | map(.[$i] // 0) | add]) as $wait |
 	"\(map(.queue_trimmed // 0) | add) \(map(.queue_ecn_marked // 0) | add)" +
 	" \(map(.queue_dropped // 0) | add) \(map(.queue.hwm_bytes // 0) | max)" +
-	" [\(map(.queue_bytes // 0 | tostring) | join(","))]"')
+	" [\(map(.queue_bytes // 0 | tostring) | join(","))]" +
+	" \(pct($wait; 0.5)) \(pct($wait; 0.99))"')
 
 # Queueing delay samples, us: each echo's round trip less its plane's idle
 # one; and the echoes lost (a full queue drops them as it drops data).
@@ -455,6 +489,8 @@ read -r qd50 qd99 < <(sort -n "$TMP/qdelay" | awk '{ v[NR] = $1 } END {
 
 jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	--argjson qd50 "$qd50" --argjson qd99 "$qd99" --argjson reaction "$reaction" \
+	--argjson settled "$settled" \
+	--argjson qw50 "$qw50" --argjson qw99 "$qw99" \
 	--argjson echo_sent "${sent:-0}" --argjson echo_got "$got" \
 	--argjson bottleneck "$((4 * rate_bps))" --argjson blamed "$blamed" \
 	--argjson retx "$retx" --argjson trims "$trims" --argjson mds "$mds" \
@@ -464,14 +500,17 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	--argjson q_bytes "$q_bytes" \
 	--argjson cpu_ticks "$((cpu1 - cpu0))" --argjson hz "$(getconf CLK_TCK)" '
 	[.[] | .results[0]] as $r | ($r | map(.gbit_per_s)) as $g |
-	($g | add) as $sum | {
+	# What all carried over the run: flows that joined late ran shorter.
+	(($r | map(.gbit_per_s * .seconds) | add) / ($r | map(.seconds) | max)) as $sum | {
 	senders: $n, mode: $mode, cc: $cc, link_rate: $rate,
 	flow_gbit_per_s: $g, sum_gbit_per_s: $sum,
 	fraction_of_bottleneck: ($sum * 1e9 / $bottleneck),
 	jain_index: (($sum * $sum) / ($n * ($g | map(. * .) | add))),
 	bad_bytes: (if $r[0].bad_bytes == null then null else $r | map(.bad_bytes) | add end),
 	queue_delay_us_p50: $qd50, queue_delay_us_p99: $qd99,
+	queue_wait_us_p50: $qw50, queue_wait_us_p99: $qw99,
 	echoes_lost: ($echo_sent - $echo_got), join_reaction_ms: $reaction,
+	join_settled_ms: $settled,
 	evs_blamed: $blamed, retransmits: $retx, cc_trims: $trims,
 	cc_decreases: $mds, tx_packets: $txp, tx_calls: $calls,
 	packets_per_call: (if $calls == null or $calls == 0 then null else ($txp / $calls * 10 | floor) / 10 end),
@@ -482,6 +521,6 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	"$TMP"/flow*.json >"$OUT/$NAME.json"
 jq -r '"incast \(.senders)->1, \(.mode), cc \(.cc), 4 x \(.link_rate): \(.sum_gbit_per_s * 1000 | floor) Mbit/s = \(.fraction_of_bottleneck * 100 | floor) % of the bottleneck, Jain \(.jain_index * 1000 | floor / 1000), flows \(.flow_gbit_per_s | map(. * 1000 | floor) | join(" ")) Mbit/s",
 	"  EVs blamed \(.evs_blamed), retransmits \(.retransmits), trims taken \(.cc_trims), window decreases \(.cc_decreases), \(.packets_per_call) packets a transmit call; queues: trimmed \(.queue_trimmed), marked \(.queue_ecn_marked), dropped \(.queue_dropped), high water \(.queue_hwm_bytes) of \(.queue_buffer_bytes) B; veths lost \(.veth_lost); CPU \(.cpu_s) s over \(.seconds) s",
-	"  queueing delay p50 / p99: \(.queue_delay_us_p50) / \(.queue_delay_us_p99) us (echoes lost \(.echoes_lost))",
-	(if .join_reaction_ms != null then "  a flow joining: all within 20 % of an equal share after \(.join_reaction_ms) ms" else empty end)' \
+	"  queueing delay p50 / p99: \(.queue_delay_us_p50) / \(.queue_delay_us_p99) us by echoes (lost \(.echoes_lost)), \(.queue_wait_us_p50) / \(.queue_wait_us_p99) us at the queues",
+	(if .join_reaction_ms != null then "  a flow joining: all within 20 % of an equal share after \(.join_reaction_ms) ms (for half a second after \(.join_settled_ms) ms)" else empty end)' \
 	"$OUT/$NAME.json"
