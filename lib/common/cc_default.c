@@ -3,8 +3,11 @@
  * NSCC for a software device on veth: a base RTT below the smallest it
  * sees (10 us), a target queueing delay above its scheduling noise
  * (100 us), quick adapt only past 4 targets; UET's increases (eta 0.15
- * MTU x a, fi 5 MTU x a, fi_scale 0.25 a) for a BDP of 50 KB (a = 1/3)
- * and 4096-byte packets. eta and fi are bytes.
+ * MTU x a, fi 5 MTU x a, fi_scale 0.25 a) and MaxWnd (1.5 BDP) for a BDP
+ * of 50 KB (a = 1/3) and 4096-byte packets. eta and fi are bytes.
+ * max_cwnd also sizes the proportional increase (scaling_a = max_cwnd /
+ * 225000 B, nscc_params.c), so it must be the same BDP's: 1 MiB made that
+ * increase 14 times the others (docs/congestion.md, 2026-12-05).
  */
 #include "mrc/cc_default.h"
 
@@ -18,7 +21,7 @@ const struct mrc_ctl_cc_nscc_cfg mrc_cc_soft_nscc = {
 	.fi_scale = 0.08f,
 	.gamma = 0.8f,
 	.max_md_jump = 0.5f,
-	.max_cwnd = 1048576,
+	.max_cwnd = 75000,
 	.qa_gate = 3,
 	.qa_threshold = 400000,
 	.target_delay = 100000,
