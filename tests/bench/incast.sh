@@ -37,6 +37,9 @@
 # 4->1 incast 5-10 s to drain after the end, and mrc-perf gives up on a
 # flow 10 s after it: the "WRITEs still incomplete" runs).
 #
+# INCAST_MTU sets the links' MTU (default 3000: MRC's 2048-byte path
+# MTU).
+#
 # INCAST_NSCC="KEY VALUE ..." replaces the CC profile's NSCC settings
 # (mrcctl cc-profile set; default "base-rtt 10000").
 #
@@ -78,7 +81,7 @@ case $CC in nscc | none | cubic | bbr | mptcp) ;; *) echo "incast: CC is nscc, n
 [[ $N =~ ^[1-9]$ ]] || { echo "incast: N is 1..9 senders" >&2; exit 2; }
 
 # h1 receives; h2..h(N+1) send. Two spines a plane keep the fabric small.
-tb up --hosts $((N + 1)) --planes 4 --spines 2 --mtu 3000 >/dev/null
+tb up --hosts $((N + 1)) --planes 4 --spines 2 --mtu "${INCAST_MTU:-3000}" >/dev/null
 require_xdp_fabric
 chmod 0755 "$TMP"
 rate_bps=$(awk -v r="$RATE" 'BEGIN {
@@ -128,7 +131,7 @@ map_spines() {
 
 # The queueing delay, the same way for every transport: the idle round
 # trip to each plane first, then an echo every 20 ms during the run.
-ppids=() reaction=null settled=null
+ppids=() reaction=null settled=null join_jain=null
 ping_start() {
 	local p
 	for p in 0 1 2 3; do
@@ -157,9 +160,10 @@ tcp_retrans() {
 
 # join_reaction RUN: the time from the last sender's start until all N
 # flows are within 20 % of an equal share of their sum, RUN 50 ms windows
-# in a row; "null" if
-# never. From each flow's timeline (t_ms from its own start, goodput since
-# the sample before) and the clock at its start.
+# in a row; "null" if never. join_reaction 0: Jain's index over what each
+# flow carried from the last start on. From each flow's timeline (t_ms
+# from its own start, goodput since the sample before) and the clock at
+# its start.
 join_reaction() {
 	local i t0s="" files=() run=$1
 	for ((i = 2; i <= N + 1; i++)); do
@@ -194,6 +198,15 @@ join_reaction() {
 		# windows in time order (the files come one after the other)
 		for (j = 1; j <= nw; j++) for (m = j + 1; m <= nw; m++)
 			if (wins[m] < wins[j]) { x = wins[j]; wins[j] = wins[m]; wins[m] = x }
+		if (want == 0) {
+			for (j = 1; j <= nw; j++)
+				if (wins[j] * w_ms >= join)
+					for (k = 1; k <= n; k++) tot[k] += bytes[k, wins[j]]
+			s1 = s2 = 0
+			for (k = 1; k <= n; k++) { s1 += tot[k]; s2 += tot[k] * tot[k] }
+			if (s2 > 0) printf "%.4f\n", s1 * s1 / (n * s2); else print "null"
+			exit
+		}
 		run = 0
 		for (j = 1; j <= nw; j++) {
 			win = wins[j]
@@ -296,6 +309,7 @@ run_mrc() {
 	if [ "$join" -gt 0 ]; then
 		reaction=$(join_reaction 3)
 		settled=$(join_reaction 10)
+		join_jain=$(join_reaction 0)
 		# Each flow's timeline and start, for the reaction to be read by.
 		rm -rf "$OUT/incast-join-tl" && cp -r "$TMP/tl" "$OUT/incast-join-tl"
 	fi
@@ -452,8 +466,8 @@ cat "$TMP/veth_lost" >>"$OUT/incast-counters.txt"
 # from one status: trims, marks and drops summed, the highest high-water
 # mark, the bytes each plane's queue admitted, and the wait p50 / p99 (us)
 # of every data packet the four queued, from their histograms (10 us
-# buckets, each figure a bucket's upper edge).
-read -r q_trim q_mark q_drop hwm q_bytes qw50 qw99 < <(tb status -j | jq -r '
+# buckets, each figure a bucket's upper edge) and their summed histogram.
+read -r q_trim q_mark q_drop hwm q_bytes qw50 qw99 qwhist < <(tb status -j | jq -r '
 	def pct($h; $p): ($h | add) as $n |
 		if $n == 0 then null else
 		reduce range($h | length) as $i ({c: 0, r: null};
@@ -467,7 +481,7 @@ read -r q_trim q_mark q_drop hwm q_bytes qw50 qw99 < <(tb status -j | jq -r '
 	"\(map(.queue_trimmed // 0) | add) \(map(.queue_ecn_marked // 0) | add)" +
 	" \(map(.queue_dropped // 0) | add) \(map(.queue.hwm_bytes // 0) | max)" +
 	" [\(map(.queue_bytes // 0 | tostring) | join(","))]" +
-	" \(pct($wait; 0.5)) \(pct($wait; 0.99))"')
+	" \(pct($wait; 0.5)) \(pct($wait; 0.99)) \($wait | tojson)"')
 
 # Queueing delay samples, us: each echo's round trip less its plane's idle
 # one; and the echoes lost (a full queue drops them as it drops data).
@@ -489,8 +503,8 @@ read -r qd50 qd99 < <(sort -n "$TMP/qdelay" | awk '{ v[NR] = $1 } END {
 
 jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	--argjson qd50 "$qd50" --argjson qd99 "$qd99" --argjson reaction "$reaction" \
-	--argjson settled "$settled" \
-	--argjson qw50 "$qw50" --argjson qw99 "$qw99" \
+	--argjson settled "$settled" --argjson join_jain "$join_jain" \
+	--argjson qw50 "$qw50" --argjson qw99 "$qw99" --argjson qwhist "$qwhist" \
 	--argjson echo_sent "${sent:-0}" --argjson echo_got "$got" \
 	--argjson bottleneck "$((4 * rate_bps))" --argjson blamed "$blamed" \
 	--argjson retx "$retx" --argjson trims "$trims" --argjson mds "$mds" \
@@ -508,9 +522,9 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	jain_index: (($sum * $sum) / ($n * ($g | map(. * .) | add))),
 	bad_bytes: (if $r[0].bad_bytes == null then null else $r | map(.bad_bytes) | add end),
 	queue_delay_us_p50: $qd50, queue_delay_us_p99: $qd99,
-	queue_wait_us_p50: $qw50, queue_wait_us_p99: $qw99,
+	queue_wait_us_p50: $qw50, queue_wait_us_p99: $qw99, queue_wait_hist_10us: $qwhist,
 	echoes_lost: ($echo_sent - $echo_got), join_reaction_ms: $reaction,
-	join_settled_ms: $settled,
+	join_settled_ms: $settled, join_jain_index: $join_jain,
 	evs_blamed: $blamed, retransmits: $retx, cc_trims: $trims,
 	cc_decreases: $mds, tx_packets: $txp, tx_calls: $calls,
 	packets_per_call: (if $calls == null or $calls == 0 then null else ($txp / $calls * 10 | floor) / 10 end),
@@ -522,5 +536,5 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 jq -r '"incast \(.senders)->1, \(.mode), cc \(.cc), 4 x \(.link_rate): \(.sum_gbit_per_s * 1000 | floor) Mbit/s = \(.fraction_of_bottleneck * 100 | floor) % of the bottleneck, Jain \(.jain_index * 1000 | floor / 1000), flows \(.flow_gbit_per_s | map(. * 1000 | floor) | join(" ")) Mbit/s",
 	"  EVs blamed \(.evs_blamed), retransmits \(.retransmits), trims taken \(.cc_trims), window decreases \(.cc_decreases), \(.packets_per_call) packets a transmit call; queues: trimmed \(.queue_trimmed), marked \(.queue_ecn_marked), dropped \(.queue_dropped), high water \(.queue_hwm_bytes) of \(.queue_buffer_bytes) B; veths lost \(.veth_lost); CPU \(.cpu_s) s over \(.seconds) s",
 	"  queueing delay p50 / p99: \(.queue_delay_us_p50) / \(.queue_delay_us_p99) us by echoes (lost \(.echoes_lost)), \(.queue_wait_us_p50) / \(.queue_wait_us_p99) us at the queues",
-	(if .join_reaction_ms != null then "  a flow joining: all within 20 % of an equal share after \(.join_reaction_ms) ms (for half a second after \(.join_settled_ms) ms)" else empty end)' \
+	(if .join_reaction_ms != null then "  a flow joining: all within 20 % of an equal share after \(.join_reaction_ms) ms (for half a second after \(.join_settled_ms) ms); Jain from then on \(.join_jain_index)" else empty end)' \
 	"$OUT/$NAME.json"
