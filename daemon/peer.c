@@ -96,14 +96,22 @@ static int send_cext(struct peer *pe, int p, uint32_t qpn, uint8_t type,
 	return err;
 }
 
+/*
+ * Hello, or hello again. One said within the retry interval keeps the
+ * number of the hello before it, whose answer may be on its way: at RTR
+ * and then RTS, the first answer was otherwise a stray. A retry past the
+ * interval takes a new number; learn() clears it.
+ */
 static void say_hello(struct peer *pe, uint32_t qpn)
 {
 	struct peer_qp *q = &pe->qp[qpn];
+	uint64_t now = now_ns();
 	int err;
 
-	q->hello_seq = probe_nonce();
+	if (!q->hello_seq || now >= q->hello_due_ns)
+		q->hello_seq = probe_nonce();
 	q->hello_tries++;
-	q->hello_due_ns = now_ns() + PEER_HELLO_RETRY_NS;
+	q->hello_due_ns = now + PEER_HELLO_RETRY_NS;
 	err = send_cext(pe, out_port(pe), qpn, MRC_CTL_HELLO, q->hello_seq,
 			q->my_token, q->window_rx, PEER_SPORT, 0, 0);
 	if (err)

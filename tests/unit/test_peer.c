@@ -150,6 +150,27 @@ static uint32_t connect_qp(int dyn, int peer_dyn, uint32_t peer_window)
 	return ntohl(c->cx.token); /* ours, which the peer now has */
 }
 
+/*
+ * Hello at RTR, again at RTS: both carry one number, so the answer to the
+ * first is believed, not dropped as a stray.
+ */
+static void hello_again_keeps_its_number(void **state)
+{
+	uint32_t seq;
+
+	(void)state;
+	peer_qp_state(&pe, QPN, MRC_QPS_RTR, PEER_QPN, peer_gid, 1, 256, 256);
+	seq = ntohl(last_ctl()->cx.seq);
+	peer_qp_state(&pe, QPN, MRC_QPS_RTS, PEER_QPN, peer_gid, 1, 256, 256);
+	assert_int_equal(last_ctl()->cx.type, MRC_CTL_HELLO);
+	assert_int_equal(ntohl(last_ctl()->cx.seq), seq);
+	msg(MRC_CTL_HELLO_ANSWER, QPN, PEER_QPN, seq, 0xabcd0001, 128,
+	    MRC_CTLF_DYN_MPR, 0, 2);
+	assert_int_equal(pe.st.drop[PEER_DROP_STRAY_ANSWER], 0);
+	/* Learnt: the peer's dynamic MPR bit. */
+	assert_int_equal(peer_qp_dyn(&pe, QPN), 3);
+}
+
 static void hello_answer_believed_only_for_our_hello(void **state)
 {
 	const struct fake_ctl *c;
@@ -421,6 +442,8 @@ static void hello_retried_until_answered(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(hello_again_keeps_its_number,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			hello_answer_believed_only_for_our_hello, setup,
 			teardown),
