@@ -77,24 +77,27 @@ static uint32_t srv6_outer(uint8_t *f, const struct mrc_srv6_route *rt,
 {
 	static const uint8_t zero[16];
 	struct ipv6hdr *o = (void *)(f + 14);
-	uint8_t *srh = f + 14 + 40;
+	struct mrc_srh *srh = (void *)(f + 14 + MRC_SRV6_OUTER_LEN);
 	uint32_t enc = memcmp(rt->seg, zero, 16) ? MRC_SRV6_ENCAP_MAX :
 						   MRC_SRV6_OUTER_LEN;
 
 	*(uint32_t *)o = htonl(6u << 28 | 0x02u << 20); /* ECT(0) */
-	o->payload_len = htons((uint16_t)(enc - 40 + inner));
-	o->nexthdr = enc > 40 ? 43 : 41; /* SRH, or IPv6 */
+	o->payload_len = htons((uint16_t)(enc - MRC_SRV6_OUTER_LEN + inner));
+	o->nexthdr = enc > MRC_SRV6_OUTER_LEN ? MRC_IPPROTO_ROUTING :
+						MRC_IPPROTO_IPV6;
 	o->hop_limit = 64;
 	memcpy(&o->saddr, src, 16);
 	memcpy(&o->daddr, rt->dst, 16);
-	if (enc > 40) {
-		srh[0] = 41; /* next header: IPv6 */
-		srh[1] = (MRC_SRV6_SRH_LEN - 8) / 8;
-		srh[2] = 4; /* Segment Routing Header */
-		srh[3] = 1; /* segments left */
-		srh[4] = 1; /* last entry */
-		memcpy(srh + 8, rt->seg, 16);
-		memcpy(srh + 24, rt->dst, 16);
+	if (enc > MRC_SRV6_OUTER_LEN) {
+		memset(srh, 0, sizeof(*srh));
+		srh->nexthdr = MRC_IPPROTO_IPV6;
+		srh->hdr_ext_len = (MRC_SRV6_SRH_LEN - 8) / 8;
+		srh->type = MRC_SRH_TYPE;
+		srh->segments_left = 1;
+		srh->last_entry = 1;
+		/* The last segment first (RFC 8754). */
+		memcpy(srh->seg[0], rt->seg, 16);
+		memcpy(srh->seg[1], rt->dst, 16);
 	}
 	return enc;
 }

@@ -19,22 +19,7 @@
 #include "mrc/abi.h"
 #include "pkt.h"
 
-#define MRC_IPPROTO_ROUTING 43 /* IPv6 routing header (the SRH) */
-#define MRC_IPPROTO_IPV6 41 /* IPv6 in IPv6 */
-#define MRC_SRH_TYPE 4 /* Segment Routing Header (RFC 8754) */
-
-/* The SRH mrc writes: two segments, the last one first (RFC 8754). */
-struct mrc_srh {
-	__u8 nexthdr;
-	__u8 hdr_ext_len; /* 8-byte units after the first 8 */
-	__u8 type;
-	__u8 segments_left;
-	__u8 last_entry;
-	__u8 flags;
-	__be16 tag;
-	__u8 seg[2][16];
-};
-_Static_assert(sizeof(struct mrc_srh) == MRC_SRV6_SRH_LEN, "SRH layout");
+/* struct mrc_srh and the protocol numbers: include/mrc/wire.h. */
 
 /* Outer header bytes route r puts in front of the IPv6 packet. */
 static __always_inline __u32 srv6_encap_len(const struct mrc_srv6_route *r)

@@ -674,9 +674,7 @@ struct mrc_port {
  * answers) go back the same way, on a route of the answering QP's own:
  * the receiver never takes a route from a packet.
  */
-#define MRC_SRV6_OUTER_LEN 40u /* the outer IPv6 header */
-#define MRC_SRV6_SRH_LEN 40u /* an SRH listing two segments */
-#define MRC_SRV6_ENCAP_MAX (MRC_SRV6_OUTER_LEN + MRC_SRV6_SRH_LEN)
+/* MRC_SRV6_OUTER_LEN, _SRH_LEN, _ENCAP_MAX and struct mrc_srh: wire.h. */
 /* F3216: a 32-bit block, then 16-bit uSIDs (RFC 9800). */
 #define MRC_SRV6_BLOCK_BYTES 4u
 /* The UDP source port (and DEXT EV) of EV index i of an SRv6 QP. */

@@ -294,4 +294,29 @@ static inline int mrc_psn_diff(__u32 a, __u32 b)
 	return (int)((a - b) << 8) >> 8;
 }
 
+/*
+ * SRv6 (docs/wire.md, "SRv6"): an SRv6 QP's packet travels inside an
+ * outer IPv6 header (next header 41), or an outer IPv6 header and an SRH
+ * of two segments (next header 43) when its route has a second segment.
+ */
+#define MRC_SRV6_OUTER_LEN 40u /* the outer IPv6 header */
+#define MRC_SRV6_SRH_LEN 40u /* an SRH listing two segments */
+#define MRC_SRV6_ENCAP_MAX (MRC_SRV6_OUTER_LEN + MRC_SRV6_SRH_LEN)
+#define MRC_IPPROTO_ROUTING 43 /* IPv6 routing header (the SRH) */
+#define MRC_IPPROTO_IPV6 41 /* IPv6 in IPv6 */
+#define MRC_SRH_TYPE 4 /* Segment Routing Header (RFC 8754) */
+
+/* The SRH mrc writes: two segments, the last one first (RFC 8754). */
+struct mrc_srh {
+	__u8 nexthdr;
+	__u8 hdr_ext_len; /* 8-byte units after the first 8 */
+	__u8 type;
+	__u8 segments_left;
+	__u8 last_entry;
+	__u8 flags;
+	__be16 tag;
+	__u8 seg[2][16];
+};
+_Static_assert(sizeof(struct mrc_srh) == MRC_SRV6_SRH_LEN, "SRH layout");
+
 #endif /* MRC_WIRE_H */
