@@ -112,6 +112,7 @@ static void say_hello(struct peer *pe, uint32_t qpn)
 		q->hello_seq = probe_nonce();
 	q->hello_tries++;
 	q->hello_due_ns = now + PEER_HELLO_RETRY_NS;
+	qpset_add(&pe->hello_waiting, qpn);
 	err = send_cext(pe, out_port(pe), qpn, MRC_CTL_HELLO, q->hello_seq,
 			q->my_token, q->window_rx, PEER_SPORT, 0, 0);
 	if (err)
@@ -155,14 +156,17 @@ void peer_qp_state(struct peer *pe, uint32_t qpn, uint32_t state,
 		return;
 	q = &pe->qp[qpn];
 	if (state != MRC_QPS_RTR && state != MRC_QPS_RTS) {
-		if (state != MRC_QPS_ERR)
+		if (state != MRC_QPS_ERR) {
 			memset(q, 0, sizeof(*q)); /* a new connection next */
-		else
+			qpset_del(&pe->hello_waiting, qpn);
+		} else {
 			q->rts = 0;
+		}
 		return;
 	}
 	if (!q->live) {
 		memset(q, 0, sizeof(*q));
+		qpset_del(&pe->hello_waiting, qpn);
 		q->my_token = probe_nonce();
 	}
 	q->live = 1;
@@ -254,6 +258,7 @@ static void learn(struct peer *pe, uint32_t qpn, const struct mrc_cext *cx)
 	q->peer_window = ntohl(cx->value);
 	q->known = 1;
 	q->hello_seq = 0;
+	qpset_del(&pe->hello_waiting, qpn);
 	apply_window(pe, qpn);
 }
 
@@ -394,11 +399,17 @@ void peer_tick(struct peer *pe)
 	uint64_t now = now_ns();
 	uint32_t qpn;
 
-	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+	qpset_each(&pe->hello_waiting, qpn)
+	{
 		struct peer_qp *q = &pe->qp[qpn];
 
-		if (q->live && q->hello_seq && now >= q->hello_due_ns &&
-		    q->hello_tries < PEER_HELLO_TRIES)
+		if (!q->live || !q->hello_seq ||
+		    q->hello_tries >= PEER_HELLO_TRIES) {
+			/* Answered, gone, or given up on. */
+			qpset_del(&pe->hello_waiting, qpn);
+			continue;
+		}
+		if (now >= q->hello_due_ns)
 			say_hello(pe, qpn);
 	}
 }

@@ -18,6 +18,7 @@
 #include "loop.h"
 #include "mrc/abi.h"
 #include "mrc_ext.h"
+#include "qpset.h"
 
 struct dev;
 struct health;
@@ -83,6 +84,7 @@ struct peer {
 	int (*on_psu_answer)(void *arg, uint32_t seq, int port);
 	void *arg;
 	struct peer_qp qp[MRC_MAX_QP];
+	struct qpset hello_waiting; /* hello_seq set, for peer_tick */
 };
 
 /* Opens the socket (-errno, said) and registers it with the loop. */

@@ -90,13 +90,16 @@ void pump_qp_rts(struct pump *p, uint32_t qpn, uint64_t timeout_ns)
 	if (qpn >= MRC_MAX_QP || !p->qp[qpn].sq)
 		return;
 	p->qp[qpn].rts = 1;
+	qpset_add(&p->rts, qpn);
 	p->qp[qpn].timeout_ns = timeout_ns;
 }
 
 void pump_qp_stop(struct pump *p, uint32_t qpn)
 {
-	if (qpn < MRC_MAX_QP)
+	if (qpn < MRC_MAX_QP) {
 		p->qp[qpn].rts = 0; /* the next pass takes it off the list */
+		qpset_del(&p->rts, qpn);
+	}
 }
 
 void pump_activate(struct pump *p, uint32_t qpn)
@@ -224,7 +227,8 @@ void pump_scan(struct pump *p)
 {
 	uint32_t qpn;
 
-	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+	qpset_each(&p->rts, qpn)
+	{
 		struct pump_qp *q = &p->qp[qpn];
 
 		if (q->rts && !q->active && q->sq->state != MRC_QPS_ERR &&

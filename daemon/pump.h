@@ -15,6 +15,7 @@
 
 #include "loop.h"
 #include "mrc/abi.h"
+#include "qpset.h"
 
 struct dev;
 
@@ -47,6 +48,7 @@ struct pump {
 	struct pump_qp qp[MRC_MAX_QP];
 	uint32_t active[MRC_MAX_QP];
 	int nactive;
+	struct qpset rts; /* the QPs pump_scan looks at */
 	uint64_t tx_calls; /* transmit program runs */
 };
 
