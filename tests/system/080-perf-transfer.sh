@@ -8,7 +8,8 @@
 #     1 % duplication, with a plane blackholed from the start;
 #   - 64-byte WRITE_IMMs: each completes exactly once at the receiver;
 #   - 1024 QPs at once;
-#   - 8-byte ping-pong (the low-latency doorbell path) completes;
+#   - 8-byte ping-pong (the low-latency doorbell path) completes, and a
+#     time limit ends it between round trips;
 #   - peer gone (its application killed, then its host unplugged): the
 #     WRITE fails with IBV_WC_RETRY_EXC_ERR after the retries the formula
 #     gives, the QP is in ERR, and mrc-perf exits non-zero in bounded time.
@@ -63,6 +64,13 @@ log "1024 QPs at once: verified, $(jq .mem_per_qp_bytes "$TMP/qps.json") bytes p
 
 perf lat --test lat -n 2000
 log "ping-pong: RTT p50 $(jq '.results[0].rtt_us_p50' "$TMP/lat.json") us"
+
+# More round trips than a second holds: the time limit ends the row
+# between two of them, time-limited, not as an error.
+perf latd --test lat -n 10000000 -D 1
+jq -e '.results[0].time_limited == true and .results[0].samples > 0' \
+	"$TMP/latd.json" >/dev/null || fail "latd: $(cat "$TMP/latd.json")"
+log "ping-pong with -D 1: time-limited after $(jq '.results[0].samples' "$TMP/latd.json") round trips"
 
 # gone NAME KILL [timed]: a bulk run from h1 while KILL takes h2 away
 # after 1.5 s; with "timed", the error's time is checked against the

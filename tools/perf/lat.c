@@ -36,11 +36,16 @@ uint64_t lat_warmup(uint64_t iters)
 	return iters > PERF_WARMUP_ITERS ? PERF_WARMUP_ITERS : 0;
 }
 
-/* Ping-pong of WRITE_IMMs; the server answers each one with its own. */
+/*
+ * Ping-pong of WRITE_IMMs; the server answers each one with its own. The
+ * row's time limit (-D) ends it between round trips, as time-limited; a
+ * round trip still unanswered PERF_ABORT_RESULT_MS after it is an error.
+ */
 int client_lat_mrc(struct perf_client *c, const struct perf_row *r,
 		   uint64_t iters, struct row_result *res)
 {
-	uint64_t deadline = now_ns() + c->params.limit_ms * 1000000ull;
+	uint64_t end = now_ns() + c->params.limit_ms * 1000000ull;
+	uint64_t deadline = end + PERF_ABORT_RESULT_MS * 1000000ull;
 	uint64_t i, k = 0, warm = lat_warmup(iters), *rtt;
 	struct perf_dev *d = &c->dev;
 	struct ibv_wc wc[PERF_POLL_BATCH];
@@ -54,6 +59,8 @@ int client_lat_mrc(struct perf_client *c, const struct perf_row *r,
 		struct perf_qp *q = &d->qps[i % d->nqps];
 		uint64_t t0, t1;
 
+		if (g_stop || now_ns() >= end)
+			break;
 		err = wait_room(d, q, deadline);
 		if (err)
 			break;
