@@ -519,7 +519,10 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	senders: $n, mode: $mode, cc: $cc, link_rate: $rate,
 	flow_gbit_per_s: $g, sum_gbit_per_s: $sum,
 	fraction_of_bottleneck: ($sum * 1e9 / $bottleneck),
-	jain_index: (($sum * $sum) / ($n * ($g | map(. * .) | add))),
+	# A join: the flows ran for different times, so over what each
+	# carried once all ran (their rates above are each over its own run).
+	jain_index: (if $join_jain != null then $join_jain else
+		(($sum * $sum) / ($n * ($g | map(. * .) | add))) end),
 	bad_bytes: (if $r[0].bad_bytes == null then null else $r | map(.bad_bytes) | add end),
 	queue_delay_us_p50: $qd50, queue_delay_us_p99: $qd99,
 	queue_wait_us_p50: $qw50, queue_wait_us_p99: $qw99, queue_wait_hist_10us: $qwhist,
