@@ -115,6 +115,7 @@ static const struct field lat_list[] = {
 	NS("one_way_us_max", NULL, rtt_ns_max, 2e3, 3, 0, 0),
 	NS("server_cpu_s", NULL, srv.cpu_ns, 1e9, 6, 0, 0),
 	NS("client_cpu_s", NULL, client_cpu_ns, 1e9, 6, 0, 0),
+	{ .key = "time_limited", .type = FIELD_BOOL, .off = OFF(stopped) },
 };
 
 const struct fields write_fields = { write_list, ARRAY_SIZE(write_list) };
