@@ -395,13 +395,14 @@ UNIT_SRCS_test_lib_verbs   := lib/plain_cq.c lib/plain_qp.c lib/verbs_plain.c \
 			      lib/gid.c
 UNIT_LIBS_test_lib_verbs   := -lpthread
 UNIT_SRCS_test_lib_bind    := lib/bind.c
-UNIT_SRCS_test_capture     := tools/mrcctl/capture_args.c tools/mrcctl/args.c \
+UNIT_MRCCTL_STUBS := tests/unit/mrcctl_stubs.c tools/mrcctl/args.c
+UNIT_SRCS_test_capture     := tools/mrcctl/capture_args.c $(UNIT_MRCCTL_STUBS) \
 			      tools/mrcctl/pcap.c lib/common/xalloc.c
 UNIT_CFLAGS_test_capture   := -Itools/mrcctl -Ilib/common
-UNIT_SRCS_test_usid        := tools/mrcctl/usid_plan.c tools/mrcctl/args.c \
+UNIT_SRCS_test_usid        := tools/mrcctl/usid_plan.c $(UNIT_MRCCTL_STUBS) \
 			      lib/common/ev_fields.c lib/common/xalloc.c
 UNIT_CFLAGS_test_usid      := -Itools/mrcctl -Ilib/common
-UNIT_SRCS_test_trace       := tools/mrcctl/trace_args.c tools/mrcctl/args.c \
+UNIT_SRCS_test_trace       := tools/mrcctl/trace_args.c $(UNIT_MRCCTL_STUBS) \
 			      lib/common/ev_fields.c lib/common/xalloc.c
 UNIT_CFLAGS_test_trace     := -Itools/mrcctl -Ilib/common
 UNIT_LIBS_test_lib_bind    := -lpthread -ldl

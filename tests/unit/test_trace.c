@@ -17,52 +17,15 @@
 #include <cmocka.h>
 
 #include "mrcctl.h"
+#include "mrcctl_stubs.h"
 #include "trace.h"
-
-/* ---- what args.c needs from main.c and names.c ---------------------------- */
-
-static char last_err[512];
-
-int err_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_err, sizeof(last_err), fmt, ap);
-	va_end(ap);
-	return MRCCTL_EXIT_USAGE;
-}
-
-int err_runtime(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_err, sizeof(last_err), fmt, ap);
-	va_end(ap);
-	return MRCCTL_EXIT_RUNTIME;
-}
-
-void ev_set(struct mrc_ctl_ev *ev, uint32_t val, uint8_t port)
-{
-	(void)ev;
-	(void)val;
-	(void)port;
-}
 
 /* parse "WORDS" (split at spaces) into o; the exit code */
 static int parse(const char *words, struct trace_opts *o)
 {
-	static char buf[512];
-	static char *argv[64];
-	struct args a = { .cmd = "ev trace" };
-	char *w, *save = NULL;
+	struct args a;
 
-	snprintf(buf, sizeof(buf), "%s", words);
-	for (w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
-		argv[a.argc++] = w;
-	a.argv = argv;
-	last_err[0] = '\0';
+	stub_args(&a, "ev trace", words);
 	return trace_parse(&a, o);
 }
 
