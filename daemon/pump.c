@@ -231,7 +231,7 @@ void pump_scan(struct pump *p)
 	{
 		struct pump_qp *q = &p->qp[qpn];
 
-		if (q->rts && !q->active && q->sq->state != MRC_QPS_ERR &&
+		if (!q->active && q->sq->state != MRC_QPS_ERR &&
 		    *(volatile uint32_t *)&q->sq->tail !=
 			    *(volatile uint32_t *)&q->sq->done)
 			pump_activate(p, qpn);

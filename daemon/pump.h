@@ -48,7 +48,7 @@ struct pump {
 	struct pump_qp qp[MRC_MAX_QP];
 	uint32_t active[MRC_MAX_QP];
 	int nactive;
-	struct qpset rts; /* the QPs pump_scan looks at */
+	struct qpset rts; /* the QPs whose rts is set: what pump_scan walks */
 	uint64_t tx_calls; /* transmit program runs */
 };
 
