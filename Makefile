@@ -105,7 +105,7 @@ $(BUILD)/bpf/mrc_build_id.h: $(DEV_BPF_OBJS)
 	$(Q)printf '#define MRC_BUILD_ID "%s"\n' "$$(cat $^ | sha256sum | cut -c1-64)" >$@
 
 $(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/pin.c \
-		daemon/log.c daemon/clock.c daemon/nscc_params.c \
+		daemon/log.c daemon/clock.c daemon/nscc_params.c lib/common/cc_default.c \
 		daemon/dev.h daemon/log.h bpf/lib/nscc.h \
 		$(DEV_SKELS) $(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
@@ -358,7 +358,8 @@ UNIT_SRCS_test_csum        := lib/common/csum.c
 UNIT_SRCS_test_fault_parse := tests/fabric/fault_parse.c
 UNIT_SRCS_test_pkt         := tests/lib/pkt.c lib/common/csum.c
 UNIT_SRCS_test_gray        := daemon/gray.c
-UNIT_SRCS_test_nscc        := daemon/nscc_params.c bpf/lib/nscc.h
+UNIT_SRCS_test_nscc        := daemon/nscc_params.c bpf/lib/nscc.h \
+			      lib/common/cc_default.c
 UNIT_SRCS_test_ev_fields   := lib/common/ev_fields.c
 UNIT_SRCS_test_profiles    := daemon/profiles.c daemon/nscc_params.c \
 			      lib/common/ev_fields.c lib/common/cc_default.c

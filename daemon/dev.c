@@ -1220,7 +1220,7 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 	qt->next_psn = qt->una_psn = a->first_psn;
 	if (a->cc_slot && a->cc_slot < MRC_CC_SLOTS) {
 		qt->cc_slot = a->cc_slot;
-		nscc_start(&qt->cc, &a->cc, now_ns());
+		nscc_start(&qt->cc, &a->cc, now_ns(), qt->mtu);
 	}
 	/* Routes before either half: both answer and send by them. */
 	err = qp_routes(d, a);

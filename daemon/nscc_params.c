@@ -139,7 +139,6 @@ void nscc_cfg_defaults(__u64 link_bytes_per_s, __u32 base_rtt_ns,
 	double mtu = clamp_u(mtu_bytes, MRC_NSCC_MTU_MIN, MRC_NSCC_MTU_MAX);
 	double rtt = clamp_u(base_rtt_ns, 1, MRC_NSCC_TIME_MAX_NS);
 	double bdp = (double)link_bytes_per_s * rtt / 1e9;
-	double a = bdp / NSCC_REF_BDP_BYTES;
 	/* Trimming tells of congestion early: a lower target (UET). */
 	double target =
 		clamp_u(trimming ? 0.75 * rtt : rtt, 1, MRC_NSCC_TIME_MAX_NS);
@@ -150,12 +149,8 @@ void nscc_cfg_defaults(__u64 link_bytes_per_s, __u32 base_rtt_ns,
 			clamp_u(8 * mtu, 0, MRC_NSCC_CWND_MAX),
 		.adjust_period_threshold = (__u32)rtt,
 		.base_rtt = (__u32)rtt,
-		.eta = clamp_f(0.15 * mtu * a, INC_MAX_BYTES),
-		.fi = clamp_f(5 * mtu * a, INC_MAX_BYTES),
-		.fi_scale = clamp_f(0.25 * a, 256),
 		.gamma = 0.8f,
 		.max_md_jump = 0.5f,
-		.max_cwnd = clamp_u(1.5 * bdp, mtu, MRC_NSCC_CWND_MAX),
 		.qa_gate = 3,
 		/*
 		 * Without trimming, a queue above the tail-drop threshold
@@ -167,10 +162,16 @@ void nscc_cfg_defaults(__u64 link_bytes_per_s, __u32 base_rtt_ns,
 				   clamp_u(4 * target, 1, UINT32_MAX - 1.0),
 		.target_delay = (__u32)target,
 	};
+	/* The increases and MaxWnd by the rules mrcctl's "bdp" uses. */
+	mrc_cc_nscc_size(cfg, bdp, mtu);
+	cfg->eta = clamp_f(cfg->eta, INC_MAX_BYTES);
+	cfg->fi = clamp_f(cfg->fi, INC_MAX_BYTES);
+	cfg->fi_scale = clamp_f(cfg->fi_scale, 256);
+	cfg->max_cwnd = clamp_u(cfg->max_cwnd, mtu, MRC_NSCC_CWND_MAX);
 }
 
 void nscc_start(struct mrc_nscc *s, const struct mrc_nscc_params *p,
-		__u64 now_ns)
+		__u64 now_ns, __u32 pkt_bytes)
 {
-	nscc_init(s, p, now_ns);
+	nscc_init(s, p, now_ns, pkt_bytes);
 }

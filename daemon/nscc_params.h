@@ -25,10 +25,10 @@
 
 #include "mrc/nscc.h"
 #include "mrc_ctl.h"
+#include "mrc/cc_default.h"
 
-/* UET's reference network: 100 Gbit/s x 12 us, one BDP of 150000 bytes. */
-#define NSCC_REF_BDP_BYTES 150000.0
-#define NSCC_REF_RTT_NS 12000.0
+#define NSCC_REF_BDP_BYTES MRC_NSCC_REF_BDP_BYTES
+#define NSCC_REF_RTT_NS MRC_NSCC_REF_RTT_NS
 
 /*
  * *out from cfg for packets of mtu_bytes (the unit the data path counts
@@ -53,9 +53,10 @@ void nscc_cfg_defaults(__u64 link_bytes_per_s, __u32 base_rtt_ns,
 
 /*
  * A QP's NSCC state at its start (bpf/lib/nscc.h's nscc_init, the code the
- * data path runs), now_ns on CLOCK_MONOTONIC, the data path's clock.
+ * data path runs), now_ns on CLOCK_MONOTONIC, the data path's clock, for
+ * a QP that carries pkt_bytes of payload a packet (its window's floor).
  */
 void nscc_start(struct mrc_nscc *s, const struct mrc_nscc_params *p,
-		__u64 now_ns);
+		__u64 now_ns, __u32 pkt_bytes);
 
 #endif /* MRC_DAEMON_NSCC_PARAMS_H */

@@ -22,7 +22,9 @@
  *  - cwnd is whole bytes; fractions of a byte are dropped at each
  *    increase, and MD rounds down.
  *  - A smaller base RTT lowers max_wnd and caps cwnd at once, so cwnd
- *    stays within [mtu_bytes, max_wnd_bytes] after every call.
+ *    stays within [min_wnd_bytes, max_wnd_bytes] after every call.
+ *  - The floor (UET: one MTU) is one of the QP's own packets, which can
+ *    be smaller than the profile's mtu_bytes.
  *  - Only the ACKs' RTTs teach the base RTT; a trim's NACK does not.
  *  - Every trim is a UET_TRIMMED one (no receiver-side CC here), and
  *    ACKs carry no receiver window penalty (Rcv_Cwnd_Pend).
@@ -50,19 +52,26 @@ static __always_inline __u64 nscc_since(__u64 now_ns, __u64 then_ns)
 	return now_ns > then_ns ? now_ns - then_ns : 0;
 }
 
-/* The window set to w, within [mtu_bytes, max_wnd_bytes]. */
+/* The window set to w, within [min_wnd_bytes, max_wnd_bytes]. */
 static __always_inline void
 nscc_set_cwnd(struct mrc_nscc *s, const struct mrc_nscc_params *p, __u64 w)
 {
+	(void)p;
 	w = nscc_min(w, s->max_wnd_bytes);
-	s->cwnd_bytes = (__u32)nscc_max(w, p->mtu_bytes);
+	s->cwnd_bytes = (__u32)nscc_max(w, s->min_wnd_bytes);
 }
 
-/* A new QP: the window starts at MaxWnd (UET), all learning ahead. */
-static __always_inline void
-nscc_init(struct mrc_nscc *s, const struct mrc_nscc_params *p, __u64 now_ns)
+/*
+ * A new QP whose packets carry pkt_bytes each (0: the profile's
+ * mtu_bytes): the window starts at MaxWnd (UET), all learning ahead.
+ */
+static __always_inline void nscc_init(struct mrc_nscc *s,
+				      const struct mrc_nscc_params *p,
+				      __u64 now_ns, __u32 pkt_bytes)
 {
 	__builtin_memset(s, 0, sizeof(*s));
+	s->min_wnd_bytes = pkt_bytes && pkt_bytes < p->mtu_bytes ? pkt_bytes :
+								   p->mtu_bytes;
 	s->max_wnd_bytes = p->max_cwnd_bytes;
 	s->cwnd_bytes = p->max_cwnd_bytes;
 	s->base_rtt_ns = p->base_rtt_ns;
@@ -117,7 +126,7 @@ nscc_update_base_rtt(struct mrc_nscc *s, const struct mrc_nscc_params *p,
 		return;
 	s->base_rtt_ns = (__u32)rtt_ns;
 	w = (__u64)p->max_cwnd_bytes * rtt_ns / p->base_rtt_ns;
-	s->max_wnd_bytes = (__u32)nscc_max(w, p->mtu_bytes);
+	s->max_wnd_bytes = (__u32)nscc_max(w, s->min_wnd_bytes);
 	nscc_set_cwnd(s, p, s->cwnd_bytes);
 }
 
@@ -237,7 +246,7 @@ nscc_proportional_increase(struct mrc_nscc *s, const struct mrc_nscc_params *p,
 
 /*
  * ECN and delay at or above target: cwnd x max(1 - gamma (avg - target)
- * / avg, max_md_jump), at most once per base RTT, never below one MTU.
+ * / avg, max_md_jump), at most once per base RTT, never below min_wnd_bytes.
  * gamma x (avg - target) < 2^16 x 2^32; cwnd x keep < 2^28 x 2^16.
  */
 static __always_inline enum mrc_nscc_verdict
@@ -330,7 +339,7 @@ nscc_on_ack(struct mrc_nscc *s, const struct mrc_nscc_params *p, __u64 now_ns,
 	return v;
 }
 
-/* cwnd less one packet, at least one MTU. */
+/* cwnd less one packet, at least min_wnd_bytes. */
 static __always_inline void
 nscc_cut(struct mrc_nscc *s, const struct mrc_nscc_params *p, __u32 bytes)
 {

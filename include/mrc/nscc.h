@@ -51,7 +51,8 @@ struct mrc_nscc_params {
 	/*
 	 * Bytes one full packet counts for, in the unit the caller counts
 	 * in cwnd and inflight (the data path: payload, mrc_qp_tx.mtu).
-	 * Also the smallest window: every cut stops at one MTU.
+	 * Also the largest floor of a window: a QP's window stops at one of
+	 * its own packets (mrc_nscc.min_wnd_bytes), at most this.
 	 */
 	__u32 mtu_bytes;
 	__u32 max_cwnd_bytes; /* MaxWnd: initial and largest window */
@@ -91,7 +92,7 @@ _Static_assert(sizeof(struct mrc_nscc_params) == 72, "nscc params layout");
  * its resend; the sum is the same once the resend is acknowledged).
  */
 struct mrc_nscc {
-	__u32 cwnd_bytes; /* always in [mtu_bytes, max_wnd_bytes] */
+	__u32 cwnd_bytes; /* always in [min_wnd_bytes, max_wnd_bytes] */
 	__u32 inflight_bytes;
 	/*
 	 * The largest window: max_cwnd_bytes scaled by base_rtt_ns /
@@ -105,7 +106,13 @@ struct mrc_nscc {
 	__u32 bytes_to_ignore;
 	__u8 increase_mode; /* fast increase is on */
 	__u8 trigger_qa; /* a trim asked for quick adapt at the period end */
-	__u8 pad[6];
+	__u8 pad[2];
+	/*
+	 * The smallest window: one of this QP's packets (its payload per
+	 * packet), or the profile's mtu_bytes if that is smaller. UET's
+	 * floor is one MTU; a profile serves QPs of any path MTU.
+	 */
+	__u32 min_wnd_bytes;
 	/*
 	 * Increase accumulated since the last adjustment, in Q8 bytes x
 	 * bytes (fi x acked, alpha x (target - delay) x acked); fulfilling

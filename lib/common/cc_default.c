@@ -26,3 +26,16 @@ const struct mrc_ctl_cc_nscc_cfg mrc_cc_soft_nscc = {
 	.qa_threshold = 400000,
 	.target_delay = 100000,
 };
+
+void mrc_cc_nscc_size(struct mrc_ctl_cc_nscc_cfg *c, double bdp_bytes,
+		      double mtu_bytes)
+{
+	double a = bdp_bytes / MRC_NSCC_REF_BDP_BYTES;
+	double w = 1.5 * bdp_bytes;
+
+	c->eta = (float)(0.15 * mtu_bytes * a);
+	c->fi = (float)(5 * mtu_bytes * a);
+	c->fi_scale = (float)(0.25 * a);
+	w = w > mtu_bytes ? w : mtu_bytes;
+	c->max_cwnd = w < 4294967295.0 ? (__u32)(w + 0.5) : 0xffffffffu;
+}

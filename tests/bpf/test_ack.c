@@ -380,7 +380,7 @@ static void forged_congestion_news_changes_nothing(void **state)
 	assert_int_equal(send_some(0), 0);
 	qt = get_qp_tx();
 	qt->cc_slot = slot;
-	nscc_init(&qt->cc, &cc, 1);
+	nscc_init(&qt->cc, &cc, 1, qt->mtu);
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_cc),
 					     &slot, &cc, BPF_ANY),
 			 0);

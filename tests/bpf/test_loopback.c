@@ -328,7 +328,7 @@ static int reset(uint32_t first_psn)
 		uint32_t slot = 1;
 
 		qt.cc_slot = slot;
-		nscc_init(&qt.cc, cc, mono_ns());
+		nscc_init(&qt.cc, cc, mono_ns(), qt.mtu);
 		if (bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_cc), &slot,
 					cc, BPF_ANY))
 			return -1;

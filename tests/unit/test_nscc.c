@@ -60,7 +60,7 @@ static void init_starts_at_max_window(void **state)
 
 	(void)state;
 	memset(&s, 0xa5, sizeof(s));
-	nscc_init(&s, &p, 5 * US);
+	nscc_init(&s, &p, 5 * US, 0);
 	assert_int_equal(s.cwnd_bytes, 100000);
 	assert_int_equal(s.max_wnd_bytes, 100000);
 	assert_int_equal(s.base_rtt_ns, 10 * US);
@@ -88,7 +88,7 @@ static void fair_increase_above_target(void **state)
 	int i;
 
 	(void)state;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	s.cwnd_bytes = 50000;
 	for (i = 1; i <= 8; i++) {
 		assert_int_equal(ack(&s, &p, i * US, 1000, 25 * US, 0),
@@ -117,7 +117,7 @@ static void proportional_increase_below_target(void **state)
 	int i;
 
 	(void)state;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	s.cwnd_bytes = 50000;
 	for (i = 1; i <= 8; i++)
 		assert_int_equal(ack(&s, &p, i * US, 1000, 15 * US, 0),
@@ -138,7 +138,7 @@ static void proportional_increase_stops_at_max_cwnd(void **state)
 	int i;
 
 	(void)state;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	s.cwnd_bytes = 50000;
 	for (i = 1; i <= 5000; i++) {
 		assert_int_equal(ack(&s, &p, i * US, 1000, 15 * US, 0),
@@ -167,7 +167,7 @@ static void fast_increase_after_a_window_at_zero_delay(void **state)
 	(void)state;
 	p.adjust_bytes = MRC_NSCC_CWND_MAX;
 	p.adjust_period_ns = MRC_NSCC_TIME_MAX_NS;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	s.cwnd_bytes = 50000;
 	for (i = 1; i <= 50; i++)
 		assert_int_equal(ack(&s, &p, i * US, 1000, 10 * US, 0),
@@ -215,7 +215,7 @@ static void md_on_ecn_at_high_delay(void **state)
 	(void)state;
 	p.eta_q8_bytes = 0;
 	p.qa_threshold_ns = MRC_NSCC_QA_NEVER;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	s.increase_mode = 1;
 	s.fi_count_bytes = 7000;
 	assert_int_equal(ack(&s, &p, 20 * US, 1000, 30 * US, 1), MRC_NSCC_MD);
@@ -258,7 +258,7 @@ static void md_needs_average_above_target(void **state)
 	struct mrc_nscc s;
 
 	(void)state;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	ack(&s, &p, 100 * US, 1000, 10 * US, 0);
 	assert_int_equal(s.avg_delay_ns, 0);
 	assert_int_equal(ack(&s, &p, 100 * US + 500, 1000, 30 * US, 1),
@@ -280,7 +280,7 @@ static void ecn_at_low_delay_changes_nothing(void **state)
 	int i;
 
 	(void)state;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	s.cwnd_bytes = 50000;
 	s.increase_mode = 1;
 	s.fi_count_bytes = 3000;
@@ -305,7 +305,7 @@ static void trim_setup(struct mrc_nscc *s, const struct mrc_nscc_params *p)
 {
 	int i;
 
-	nscc_init(s, p, 0);
+	nscc_init(s, p, 0, 0);
 	for (i = 0; i < 20; i++)
 		nscc_on_send(s, 1000);
 	for (i = 1; i <= 5; i++)
@@ -416,7 +416,7 @@ static void quick_adapt_on_delay_above_threshold(void **state)
 	for (i = 0; i < 2; i++) {
 		int j;
 
-		nscc_init(&s, &p, 0);
+		nscc_init(&s, &p, 0, 0);
 		for (j = 0; j < 30; j++)
 			nscc_on_send(&s, 1000);
 		for (j = 1; j <= 3; j++)
@@ -455,7 +455,7 @@ static void adjust_by_bytes_and_by_period(void **state)
 	int i;
 
 	(void)state;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	s.cwnd_bytes = 50000;
 	for (i = 1; i <= 8; i++)
 		ack(&s, &p, i * 100, 1000, 25 * US, 0);
@@ -488,7 +488,7 @@ static void base_rtt_learned_downwards_only(void **state)
 	struct mrc_nscc s;
 
 	(void)state;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	ack(&s, &p, 1 * US, 1000, 12 * US, 0);
 	assert_int_equal(s.base_rtt_ns, 10 * US);
 	assert_int_equal(s.max_wnd_bytes, 100000);
@@ -524,7 +524,7 @@ static void no_rtt_sample_is_bookkeeping_only(void **state)
 	int i;
 
 	(void)state;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	s.cwnd_bytes = 50000;
 	for (i = 0; i < 20; i++)
 		nscc_on_send(&s, 1000);
@@ -556,7 +556,7 @@ static void avg_delay_over_one_base_rtt(void **state)
 	struct mrc_nscc s;
 
 	(void)state;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	ack(&s, &p, 20 * US, 1000, 30 * US, 0);
 	assert_int_equal(s.avg_delay_ns, 20000);
 	ack(&s, &p, 22500, 1000, 10 * US, 0);
@@ -579,7 +579,7 @@ static void loss_cuts_one_packet(void **state)
 	struct mrc_nscc s;
 
 	(void)state;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	nscc_on_send(&s, 1000);
 	assert_int_equal(nscc_on_loss(&s, &p, 1000), MRC_NSCC_CUT);
 	assert_int_equal(s.cwnd_bytes, 99000);
@@ -595,6 +595,39 @@ static void loss_cuts_one_packet(void **state)
 }
 
 /*
+ * A QP whose packets are smaller than the profile's mtu_bytes stops its
+ * cuts at one of its own packets, not at the profile's; a QP with larger
+ * packets (or none given) at the profile's. MD and a lower base RTT keep
+ * the same floor.
+ */
+static void floor_is_one_of_the_qps_packets(void **state)
+{
+	struct mrc_nscc_params p = params();
+	struct mrc_nscc s;
+
+	(void)state;
+	nscc_init(&s, &p, 0, 400);
+	assert_int_equal(s.min_wnd_bytes, 400);
+	s.cwnd_bytes = 1200;
+	nscc_on_loss(&s, &p, 400);
+	assert_int_equal(s.cwnd_bytes, 800);
+	nscc_on_loss(&s, &p, 400);
+	nscc_on_loss(&s, &p, 400);
+	assert_int_equal(s.cwnd_bytes, 400);
+	nscc_on_trim(&s, &p, 5 * US, 400);
+	assert_int_equal(s.cwnd_bytes, 400);
+	/* A base RTT 1000 times smaller: max_wnd would be 100 B. */
+	nscc_update_base_rtt(&s, &p, 10);
+	assert_int_equal(s.max_wnd_bytes, 400);
+	assert_int_equal(s.cwnd_bytes, 400);
+
+	nscc_init(&s, &p, 0, 4000);
+	assert_int_equal(s.min_wnd_bytes, 1000);
+	nscc_init(&s, &p, 0, 0);
+	assert_int_equal(s.min_wnd_bytes, 1000);
+}
+
+/*
  * inflight is the bytes of distinct PSNs not yet acknowledged: a trim or
  * a loss leaves it (the resend is not counted again), each first ACK or
  * SACK takes its bytes off once, and it never wraps.
@@ -606,7 +639,7 @@ static void inflight_counts_distinct_psns(void **state)
 	int i;
 
 	(void)state;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	for (i = 0; i < 10; i++)
 		nscc_on_send(&s, 1000);
 	assert_int_equal(s.inflight_bytes, 10000);
@@ -643,7 +676,7 @@ static void can_send_never_deadlocks(void **state)
 	int i, n = 0;
 
 	(void)state;
-	nscc_init(&s, &p, 0);
+	nscc_init(&s, &p, 0, 0);
 	while (nscc_can_send(&s, &p, 1000) && n < 1000) {
 		nscc_on_send(&s, 1000);
 		n++;
@@ -800,6 +833,32 @@ static struct mrc_ctl_cc_nscc_cfg good_cfg(void)
  * 225000 = 1/24, scaling_b = 50 / 12, 4 x 1/24 x 50/12 x 1500 = 1041.67
  * bytes, 266666.7 in Q8.
  */
+/*
+ * mrcctl's "bdp": UET's reference BDP gives UET's reference increases
+ * and MaxWnd; 25 KB a sixth of them; the other fields are left.
+ */
+static void size_by_bdp(void **state)
+{
+	struct mrc_ctl_cc_nscc_cfg c = { .base_rtt = 7, .target_delay = 9 };
+
+	(void)state;
+	mrc_cc_nscc_size(&c, 150000, 4096);
+	assert_float_equal(c.eta, 614.4, 0.01);
+	assert_float_equal(c.fi, 20480, 0.01);
+	assert_float_equal(c.fi_scale, 0.25, 1e-6);
+	assert_int_equal(c.max_cwnd, 225000);
+	mrc_cc_nscc_size(&c, 25000, 4096);
+	assert_float_equal(c.eta, 102.4, 0.01);
+	assert_float_equal(c.fi, 3413.33, 0.01);
+	assert_float_equal(c.fi_scale, 0.041667, 1e-6);
+	assert_int_equal(c.max_cwnd, 37500);
+	assert_int_equal(c.base_rtt, 7);
+	assert_int_equal(c.target_delay, 9);
+	/* MaxWnd is at least one packet. */
+	mrc_cc_nscc_size(&c, 100, 4096);
+	assert_int_equal(c.max_cwnd, 4096);
+}
+
 static void params_convert_fixed_point(void **state)
 {
 	struct mrc_ctl_cc_nscc_cfg c = good_cfg();
@@ -942,7 +1001,7 @@ static void no_overflow_at_the_limits(void **state)
 	assert_int_equal(
 		nscc_params_from_cfg(&c, MRC_NSCC_MTU_MAX, &p, NULL, 0), 0);
 	p.disable_qa = 1;
-	nscc_init(&s, &p, t0);
+	nscc_init(&s, &p, t0, 0);
 	s.cwnd_bytes = MRC_NSCC_MTU_MAX;
 	/* Fair increase with the largest ACK, capped at MaxWnd bytes. */
 	assert_int_equal(ack(&s, &p, t0 + 1, ~0u, big_rtt, 0), MRC_NSCC_FAIR);
@@ -981,7 +1040,7 @@ static void no_overflow_at_the_limits(void **state)
 
 	/* A long run of everything, quick adapt on. */
 	p.disable_qa = 0;
-	nscc_init(&s, &p, t0);
+	nscc_init(&s, &p, t0, 0);
 	for (i = 0; i < 200000; i++) {
 		__u64 r;
 
@@ -1041,10 +1100,12 @@ int main(void)
 		cmocka_unit_test(no_rtt_sample_is_bookkeeping_only),
 		cmocka_unit_test(avg_delay_over_one_base_rtt),
 		cmocka_unit_test(loss_cuts_one_packet),
+		cmocka_unit_test(floor_is_one_of_the_qps_packets),
 		cmocka_unit_test(inflight_counts_distinct_psns),
 		cmocka_unit_test(can_send_never_deadlocks),
 		cmocka_unit_test(params_defaults_100g_12us),
 		cmocka_unit_test(params_defaults_testbed),
+		cmocka_unit_test(size_by_bdp),
 		cmocka_unit_test(params_convert_fixed_point),
 		cmocka_unit_test(params_reject_bad_values),
 		cmocka_unit_test(no_overflow_at_the_limits),
