@@ -5,7 +5,7 @@
 # switch egress queues (testbed shape: RATE each, a buffer, an ECN ramp,
 # trim or drop when full). Every sender runs one verified mrc-perf bulk
 # transfer (1 MiB WRITEs, one QP over 4 planes) at once, with NSCC (CC
-# profile 1, mrcctl's defaults) or without (cc none); or, the baselines on
+# profile 1, sized for the shaped planes) or without (cc none); or, the baselines on
 # the same queues, TCP (cubic or bbr, ECN on, one flow per plane per
 # sender) or MPTCP (one connection per sender, a subflow per plane).
 #
@@ -41,7 +41,8 @@
 # MTU).
 #
 # INCAST_NSCC="KEY VALUE ..." replaces the CC profile's NSCC settings
-# (mrcctl cc-profile set; default "base-rtt 10000").
+# (mrcctl cc-profile set; default "base-rtt 10000 bdp B", B sized for
+# the shaped planes, below).
 #
 # NSCC's reaction time (make bench: 2 senders, trim): INCAST_JOIN_S=J
 # starts sender k (k = 0, 1, ...) k x J seconds after the first, running
@@ -100,6 +101,16 @@ target_ns=$(awk -v s="${INCAST_NSCC:-}" 'BEGIN { t = 100000
 	n = split(s, w, " "); for (i = 1; i < n; i++) if (w[i] == "target-delay") t = w[i + 1]
 	print t }')
 kmin=$((rate_bps / 8 * target_ns / 1000000000))
+# NSCC sized for this network (mrcctl cc-profile set ... bdp): what a QP's
+# 4 planes carry (4 x RATE) times the round trip its window must cover
+# here, 250 us. That is measured, not the unloaded 20-50 us: on 2 CPUs a
+# window's turn includes waking the pump, and in 1->1 a 22,500-byte
+# window carried 719 Mbit/s (22500 x 8 / 719e6 = 250 us). mrcctl's
+# defaults are sized for 4 unshaped 1 Gbit/s planes (50 KB), and at
+# 200 Mbit/s their increases are 2 to 5 times this network's: the queues
+# stood a packet higher (docs/congestion.md, 2026-12-05).
+nscc_bdp=$((4 * rate_bps / 8 * 250 / 1000000))
+nscc_opts=${INCAST_NSCC:-base-rtt 10000 bdp $nscc_bdp}
 shape_opts=(buffer "$buf" ecn "${INCAST_ECN:-$kmin-$((4 * kmin))}" full "$MODE")
 [ "$MODE" = trim ] && shape_opts+=(keep 64 dscp 46)
 for p in 0 1 2 3; do
@@ -234,7 +245,7 @@ run_mrc() {
 		mrcd_start "h$i" -v
 		if [ "$CC" = nscc ]; then
 			"$TOP/build/tools/mrcctl" -s "$TMP/h$i.sock" cc-profile set 1 \
-				algorithm uet-1.0-nscc ${INCAST_NSCC:-base-rtt 10000} state offline >/dev/null
+				algorithm uet-1.0-nscc $nscc_opts state offline >/dev/null
 			"$TOP/build/tools/mrcctl" -s "$TMP/h$i.sock" cc-profile set 1 \
 				state online >/dev/null
 		fi
@@ -521,8 +532,11 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	fraction_of_bottleneck: ($sum * 1e9 / $bottleneck),
 	# A join: the flows ran for different times, so over what each
 	# carried once all ran (their rates above are each over its own run).
+	# Otherwise over the rates of the flows, the sum in the numerator
+	# too: not the aggregate above, which is over the longest run (a
+	# flow draining its last WRITE runs longer).
 	jain_index: (if $join_jain != null then $join_jain else
-		(($sum * $sum) / ($n * ($g | map(. * .) | add))) end),
+		(($g | add) as $s | ($s * $s) / ($n * ($g | map(. * .) | add))) end),
 	bad_bytes: (if $r[0].bad_bytes == null then null else $r | map(.bad_bytes) | add end),
 	queue_delay_us_p50: $qd50, queue_delay_us_p99: $qd99,
 	queue_wait_us_p50: $qw50, queue_wait_us_p99: $qw99, queue_wait_hist_10us: $qwhist,

@@ -118,6 +118,8 @@ expect_err 1 "'-1'" port show -1
 expect_err 1 "'300'" port show 300
 expect_err 1 "'1001'" probe dgid 198.18.0.2 ev 1 port 1 count 1001
 expect_err 1 "'0.5x'" cc-profile set 1 eta 0.5x
+expect_err 1 "'0'" cc-profile set 1 bdp 0
+expect_err 1 "'bdp' given twice" cc-profile set 1 bdp 1000 bdp 2000
 expect_err 1 "unknown state 'bogus'" ev-fmt set 1 state bogus
 expect_err 1 "unknown state 'sleepy'" ev show state sleepy
 expect_err 1 "unknown admin 'maybe'" port set 1 admin maybe

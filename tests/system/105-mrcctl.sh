@@ -61,6 +61,10 @@ j cc_set 'true' cc-profile set 1 algorithm uet-1.0-nscc base-rtt 12000 state off
 j cc_online 'true' cc-profile set 1 state online
 j ccs 'any(.[]; .id == 1)' cc-profile show
 j cc1 '(if type == "array" then .[0] else . end) | .id == 1' cc-profile show 1
+# Sized by its BDP (UET's rules at 4096-byte packets); fi given wins.
+j cc_bdp 'true' cc-profile set 3 algorithm uet-1.0-nscc bdp 25000 "fi" 3000 state offline
+j cc3 '(if type == "array" then .[0] else . end) | .max_cwnd_bytes == 37500 and
+	(.eta - 102.4 | fabs) < 0.01 and .fi == 3000 and (.fi_scale - 0.04167 | fabs) < 0.0001' cc-profile show 3
 # The device's own NSCC profile, ready for use.
 j cc15 '(if type == "array" then .[0] else . end) | .id == 15 and .state == "online" and .algorithm == "uet-1.0-nscc"' cc-profile show 15
 

@@ -66,8 +66,14 @@ static int cc_query(struct mrc_context *ctx, uint64_t id, struct cc_info *ci)
 static void put_f(struct tbl *t, const char *key, const char *head, float v,
 		  int have)
 {
+	double below = 0.1;
+	int d = 3;
+
+	/* Three decimals, or three significant digits below 0.1. */
+	for (; d < 9 && v > 0 && v < below; below /= 10)
+		d++;
 	if (have)
-		tbl_fixed(t, key, head, v, 3);
+		tbl_fixed(t, key, head, v, d);
 	else
 		tbl_none(t, key, head);
 }
@@ -154,13 +160,35 @@ enum {
 	C_ADJUST_BYTES,
 	C_ADJUST_PERIOD,
 	C_DISABLE_QA,
+	C_BDP,
 };
 static const char *const set_kws[] = {
 	"algorithm",	"state",	 "base-rtt",   "target-delay",
 	"max-cwnd",	"eta",		 "fi",	       "fi-scale",
 	"gamma",	"max-md-jump",	 "qa-gate",    "qa-threshold",
-	"adjust-bytes", "adjust-period", "disable-qa",
+	"adjust-bytes", "adjust-period", "disable-qa", "bdp",
 };
+
+/*
+ * "bdp BYTES": eta, fi, fi-scale and max-cwnd as UET sizes them for that
+ * bandwidth-delay product at the profile's 4096-byte packets, except the
+ * ones given by their own keys, wherever they stand.
+ */
+static void nscc_size(struct mrc_ctl_cc_nscc_cfg *c, uint32_t bdp,
+		      unsigned int seen)
+{
+	struct mrc_ctl_cc_nscc_cfg z = *c;
+
+	mrc_cc_nscc_size(&z, bdp, MRC_MAX_PAYLOAD);
+	if (!(seen & 1u << C_ETA))
+		c->eta = z.eta;
+	if (!(seen & 1u << C_FI))
+		c->fi = z.fi;
+	if (!(seen & 1u << C_FI_SCALE))
+		c->fi_scale = z.fi_scale;
+	if (!(seen & 1u << C_MAX_CWND))
+		c->max_cwnd = z.max_cwnd;
+}
 
 static int nscc_arg(struct args *a, int kw, struct mrc_ctl_cc_nscc_cfg *c)
 {
@@ -211,6 +239,7 @@ static int do_set(struct args *a)
 	struct mrc_context *ctx = NULL;
 	unsigned int seen = 0;
 	int rc, kw, w = 0, mask = 0;
+	uint32_t bdp = 0;
 	uint64_t id;
 
 	rc = arg_u64(a, "ID", 0, UINT64_MAX, &id);
@@ -230,11 +259,16 @@ static int do_set(struct args *a)
 					ARRAY_SIZE(profile_state_words), &w);
 			attr.profile_state = (enum mrc_ctl_profile_state)w;
 			mask |= MRC_CTL_CC_PROFILE_STATE;
+		} else if (kw == C_BDP) {
+			rc = arg_u32(a, set_kws[kw], 1, UINT32_MAX, &bdp);
+			mask |= MRC_CTL_CC_PROFILE_CONFIG;
 		} else {
 			rc = nscc_arg(a, kw, &cfg);
 			mask |= MRC_CTL_CC_PROFILE_CONFIG;
 		}
 	}
+	if (!rc && bdp)
+		nscc_size(&cfg, bdp, seen);
 	if (!rc && !mask)
 		rc = err_usage("'%s' needs a keyword (see 'mrcctl cc-profile"
 			       " help')",
@@ -270,14 +304,19 @@ static const char *const defs[] = {
 	" fi BYTES | fi-scale F |",
 	"          gamma F | max-md-jump F | qa-gate N | qa-threshold NS |"
 	" adjust-bytes BYTES |",
-	"          adjust-period NS | disable-qa }",
+	"          adjust-period NS | disable-qa | bdp BYTES }",
 	"  Any NSCC key sends all of them: those not given take their"
 	" defaults,",
-	"  base-rtt 10000 target-delay 100000 max-cwnd 1048576 eta 200 fi 6800"
+	"  base-rtt 10000 target-delay 100000 max-cwnd 75000 eta 200 fi 6800"
 	" fi-scale 0.08",
 	"  gamma 0.8 max-md-jump 0.5 qa-gate 3 qa-threshold 400000"
 	" adjust-bytes 32768",
 	"  adjust-period 10000 (NS in nanoseconds, F a decimal fraction).",
+	"  bdp BYTES sizes eta, fi, fi-scale and max-cwnd for a QP's"
+	" bandwidth-delay",
+	"  product as UET does (all its paths' rate x the round trip its"
+	" window covers);",
+	"  those keys, when given too, win.",
 	HELP_PROFILE_STATE,
 	HELP_NUMBER,
 	NULL,
