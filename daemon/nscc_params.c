@@ -109,8 +109,8 @@ int nscc_params_from_cfg(const struct mrc_ctl_cc_nscc_cfg *cfg, __u32 mtu_bytes,
 	 * data path needs is alpha x target_delay, the increase per RTT at
 	 * zero delay, capped below 2^24 bytes.
 	 */
-	a = cfg->max_cwnd / (1.5 * NSCC_REF_BDP_BYTES);
-	b = cfg->target_delay / NSCC_REF_RTT_NS;
+	a = cfg->max_cwnd / (MRC_NSCC_MAX_CWND_BDPS * MRC_NSCC_REF_BDP_BYTES);
+	b = cfg->target_delay / MRC_NSCC_REF_RTT_NS;
 	at = 4.0 * a * b * mtu_bytes;
 	p.alpha_target_q8_bytes = at < INC_MAX_BYTES ? fixed(at, MRC_NSCC_Q8) :
 						       MRC_NSCC_INC_MAX_Q8;

@@ -27,9 +27,6 @@
 #include "mrc_ctl.h"
 #include "mrc/cc_default.h"
 
-#define NSCC_REF_BDP_BYTES MRC_NSCC_REF_BDP_BYTES
-#define NSCC_REF_RTT_NS MRC_NSCC_REF_RTT_NS
-
 /*
  * *out from cfg for packets of mtu_bytes (the unit the data path counts
  * cwnd in). Returns 0, or -EINVAL with why naming the field and its

@@ -78,7 +78,8 @@ struct prof_ev {
 
 /*
  * The packet size a CC profile's window counts in (nscc_params.h): the
- * largest payload. Its smallest window is this or max_cwnd, the lower.
+ * largest payload, or max_cwnd if that is lower. A QP's smallest window
+ * is one of its own packets, at most that (mrc_nscc.min_wnd_bytes).
  */
 #define PROF_CC_MTU_BYTES MRC_MAX_PAYLOAD
 

@@ -31,7 +31,7 @@ void mrc_cc_nscc_size(struct mrc_ctl_cc_nscc_cfg *c, double bdp_bytes,
 		      double mtu_bytes)
 {
 	double a = bdp_bytes / MRC_NSCC_REF_BDP_BYTES;
-	double w = 1.5 * bdp_bytes;
+	double w = MRC_NSCC_MAX_CWND_BDPS * bdp_bytes;
 
 	c->eta = (float)(0.15 * mtu_bytes * a);
 	c->fi = (float)(5 * mtu_bytes * a);

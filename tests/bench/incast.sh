@@ -107,8 +107,8 @@ kmin=$((rate_bps / 8 * target_ns / 1000000000))
 # window's turn includes waking the pump, and in 1->1 a 22,500-byte
 # window carried 719 Mbit/s (22500 x 8 / 719e6 = 250 us). mrcctl's
 # defaults are sized for 4 unshaped 1 Gbit/s planes (50 KB), and at
-# 200 Mbit/s their increases are 2 to 5 times this network's: the queues
-# stood a packet higher (docs/congestion.md, 2026-12-05).
+# 200 Mbit/s their increases and max-cwnd are twice this network's: the
+# queues stood a packet higher (docs/congestion.md, 2026-12-05).
 nscc_bdp=$((4 * rate_bps / 8 * 250 / 1000000))
 nscc_opts=${INCAST_NSCC:-base-rtt 10000 bdp $nscc_bdp}
 shape_opts=(buffer "$buf" ecn "${INCAST_ECN:-$kmin-$((4 * kmin))}" full "$MODE")

@@ -828,12 +828,6 @@ static struct mrc_ctl_cc_nscc_cfg good_cfg(void)
 }
 
 /*
- * Each field in fixed point, rounded to nearest. fi_scale 1/96 is
- * 682.67 in Q16; alpha x target from max_cwnd: scaling_a = 9375 /
- * 225000 = 1/24, scaling_b = 50 / 12, 4 x 1/24 x 50/12 x 1500 = 1041.67
- * bytes, 266666.7 in Q8.
- */
-/*
  * mrcctl's "bdp": UET's reference BDP gives UET's reference increases
  * and MaxWnd; 25 KB a sixth of them; the other fields are left.
  */
@@ -859,6 +853,12 @@ static void size_by_bdp(void **state)
 	assert_int_equal(c.max_cwnd, 4096);
 }
 
+/*
+ * Each field in fixed point, rounded to nearest. fi_scale 1/96 is
+ * 682.67 in Q16; alpha x target from max_cwnd: scaling_a = 9375 /
+ * 225000 = 1/24, scaling_b = 50 / 12, 4 x 1/24 x 50/12 x 1500 = 1041.67
+ * bytes, 266666.7 in Q8.
+ */
 static void params_convert_fixed_point(void **state)
 {
 	struct mrc_ctl_cc_nscc_cfg c = good_cfg();

@@ -170,6 +170,13 @@ static const char *const set_kws[] = {
 };
 
 /*
+ * The bdp key's range: from under one packet to where fi (5 MTU x
+ * bdp / 150000 B) would pass the 2^24 bytes mrcd accepts.
+ */
+#define BDP_MIN 1000u
+#define BDP_MAX 100000000u
+
+/*
  * "bdp BYTES": eta, fi, fi-scale and max-cwnd as UET sizes them for that
  * bandwidth-delay product at the profile's 4096-byte packets, except the
  * ones given by their own keys, wherever they stand.
@@ -260,7 +267,7 @@ static int do_set(struct args *a)
 			attr.profile_state = (enum mrc_ctl_profile_state)w;
 			mask |= MRC_CTL_CC_PROFILE_STATE;
 		} else if (kw == C_BDP) {
-			rc = arg_u32(a, set_kws[kw], 1, UINT32_MAX, &bdp);
+			rc = arg_u32(a, set_kws[kw], BDP_MIN, BDP_MAX, &bdp);
 			mask |= MRC_CTL_CC_PROFILE_CONFIG;
 		} else {
 			rc = nscc_arg(a, kw, &cfg);
@@ -312,11 +319,13 @@ static const char *const defs[] = {
 	"  gamma 0.8 max-md-jump 0.5 qa-gate 3 qa-threshold 400000"
 	" adjust-bytes 32768",
 	"  adjust-period 10000 (NS in nanoseconds, F a decimal fraction).",
-	"  bdp BYTES sizes eta, fi, fi-scale and max-cwnd for a QP's"
-	" bandwidth-delay",
-	"  product as UET does (all its paths' rate x the round trip its"
-	" window covers);",
-	"  those keys, when given too, win.",
+	"  bdp BYTES (1000-100000000) sizes eta, fi, fi-scale and max-cwnd"
+	" for a QP's",
+	"  bandwidth-delay product as UET does (all its paths' rate x the"
+	" round trip its",
+	"  window covers); those keys, when given too, win. max-cwnd also"
+	" sizes the",
+	"  proportional increase.",
 	HELP_PROFILE_STATE,
 	HELP_NUMBER,
 	NULL,
