@@ -32,6 +32,11 @@
 # the fabric's forwarding program (mrc_fab_xdp, every hop) is then among
 # the programs, with its runs per data packet.
 #
+# PROFILE_PERF_ARGS adds mrc-perf options after "--test bw -s 1M" (the
+# later win): "--test rate -s 64" profiles the 64-byte WRITE_IMM rate
+# test instead; its Gbit/s are then 64-byte messages' (x 1e9 / 512 for
+# messages per second). The first line says what ran.
+#
 # PROFILE_MTU (3000), PROFILE_SECONDS (8), PROFILE_WINDOW (3),
 # PROFILE_MODE (direct).
 set -euo pipefail
@@ -224,7 +229,7 @@ prog() { runs "$1" "select(.id == $2)"; }
 fab() { runs "$1" 'select(.name == "mrc_fab_xdp")'; }
 
 mrc_bytes=$((placed1 - placed0))
-jq -n --arg mode "$MODE" --argjson mtu "$MTU" --argjson win "$WIN" --arg napi "$([ "$PROFILE_THREADED" = 1 ] && echo threaded || echo softirq)" --argjson mrc_s "$(jq -n "$mrc_ns / 1e9")" \
+jq -n --arg mode "$MODE" --arg perf_args "${PROFILE_PERF_ARGS:-}" --argjson mtu "$MTU" --argjson win "$WIN" --arg napi "$([ "$PROFILE_THREADED" = 1 ] && echo threaded || echo softirq)" --argjson mrc_s "$(jq -n "$mrc_ns / 1e9")" \
 	--argjson tcp_s "$(jq -n "$tcp_ns / 1e9")" \
 	--argjson bw "$(jq '.results[0]' "$TMP/bw.json")" \
 	--argjson mcpu "$(cpu mrc "$mrc_bytes")" --argjson tcpu "$(cpu tcp "$tcp_bytes")" \
@@ -234,7 +239,7 @@ jq -n --arg mode "$MODE" --argjson mtu "$MTU" --argjson win "$WIN" --arg napi "$
 	--argjson rxs "$(prog mrc "$rx_snd")" --argjson procs "$procs" \
 	--argjson fab "$(fab mrc)" --argjson tfab "$(fab tcp)" \
 	--argjson txp "$tx_pkts" --argjson txi "$tx_idle" --argjson calls "$tx_calls" '
-	{benchmark: "profile", mode: $mode, mtu: $mtu, window_s: $win, napi: $napi,
+	{benchmark: "profile", mode: $mode, perf_args: $perf_args, mtu: $mtu, window_s: $win, napi: $napi,
 	 mrc: {goodput_gbit_per_s: $bw.gbit_per_s,
 	       window: ($mcpu | .gbit_per_s = (.bytes * 8 / $mrc_s / 1e9)),
 	       programs: {mrc_xdp_tx: $tx, mrc_xdp_rx_receiver: $rxr, mrc_xdp_rx_sender: $rxs},
@@ -247,7 +252,7 @@ jq -n --arg mode "$MODE" --argjson mtu "$MTU" --argjson win "$WIN" --arg napi "$
 
 jq -r '
 	def r: . * 10 | round / 10;
-	"bulk transfer, \(.mode), 4 planes, MTU \(.mtu), \(.napi) NAPI: \(.window_s) s profiled mid-run, both ends on the same 2 CPUs",
+	"mrc-perf --test bw -s 1M\(.perf_args | if . == "" then "" else " " + . end), \(.mode), 4 planes, MTU \(.mtu), \(.napi) NAPI: \(.window_s) s profiled mid-run, both ends on the same 2 CPUs",
 	"  mrc: \(.mrc.window.gbit_per_s | r) Gbit/s, CPU per GB: user \(.mrc.window.cpu_s_per_gb.user | r) s, sys \(.mrc.window.cpu_s_per_gb.sys | r) s, softirq \(.mrc.window.cpu_s_per_gb.softirq | r) s, total \(.mrc.window.cpu_s_per_gb.total | r) s",
 	"  tcp: \(.tcp.window.gbit_per_s | r) Gbit/s, CPU per GB: user \(.tcp.window.cpu_s_per_gb.user | r) s, sys \(.tcp.window.cpu_s_per_gb.sys | r) s, softirq \(.tcp.window.cpu_s_per_gb.softirq | r) s, total \(.tcp.window.cpu_s_per_gb.total | r) s",
 	"  mrc per CPU: " + ([.mrc.window.per_cpu[] | "\(.cpu) user \(.user_pct)% sys \(.sys_pct)% softirq \(.softirq_pct)% idle \(.idle_pct)%"] | join("; ")),
