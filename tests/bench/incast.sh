@@ -53,9 +53,13 @@
 # the same for ten windows in a row (half a second).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-# With no arguments (make bench): N = 2 and 4, trim and drop, NSCC and
-# none, each a testbed of its own.
+# With no arguments (make bench): one QP alone over the 4 queues (NSCC,
+# and cubic beside it), then N = 2 and 4, trim and drop, each CC, each a
+# testbed of its own.
 if [ $# = 0 ]; then
+	for cc in nscc cubic; do
+		"$0" 1 trim 200mbit 6 "$cc"
+	done
 	for n in 2 4; do
 		for mode in trim drop; do
 			for cc in nscc none cubic bbr mptcp; do
