@@ -53,10 +53,8 @@ static __always_inline __u64 nscc_since(__u64 now_ns, __u64 then_ns)
 }
 
 /* The window set to w, within [min_wnd_bytes, max_wnd_bytes]. */
-static __always_inline void
-nscc_set_cwnd(struct mrc_nscc *s, const struct mrc_nscc_params *p, __u64 w)
+static __always_inline void nscc_set_cwnd(struct mrc_nscc *s, __u64 w)
 {
-	(void)p;
 	w = nscc_min(w, s->max_wnd_bytes);
 	s->cwnd_bytes = (__u32)nscc_max(w, s->min_wnd_bytes);
 }
@@ -127,7 +125,7 @@ nscc_update_base_rtt(struct mrc_nscc *s, const struct mrc_nscc_params *p,
 	s->base_rtt_ns = (__u32)rtt_ns;
 	w = (__u64)p->max_cwnd_bytes * rtt_ns / p->base_rtt_ns;
 	s->max_wnd_bytes = (__u32)nscc_max(w, s->min_wnd_bytes);
-	nscc_set_cwnd(s, p, s->cwnd_bytes);
+	nscc_set_cwnd(s, s->cwnd_bytes);
 }
 
 /*
@@ -181,7 +179,7 @@ nscc_quick_adapt(struct mrc_nscc *s, const struct mrc_nscc_params *p,
 		    (s->trigger_qa || is_loss ||
 		     delay_ns > p->qa_threshold_ns) &&
 		    s->achieved_bytes < gate) {
-			nscc_set_cwnd(s, p, s->achieved_bytes);
+			nscc_set_cwnd(s, s->achieved_bytes);
 			s->bytes_to_ignore = s->inflight_bytes;
 			s->bytes_ignored = 0;
 			s->trigger_qa = 0;
@@ -213,7 +211,7 @@ static __always_inline int nscc_fast_increase(struct mrc_nscc *s,
 		s->fi_count_bytes += nb;
 		if (s->fi_count_bytes > s->cwnd_bytes || s->increase_mode) {
 			inc = nb * p->fi_scale_q16 >> 16;
-			nscc_set_cwnd(s, p, s->cwnd_bytes + inc);
+			nscc_set_cwnd(s, s->cwnd_bytes + inc);
 			s->increase_mode = 1;
 			return 1;
 		}
@@ -263,7 +261,7 @@ nscc_multiplicative_decrease(struct mrc_nscc *s,
 	cut = (__u64)p->gamma_q16 * (avg - p->target_delay_ns) / avg;
 	keep = cut < MRC_NSCC_Q16 ? MRC_NSCC_Q16 - cut : 0;
 	keep = nscc_max(keep, p->max_md_jump_q16);
-	nscc_set_cwnd(s, p, (__u64)s->cwnd_bytes * keep >> 16);
+	nscc_set_cwnd(s, (__u64)s->cwnd_bytes * keep >> 16);
 	s->last_dec_ns = now_ns;
 	return MRC_NSCC_MD;
 }
@@ -285,7 +283,7 @@ nscc_fulfill(struct mrc_nscc *s, const struct mrc_nscc_params *p, __u64 now_ns)
 		s->last_adjust_ns = now_ns;
 		add += p->eta_q8_bytes;
 	}
-	nscc_set_cwnd(s, p, s->cwnd_bytes + (add >> 8));
+	nscc_set_cwnd(s, s->cwnd_bytes + (add >> 8));
 	s->inc_bytes2_q8 = 0;
 	s->received_bytes = 0;
 }
@@ -340,12 +338,11 @@ nscc_on_ack(struct mrc_nscc *s, const struct mrc_nscc_params *p, __u64 now_ns,
 }
 
 /* cwnd less one packet, at least min_wnd_bytes. */
-static __always_inline void
-nscc_cut(struct mrc_nscc *s, const struct mrc_nscc_params *p, __u32 bytes)
+static __always_inline void nscc_cut(struct mrc_nscc *s, __u32 bytes)
 {
 	__u64 w = s->cwnd_bytes;
 
-	nscc_set_cwnd(s, p, w > bytes ? w - bytes : 0);
+	nscc_set_cwnd(s, w > bytes ? w - bytes : 0);
 }
 
 /*
@@ -368,7 +365,7 @@ nscc_on_trim(struct mrc_nscc *s, const struct mrc_nscc_params *p, __u64 now_ns,
 	v = nscc_quick_adapt(s, p, now_ns, 1, 1, 0);
 	if (v != MRC_NSCC_NONE)
 		return v;
-	nscc_cut(s, p, bytes);
+	nscc_cut(s, bytes);
 	return MRC_NSCC_CUT;
 }
 
@@ -380,8 +377,9 @@ nscc_on_trim(struct mrc_nscc *s, const struct mrc_nscc_params *p, __u64 now_ns,
 static __always_inline enum mrc_nscc_verdict
 nscc_on_loss(struct mrc_nscc *s, const struct mrc_nscc_params *p, __u32 bytes)
 {
+	(void)p; /* the arguments every event takes */
 	s->bytes_ignored += bytes;
-	nscc_cut(s, p, bytes);
+	nscc_cut(s, bytes);
 	return MRC_NSCC_CUT;
 }
 
