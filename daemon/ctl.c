@@ -532,6 +532,7 @@ static void do_qp_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 		qi->cc_inflight_bytes = qv.inflight_bytes;
 		qi->cc_base_rtt_ns = qv.cc_base_rtt_ns;
 		qi->cc_avg_delay_ns = qv.cc_avg_delay_ns;
+		qi->path_mtu_bytes = qv.mtu;
 		qi->srtt_ns = qv.srtt_ns;
 		qi->rtt_hi_ns = qv.rtt_hi_ns;
 		qi->nev_cooled = (uint32_t)__builtin_popcountll(

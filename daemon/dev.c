@@ -38,6 +38,8 @@
  * headroom, so MRC_MAX_PAYLOAD-sized packets wait for multi-buffer support.
  */
 #define TX_FRAME_MAX (14 + MRC_DATA_OVERHEAD(1) + DEV_PAYLOAD_MAX)
+_Static_assert(TX_FRAME_MAX + 1 <= DEV_LIVE_FRAME_MAX, "a live frame");
+_Static_assert(DEV_PAYLOAD_MAX <= MRC_MAX_PAYLOAD, "the programs place it");
 
 static int err_msg(int err, const char *what, const char *obj)
 {
@@ -654,6 +656,17 @@ int dev_set_anchor(struct dev *d, const char *ifname)
 		return err_msg(err, "attaching the transmit program to",
 			       ifname);
 	d->anchor_ifindex = ifindex;
+	/*
+	 * One live frame of the size every transmit call passes, for QP 0
+	 * (never handed out: nothing sent, one tx_idle). A kernel whose pages
+	 * hold less than DEV_LIVE_FRAME_MAX says so here, not at each send.
+	 */
+	err = dev_tx_burst(d, 0, 1);
+	if (err < 0) {
+		log_err("a live frame of %u bytes on %s: %s (does this kernel's page hold less?)\n",
+			DEV_LIVE_FRAME_MAX, ifname, strerror(-err));
+		return err;
+	}
 	return 0;
 }
 

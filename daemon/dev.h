@@ -14,11 +14,22 @@
 #include "mrc/abi.h"
 
 /*
- * Payload bytes per packet at most: IB's 2048-byte MTU, the largest whose
- * frame (headers included) fits a live frame, one page less XDP headroom
- * and skb_shared_info. Ports may lower it (their IP MTU less headers).
+ * The largest frame the kernel takes as a live frame (BPF_PROG_TEST_RUN
+ * with BPF_F_TEST_XDP_LIVE_FRAMES): a page less XDP's headroom, the
+ * kernel's xdp_page_head and skb_shared_info. 3408 bytes on x86-64 with
+ * kernel 6.18, measured; larger frames get EINVAL ("disallow live data mode
+ * for jumbo frames"). tests/bpf/test_dev_sq.c checks it on this kernel.
  */
-#define DEV_PAYLOAD_MAX 2048u
+#define DEV_LIVE_FRAME_MAX 3408u
+/*
+ * Payload bytes per packet at most: what a live frame holds after
+ * Ethernet and the largest data packet's headers (IPv6, with immediate),
+ * less the one byte dev_tx_burst's frame has to spare. Not an IB MTU: a
+ * QP's path MTU enum is cut to what the ports carry (lib/qp.c), so at
+ * IBV_MTU_4096 a packet fills its link's MTU up to this. Ports may lower
+ * it (their IP MTU less headers).
+ */
+#define DEV_PAYLOAD_MAX (DEV_LIVE_FRAME_MAX - 1u - 14u - MRC_DATA_OVERHEAD(1))
 
 struct mrc_xdp_rx;
 struct mrc_xdp_tx;

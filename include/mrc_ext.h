@@ -150,6 +150,10 @@ struct mrcx_qp_info {
 	/* Ports (bit p-1: port p) the peer said are down (PORT_STATUS_UPDATE):
 	 * the EVs that lead to them stay out of use. */
 	uint32_t peer_ports_down;
+	/* Payload bytes per packet: its path MTU, cut to what every port
+	 * carries (docs/libmrc.md); 0 before RTR. */
+	uint32_t path_mtu_bytes;
+	uint32_t pad0;
 };
 
 /* Fills up to max entries; *n is the number of QPs there are. */

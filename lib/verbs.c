@@ -572,6 +572,19 @@ static enum ibv_mtu ib_mtu(uint32_t payload)
 	return m;
 }
 
+/*
+ * The smallest IB MTU that covers payload bytes: the largest path MTU
+ * that changes anything (a QP's path MTU is cut to what the ports carry).
+ */
+static enum ibv_mtu ib_mtu_cover(uint32_t payload)
+{
+	enum ibv_mtu m = IBV_MTU_256;
+
+	while (m < IBV_MTU_4096 && (128u << m) < payload)
+		m++;
+	return m;
+}
+
 int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 		   struct _compat_ibv_port_attr *port_attr)
 {
@@ -602,7 +615,7 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 	mtu = sc->info.port_mtu[port_num - 1];
 	a->state = sc->info.port_up[port_num - 1] ? IBV_PORT_ACTIVE :
 						    IBV_PORT_DOWN;
-	a->max_mtu = ib_mtu(sc->info.max_mtu);
+	a->max_mtu = ib_mtu_cover(sc->info.max_mtu);
 	/* This port's IP MTU less the headers of the largest data packet. */
 	a->active_mtu = ib_mtu(mtu < MRC_DATA_OVERHEAD_V6 ?
 				       0 :

@@ -61,6 +61,7 @@ static void qp_row(struct tbl *t, const struct mrcx_qp_info *q)
 	tbl_u64(t, "inflight_psns", "INFLIGHT(psns)", q->inflight_psns);
 	tbl_u64(t, "evs_in_use", "EVS_IN_USE", q->nev_in_use);
 	tbl_u64(t, "evs", "EVS", q->nev);
+	tbl_u64(t, "path_mtu_bytes", "PATH_MTU(B)", q->path_mtu_bytes);
 	tbl_u64(t, "sent_pkts", "SENT(pkts)", q->sent_pkts);
 	tbl_u64(t, "retx_pkts", "RETX(pkts)", q->retx_pkts);
 	tbl_u64(t, "lost_pkts", "LOST(pkts)", q->lost_pkts);

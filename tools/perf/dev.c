@@ -218,6 +218,8 @@ int dev_setup(struct perf_dev *d, struct sc_params *p)
 	err = dev_open(d);
 	if (err)
 		return err;
+	d->offer_mtu_bytes = p->mtu_bytes ? (unsigned int)p->mtu_bytes :
+					    d->port_mtu_bytes;
 	if (!p->mpr)
 		p->mpr = d->attr.mpr_attr.max_mpr ? d->attr.mpr_attr.max_mpr :
 						    2;

@@ -42,7 +42,11 @@ struct perf_dev {
 	size_t buf_bytes;
 	struct ibv_mr *mr;
 	union ibv_gid gid;
-	unsigned int port_mtu_bytes;
+	unsigned int port_mtu_bytes; /* the port's active MTU */
+	/* The path MTU this side offers its peer: --mtu if given (both
+	 * sides run it: on uniform links, IBV_MTU_4096 fills each frame),
+	 * else the port's active MTU, which fits whatever the peer's is. */
+	unsigned int offer_mtu_bytes;
 	unsigned int path_mtu_bytes; /* the QPs' path MTU, as set */
 	struct tl *tl; /* --timeline / --at: the failover timeline */
 	uint64_t wr_bytes; /* bytes per WR of the running row */

@@ -145,7 +145,7 @@ static void qp_describe(const struct perf_dev *d, const struct perf_qp *q,
 		.addr = (uintptr_t)d->mr->addr + q->slice_off,
 		.len_bytes = d->slice_bytes,
 		.rq_depth = d->rq_depth,
-		.mtu_bytes = d->port_mtu_bytes,
+		.mtu_bytes = d->offer_mtu_bytes,
 	};
 	memcpy(out->gid, d->gid.raw, 16);
 }
