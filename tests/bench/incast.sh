@@ -37,8 +37,10 @@
 # 4->1 incast 5-10 s to drain after the end, and mrc-perf gives up on a
 # flow 10 s after it: the "WRITEs still incomplete" runs).
 #
-# INCAST_MTU sets the links' MTU (default 3000: MRC's 2048-byte path
-# MTU).
+# INCAST_MTU sets the links' MTU (default 3000) and INCAST_PATH_MTU the
+# QPs' path MTU (mrc-perf --mtu, default 4096: cut to the links, a packet
+# carries 2924 bytes at 3000 over IPv4, as a TCP segment carries 2948;
+# 2048 gives IB's 2048-byte packets).
 #
 # INCAST_NSCC="KEY VALUE ..." replaces the CC profile's NSCC settings
 # (mrcctl cc-profile set; default "base-rtt 10000 bdp B", B sized for
@@ -281,7 +283,7 @@ run_mrc() {
 		fi
 		(sleep "$late" && PIDNAME=cli$i as_nobody "h$i" "$PERF" client "$(tb addr h1 0)" \
 			-p $((18515 + i)) --wait 10 -j --test bw --verify -s "$size" \
-			-d "$DEPTH" -D "$secs" "${ccarg[@]}" "${tl[@]}" >"$TMP/flow$i.json" 2>"$TMP/flow$i.err") &
+			--mtu "${INCAST_PATH_MTU:-4096}" -d "$DEPTH" -D "$secs" "${ccarg[@]}" "${tl[@]}" >"$TMP/flow$i.json" 2>"$TMP/flow$i.err") &
 		pids+=($!)
 	done
 	fpid=""
