@@ -366,6 +366,8 @@ UNIT_SRCS_test_profiles    := daemon/profiles.c daemon/nscc_params.c \
 UNIT_SRCS_test_config      := daemon/config.c daemon/plane.c
 UNIT_SRCS_test_perf_report := tools/perf/report.c tools/perf/fields.c \
 			      tools/perf/names.c tools/perf/timeline.c
+UNIT_SRCS_test_perf_timeline := tools/perf/timeline.c
+UNIT_LIBS_test_perf_timeline := -lpthread
 # mrcd's modules over tests/unit/fake_device.c (the device, probe frames,
 # the clock): the module under test and the real modules below it.
 UNIT_FAKE_DEV := tests/unit/fake_device.c daemon/log.c

@@ -8,12 +8,14 @@
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mrc_ext.h"
@@ -35,12 +37,20 @@ struct tl_event {
 	uint8_t ev, state, old, reason;
 };
 
+/*
+ * A command runs from a thread of its own, which spawns it and waits for
+ * it: posix_spawn suspends the thread that calls it until the child has
+ * exec'd (1-2 ms of /bin/sh on a busy machine), and the thread that polls
+ * the completions must not stop, or the command itself makes the gap the
+ * timeline measures.
+ */
 struct tl_at {
 	uint64_t at_ms;
 	char cmd[512];
 	uint64_t start_ns, end_ns;
-	pid_t pid;
-	int state; /* 0 waiting, 1 running, 2 done */
+	pthread_t thr;
+	bool joinable; /* thr runs it, or ran it and is not joined yet */
+	int state; /* 0 waiting, 1 running, 2 done (atomic: the thread's) */
 	int status;
 };
 
@@ -49,7 +59,16 @@ struct tl {
 	struct tl_at at[TL_MAX_AT];
 	int nat;
 	struct mrc_qp *qp;
-	uint64_t t0, next_ns, bytes;
+	uint64_t t0, next_ns;
+	uint64_t bytes; /* completed: the poller adds, the sampler reads */
+	/* The health samples come from a thread of their own: each is a
+	 * request to mrcd, which takes a millisecond or two on a busy
+	 * machine, and the thread that posts and polls must not wait for it
+	 * (it did: that wait was the longest stretch without a completion
+	 * of every calm run). */
+	pthread_t sampler;
+	bool sampling;
+	int stop; /* atomic: the sampler ends */
 	uint32_t last_no, nev;
 	struct tl_sample *s;
 	size_t ns, caps;
@@ -110,16 +129,20 @@ struct tl *tl_new(const char *csv, const char *const *at, int nat)
 	return t;
 }
 
+static void *sampler_main(void *arg);
+
 void tl_start(struct tl *t, uint64_t now_ns, struct mrc_qp *qp)
 {
 	t->t0 = now_ns;
 	t->next_ns = now_ns;
 	t->qp = qp;
+	/* Without the thread, tl_tick samples in line. */
+	t->sampling = qp && !pthread_create(&t->sampler, NULL, sampler_main, t);
 }
 
 void tl_completion(struct tl *t, uint64_t now_ns, uint64_t bytes)
 {
-	t->bytes += bytes;
+	__atomic_add_fetch(&t->bytes, bytes, __ATOMIC_RELAXED);
 	if (grow((void **)&t->done, &t->capdone, t->ndone, sizeof(*t->done)))
 		return;
 	t->done[t->ndone].ns = now_ns;
@@ -156,38 +179,81 @@ static void sample(struct tl *t, uint64_t now_ns)
 		return;
 	t->s[t->ns++] = (struct tl_sample){
 		.t_ns = now_ns,
-		.bytes = t->bytes,
+		.bytes = __atomic_load_n(&t->bytes, __ATOMIC_RELAXED),
 		.retx = h.retx,
 		.lost = h.lost,
 		.in_use = popcount64(h.ev_use & ~h.ev_denied),
 	};
 }
 
-static void run_at(struct tl_at *a, uint64_t now_ns)
-{
-	char *argv[] = { "sh", "-c", a->cmd, NULL };
-	posix_spawn_file_actions_t fa;
+static uint64_t mono_ns(void);
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	a->start_ns = now_ns;
-	if (posix_spawn(&a->pid, "/bin/sh", &fa, NULL, argv, environ)) {
-		a->state = 2;
-		a->status = -1;
-		a->end_ns = now_ns;
-	} else {
-		a->state = 1;
+/* A sample each TL_STEP_NS until tl_finish says stop. */
+static void *sampler_main(void *arg)
+{
+	struct tl *t = arg;
+	uint64_t next = t->t0, now;
+
+	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = { (time_t)(next / 1000000000ull),
+				       (long)(next % 1000000000ull) };
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		now = mono_ns();
+		sample(t, now);
+		next += TL_STEP_NS;
+		if (next <= now)
+			next = now + TL_STEP_NS;
 	}
-	posix_spawn_file_actions_destroy(&fa);
+	return NULL;
 }
 
-static void reap(struct tl_at *a, uint64_t now_ns, bool block)
+static uint64_t mono_ns(void)
 {
-	if (a->state != 1 ||
-	    waitpid(a->pid, &a->status, block ? 0 : WNOHANG) != a->pid)
-		return;
-	a->state = 2;
-	a->end_ns = now_ns;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The command's thread: spawn it, wait for it, say it is done. */
+static void *at_main(void *arg)
+{
+	struct tl_at *a = arg;
+	char *argv[] = { "sh", "-c", a->cmd, NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+
+	a->status = -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	if (!posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ))
+		while (waitpid(pid, &a->status, 0) < 0 && errno == EINTR)
+			;
+	posix_spawn_file_actions_destroy(&fa);
+	a->end_ns = mono_ns();
+	__atomic_store_n(&a->state, 2, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void run_at(struct tl_at *a, uint64_t now_ns)
+{
+	a->start_ns = now_ns;
+	a->state = 1;
+	a->joinable = !pthread_create(&a->thr, NULL, at_main, a);
+	if (!a->joinable) {
+		a->status = -1;
+		a->end_ns = now_ns;
+		a->state = 2;
+	}
+}
+
+/* Waits for a started command to end. */
+static void reap(struct tl_at *a)
+{
+	if (a->joinable)
+		pthread_join(a->thr, NULL);
+	a->joinable = false;
 }
 
 void tl_tick(struct tl *t, uint64_t now_ns)
@@ -197,12 +263,12 @@ void tl_tick(struct tl *t, uint64_t now_ns)
 	if (now_ns < t->next_ns)
 		return;
 	for (i = 0; i < t->nat; i++) {
-		if (!t->at[i].state &&
+		if (!__atomic_load_n(&t->at[i].state, __ATOMIC_ACQUIRE) &&
 		    now_ns >= t->t0 + t->at[i].at_ms * 1000000ull)
 			run_at(&t->at[i], now_ns);
-		reap(&t->at[i], now_ns, false);
 	}
-	sample(t, now_ns);
+	if (!t->sampling)
+		sample(t, now_ns);
 	t->next_ns += TL_STEP_NS;
 	if (t->next_ns <= now_ns)
 		t->next_ns = now_ns + TL_STEP_NS;
@@ -420,9 +486,19 @@ void tl_finish(struct tl *t, uint64_t now_ns)
 	int i;
 
 	for (i = 0; i < t->nat; i++) {
-		if (!t->at[i].state) /* the run ended first: never run */
+		if (!__atomic_load_n(
+			    &t->at[i].state,
+			    __ATOMIC_ACQUIRE)) /* the run ended first: never run */
 			continue;
-		reap(&t->at[i], now_ns, true);
+		reap(&t->at[i]);
+	}
+	if (t->sampling) {
+		__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(t->sampler, NULL);
+		t->sampling = false;
+		/* The samples stay in time order. */
+		if (t->ns && t->s[t->ns - 1].t_ns > now_ns)
+			now_ns = t->s[t->ns - 1].t_ns;
 	}
 	sample(t, now_ns);
 	while (t->qp) { /* the events still unread */
@@ -504,8 +580,17 @@ void tl_human(const struct tl *t, FILE *f)
 
 void tl_free(struct tl *t)
 {
+	int i;
+
 	if (!t)
 		return;
+	/* Threads still running (no tl_finish) hold t: end them first. */
+	if (t->sampling) {
+		__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(t->sampler, NULL);
+	}
+	for (i = 0; i < t->nat; i++)
+		reap(&t->at[i]);
 	free(t->s);
 	free(t->ev);
 	free(t->done);
