@@ -19,6 +19,8 @@
 # Ten runs in a row beside a CPU hog passed (with 030 and 090; d3f6896
 # with the i18 merges, 2026-12-04): 136-249 s a run; with the bench's
 # INCAST_DEPTH 8, six more runs beside a hog passed, 100-102 s a run.
+# With the bench's full frames (path MTU 4096: 2924-byte packets), ten
+# runs in a row beside a hog passed (2026-12-05, 135-147 s a run).
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -26,9 +28,6 @@ BENCH=$TOP/tests/bench/incast.sh
 # Windows far above the BDP (1 MiB against the default profile's 75000 B):
 # the queues fill, so drops and trims are certain, not left to chance.
 export INCAST_NSCC="base-rtt 10000 max-cwnd 1048576"
-# IB's 2048-byte packets, as in the ten runs above (the bench's default is
-# now full 2924-byte frames; 080 runs those through faults).
-export INCAST_PATH_MTU=2048
 # incast NAME ARGS...: the benchmark's JSON in $TMP/NAME/; skips as it does.
 incast() {
 	local name=$1 rc=0
