@@ -5,6 +5,7 @@
 # in the same run on the same wires (direct mode: h1 =p0..p3= h2, 3000-byte
 # MTU):
 #   - one QP over 4 planes, 1 MiB WRITEs: goodput vs one iperf3 TCP flow;
+#     4 QPs vs 4 TCP flows;
 #   - 64-byte WRITE_IMM message rate (1 and 4 QPs), counted at the receiver;
 #   - 8-byte WRITE_IMM ping-pong vs 8-byte TCP ping-pong (mrc-perf --transport both);
 #   - 1024 QPs at once, memory per QP, the receiver's CPU during bulk transfer.
@@ -27,7 +28,7 @@ mrcd_start h2
 . "$TOP/tests/bench/lib/tcp.sh"
 . "$TOP/tests/bench/lib/cpu.sh"
 TCP_S=5
-tcp_gbps() { bench_tcp_gbit "$TOP/tests/testbed/testbed" "$(tb addr h2 0)" $TCP_S; }
+tcp_gbps() { bench_tcp_gbit "$TOP/tests/testbed/testbed" "$(tb addr h2 0)" $TCP_S "${1:-1}"; }
 
 # measured NAME ARGS: perf NAME ARGS, the machine's CPU s in $TMP/NAME.cpu.
 measured() {
@@ -40,6 +41,10 @@ measured bw --test bw -s 1M -D 5 --mtu 4096
 b0=$(cpu_busy_ns)
 tcp=$(tcp_gbps)
 tcp_cpu=$(jq -n "$(cpu_ns_since "$b0") / 1e9")
+measured bw4 --test bw -s 1M -D 5 --mtu 4096 -q 4
+b0=$(cpu_busy_ns)
+tcp4=$(tcp_gbps 4)
+tcp4_cpu=$(jq -n "$(cpu_ns_since "$b0") / 1e9")
 measured rate1 --test rate -D 3
 measured rate4 --test rate -D 3 -q 4
 measured lat --test lat --transport both -n 10000
@@ -47,6 +52,8 @@ measured qps --test bw -q 1024 -s 4K -n 40960 -D 20 --mtu 4096
 cpus() { jq -s . "$TMP"/{bw,rate1,rate4,lat,qps}.cpu; }
 
 jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" \
+	--argjson tcp4 "$tcp4" --argjson tcp4_cpu "$tcp4_cpu" --slurpfile bw4 "$TMP/bw4.json" \
+	--argjson bw4_cpu "$(cat "$TMP/bw4.cpu")" \
 	--argjson tcp_s "$TCP_S" \
 	--slurpfile bw "$TMP/bw.json" \
 	--slurpfile r1 "$TMP/rate1.json" --slurpfile r4 "$TMP/rate4.json" \
@@ -60,6 +67,11 @@ jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" 
 	bw_cpu_s_per_gb: ($cpu[0] / ($b.msgs * $b.size_bytes / 1e9) * 1000 | round / 1000),
 	tcp_machine_cpu_s: $tcp_cpu,
 	tcp_cpu_s_per_gb: ($tcp_cpu / ($tcp * $tcp_s / 8) * 1000 | round / 1000),
+	bw_4qp_gbit_per_s: $bw4[0].results[0].gbit_per_s, tcp_4flows_gbit_per_s: $tcp4,
+	bw_4qp_vs_tcp_4flows: ($bw4[0].results[0].gbit_per_s / $tcp4),
+	bw_4qp_machine_cpu_s: $bw4_cpu, tcp_4flows_machine_cpu_s: $tcp4_cpu,
+	bw_4qp_cpu_s_per_gb: ($bw4_cpu / ($bw4[0].results[0].msgs * $bw4[0].results[0].size_bytes / 1e9) * 1000 | round / 1000),
+	tcp_4flows_cpu_s_per_gb: ($tcp4_cpu / ($tcp4 * $tcp_s / 8) * 1000 | round / 1000),
 	rate1_machine_cpu_s: $cpu[1], rate4_machine_cpu_s: $cpu[2],
 	lat_machine_cpu_s: $cpu[3], qps_machine_cpu_s: $cpu[4],
 	receiver_cpu_s: $b.server_cpu_s, bw_seconds: $b.seconds,
@@ -73,6 +85,7 @@ jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" 
 	server_mem_per_qp_bytes: $q[0].server_mem_per_qp_bytes }' >"$OUT/perf.json"
 jq -r '
 	"one QP, 1 MiB WRITEs, 4 planes:  \(.bw_1mib_gbit_per_s) Gbit/s vs TCP \(.tcp_gbit_per_s * 100 | floor / 100) Gbit/s (\(.bw_vs_tcp * 100 | floor / 100)x); CPU per GB \(.bw_cpu_s_per_gb) s vs TCP \(.tcp_cpu_s_per_gb) s; receiver process CPU \(.receiver_cpu_s) s in \(.bw_seconds) s",
+	"4 QPs, 1 MiB WRITEs, 4 planes:   \(.bw_4qp_gbit_per_s) Gbit/s vs 4 TCP flows \(.tcp_4flows_gbit_per_s * 100 | floor / 100) Gbit/s (\(.bw_4qp_vs_tcp_4flows * 100 | floor / 100)x); CPU per GB \(.bw_4qp_cpu_s_per_gb) s vs TCP \(.tcp_4flows_cpu_s_per_gb) s",
 	"64 B WRITE_IMM rate:              \(.rate_64b_1qp_msg_per_s | floor) msg/s (1 QP, machine CPU \(.rate1_machine_cpu_s * 100 | round / 100) s), \(.rate_64b_4qp_msg_per_s | floor) msg/s (4 QPs, \(.rate4_machine_cpu_s * 100 | round / 100) s)",
 	"8 B ping-pong RTT p50 / p99:      \(.lat_8b_rtt_us_p50) / \(.lat_8b_rtt_us_p99) us vs TCP \(.tcp_8b_rtt_us_p50) / \(.tcp_8b_rtt_us_p99) us (\(.lat_vs_tcp_p50 * 100 | floor / 100)x; machine CPU \(.lat_machine_cpu_s * 100 | round / 100) s, both)",
 	"1024 QPs at once:                 \(.qps_1024_gbit_per_s) Gbit/s, \(.mem_per_qp_bytes) B per QP (client), \(.server_mem_per_qp_bytes) B (server); machine CPU \(.qps_machine_cpu_s * 100 | round / 100) s"' "$OUT/perf.json"
