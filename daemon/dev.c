@@ -656,12 +656,23 @@ int dev_set_anchor(struct dev *d, const char *ifname)
 		return err_msg(err, "attaching the transmit program to",
 			       ifname);
 	d->anchor_ifindex = ifindex;
+	return 0;
+}
+
+int dev_check_live_frame(struct dev *d, const char *ifname)
+{
+	int ifindex = if_nametoindex(ifname), err;
+
+	if (!ifindex)
+		return err_msg(-errno, "no interface", ifname);
 	/*
 	 * One live frame of the size every transmit call passes, for QP 0
-	 * (never handed out: nothing sent, one tx_idle). A kernel whose pages
-	 * hold less than DEV_LIVE_FRAME_MAX says so here, not at each send.
+	 * (never handed out: nothing sent, one tx_idle), with ifname as the
+	 * frame's ingress, as the anchor will be.
 	 */
+	d->anchor_ifindex = ifindex;
 	err = dev_tx_burst(d, 0, 1);
+	d->anchor_ifindex = 0;
 	if (err < 0) {
 		log_err("a live frame of %u bytes on %s: %s (does this kernel's page hold less?)\n",
 			DEV_LIVE_FRAME_MAX, ifname, strerror(-err));

@@ -167,6 +167,12 @@ int dev_add_port(struct dev *d, int port, const char *ifname,
 		 const uint8_t dmac[6], int v6);
 /* An idle interface the transmit program is attached to (DESIGN.md). */
 int dev_set_anchor(struct dev *d, const char *ifname);
+/*
+ * Whether this kernel takes a live frame of DEV_LIVE_FRAME_MAX bytes with
+ * ifname as its ingress (one transmit call that sends nothing): 0, or
+ * -errno, said in the log. Before anything is attached.
+ */
+int dev_check_live_frame(struct dev *d, const char *ifname);
 void dev_close(struct dev *d);
 /* Closes this process's handles only: programs stay attached and maps
  * alive (pinned) for the next mrcd. */

@@ -460,6 +460,9 @@ static int setup(struct mrcd *m, const char *anchor)
 	if (err)
 		return err;
 	step("programs ready");
+	err = dev_check_live_frame(&m->dev, anchor);
+	if (err)
+		return err;
 	for (i = 0; i < m->nports; i++) {
 		err = dev_add_port(&m->dev, i, m->port[i].ifname,
 				   m->port[i].mac, m->v6);

@@ -151,7 +151,7 @@ struct mrcx_qp_info {
 	 * the EVs that lead to them stay out of use. */
 	uint32_t peer_ports_down;
 	/* Payload bytes per packet: its path MTU, cut to what every port
-	 * carries (docs/libmrc.md); 0 before RTR. */
+	 * carries (docs/libmrc.md); 0 before RTS. */
 	uint32_t path_mtu_bytes;
 	uint32_t pad0;
 };

@@ -46,7 +46,7 @@ cpid=$!
 full=""
 for _ in $(seq 100); do
 	full=$("$TOP/build/tools/mrcctl" -s "$TMP/h1.sock" -j qp show 2>/dev/null |
-		jq -r '[.[] | select(.state == "RTS") | .path_mtu_bytes] | first // empty')
+		jq -r '[.[] | select(.state == "RTS") | .path_mtu_bytes] | first // empty' || true)
 	[ -n "$full" ] && break
 	kill -0 "$cpid" 2>/dev/null || break
 	sleep 0.1

@@ -485,20 +485,22 @@ void tl_finish(struct tl *t, uint64_t now_ns)
 {
 	int i;
 
+	/* The run ended at now_ns: no sample from after it (the sampler
+	 * may have taken one since), and none while a command is waited for
+	 * below. Their events stay: the samples below read the rest. */
+	if (t->sampling) {
+		__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(t->sampler, NULL);
+		t->sampling = false;
+		while (t->ns && t->s[t->ns - 1].t_ns > now_ns)
+			t->ns--;
+	}
 	for (i = 0; i < t->nat; i++) {
 		if (!__atomic_load_n(
 			    &t->at[i].state,
 			    __ATOMIC_ACQUIRE)) /* the run ended first: never run */
 			continue;
 		reap(&t->at[i]);
-	}
-	if (t->sampling) {
-		__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
-		pthread_join(t->sampler, NULL);
-		t->sampling = false;
-		/* The samples stay in time order. */
-		if (t->ns && t->s[t->ns - 1].t_ns > now_ns)
-			now_ns = t->s[t->ns - 1].t_ns;
 	}
 	sample(t, now_ns);
 	while (t->qp) { /* the events still unread */
