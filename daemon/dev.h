@@ -17,8 +17,8 @@
  * The largest frame the kernel takes as a live frame (BPF_PROG_TEST_RUN
  * with BPF_F_TEST_XDP_LIVE_FRAMES): a page less XDP's headroom, the
  * kernel's xdp_page_head and skb_shared_info. 3408 bytes on x86-64 with
- * kernel 6.18, measured; larger frames get EINVAL ("disallow live data mode
- * for jumbo frames"). tests/bpf/test_dev_sq.c checks it on this kernel.
+ * kernel 6.18, measured; larger frames get EINVAL. mrcd checks it at
+ * start (dev_check_live_frame).
  */
 #define DEV_LIVE_FRAME_MAX 3408u
 /*

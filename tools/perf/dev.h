@@ -43,7 +43,7 @@ struct perf_dev {
 	struct ibv_mr *mr;
 	union ibv_gid gid;
 	unsigned int port_mtu_bytes; /* the port's active MTU */
-	/* The path MTU this side offers its peer: --mtu if given (both
+	/* The path MTU this side asks and offers its peer: --mtu if given (both
 	 * sides run it: on uniform links, IBV_MTU_4096 fills each frame),
 	 * else the port's active MTU, which fits whatever the peer's is. */
 	unsigned int offer_mtu_bytes;

@@ -85,8 +85,7 @@ static int qp_create(struct perf_dev *d, struct perf_qp *q)
 static int qp_connect(struct perf_dev *d, struct perf_qp *q,
 		      const struct sc_params *p)
 {
-	unsigned int mtu = p->mtu_bytes ? (unsigned int)p->mtu_bytes :
-					  d->port_mtu_bytes;
+	unsigned int mtu = d->offer_mtu_bytes;
 	struct ibv_qp_attr va = {
 		.qp_state = IBV_QPS_RTR,
 		.path_mtu = mtu_bytes_to_enum(mtu),

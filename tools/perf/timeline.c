@@ -186,9 +186,15 @@ static void sample(struct tl *t, uint64_t now_ns)
 	};
 }
 
-static uint64_t mono_ns(void);
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
 
-/* A sample each TL_STEP_NS until tl_finish says stop. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A sample each TL_STEP_NS until sampler_stop(). */
 static void *sampler_main(void *arg)
 {
 	struct tl *t = arg;
@@ -208,12 +214,14 @@ static void *sampler_main(void *arg)
 	return NULL;
 }
 
-static uint64_t mono_ns(void)
+/* Ends the sampler thread, if there is one; its samples stay. */
+static void sampler_stop(struct tl *t)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (!t->sampling)
+		return;
+	__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(t->sampler, NULL);
+	t->sampling = false;
 }
 
 /* The command's thread: spawn it, wait for it, say it is done. */
@@ -488,13 +496,9 @@ void tl_finish(struct tl *t, uint64_t now_ns)
 	/* The run ended at now_ns: no sample from after it (the sampler
 	 * may have taken one since), and none while a command is waited for
 	 * below. Their events stay: the samples below read the rest. */
-	if (t->sampling) {
-		__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
-		pthread_join(t->sampler, NULL);
-		t->sampling = false;
-		while (t->ns && t->s[t->ns - 1].t_ns > now_ns)
-			t->ns--;
-	}
+	sampler_stop(t);
+	while (t->ns && t->s[t->ns - 1].t_ns > now_ns)
+		t->ns--;
 	for (i = 0; i < t->nat; i++) {
 		if (!__atomic_load_n(
 			    &t->at[i].state,
@@ -587,10 +591,7 @@ void tl_free(struct tl *t)
 	if (!t)
 		return;
 	/* Threads still running (no tl_finish) hold t: end them first. */
-	if (t->sampling) {
-		__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
-		pthread_join(t->sampler, NULL);
-	}
+	sampler_stop(t);
 	for (i = 0; i < t->nat; i++)
 		reap(&t->at[i]);
 	free(t->s);
