@@ -1047,12 +1047,20 @@ cc_ack(struct mrc_qp_tx *qp, const struct mrc_nscc_params *cc,
 	return v;
 }
 
-/* Per-EV counters for what one ACK said, after the lock. */
-static __always_inline void ev_account(__u32 qpn, const struct ackin *a,
-				       struct mrc_scratch *s)
+/*
+ * Per-EV counters for what one ACK said, after the lock. A global
+ * function: the verifier walks its loop once, not once for every path
+ * into it.
+ */
+__attribute__((noinline)) int ev_account(__u32 qpn, const struct ackin *a,
+					 struct mrc_scratch *s)
 {
 	struct mrc_ev_stats *ev;
-	__u32 k, rtt = s->ack_rtt_ns;
+	__u32 k, rtt;
+
+	if (!a || !s)
+		return 0;
+	rtt = s->ack_rtt_ns;
 
 	for (k = 0; k < 64; k++) {
 		if (!(s->acked_evs >> k))
@@ -1086,6 +1094,7 @@ static __always_inline void ev_account(__u32 qpn, const struct ackin *a,
 						  rtt;
 		}
 	}
+	return 0;
 }
 
 /*
