@@ -64,7 +64,7 @@ bw 1 MiB WRITEs, Gbit/s|.perf.bw_1mib_gbit_per_s
 8 B ping-pong RTT p50, us|.perf.lat_8b_rtt_us_p50
 8 B ping-pong RTT p99, us|.perf.lat_8b_rtt_us_p99
   vs TCP p50|.perf.lat_vs_tcp_p50
-1024 QPs, Gbit/s|.perf.qps_1024_gbit_per_s
+4096 QPs, Gbit/s|.perf.qps_4096_gbit_per_s
 mrc_xfer direct, Gbit/s|.write.runs[0].mrc.goodput_gbit_s
   TCP direct, Gbit/s|.write.runs[0].tcp_gbit_s
 mrc_xfer fabric, Gbit/s|.write.runs[1].mrc.goodput_gbit_s

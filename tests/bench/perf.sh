@@ -8,7 +8,9 @@
 #     4 QPs vs 4 TCP flows;
 #   - 64-byte WRITE_IMM message rate (1 and 4 QPs), counted at the receiver;
 #   - 8-byte WRITE_IMM ping-pong vs 8-byte TCP ping-pong (mrc-perf --transport both);
-#   - 1024 QPs at once, memory per QP, the receiver's CPU during bulk transfer.
+#   - 4096 QPs at once (a device's all), verified; memory per QP (the
+#     client's and the device's BPF maps) and per device; the receiver's
+#     CPU during bulk transfer.
 # Beside each figure, the machine's CPU seconds over its run (both ends
 # share the CPUs), and for the goodput figures the CPU seconds per GB.
 set -euo pipefail
@@ -22,7 +24,10 @@ mkdir -p "$OUT"
 # 2924 bytes a packet (a TCP segment carries 2948).
 tb up --direct --planes 4 --mtu 3000 >/dev/null
 chmod 0755 "$TMP"
+. "$TOP/tests/bench/lib/mem.sh"
+maps0=$(maps_bytes)
 mrcd_start h1
+dev_map_bytes=$(($(maps_bytes) - maps0))
 mrcd_start h2
 
 . "$TOP/tests/bench/lib/tcp.sh"
@@ -48,7 +53,14 @@ tcp4_cpu=$(jq -n "$(cpu_ns_since "$b0") / 1e9")
 measured rate1 --test rate -D 3
 measured rate4 --test rate -D 3 -q 4
 measured lat --test lat --transport both -n 10000
-measured qps --test bw -q 1024 -s 4K -n 40960 -D 20 --mtu 4096
+# Every QP a device has, each with its own SQ (a map of its own): their
+# size is read while they exist.
+(sleep 3 && maps_by_name mrc_sq >"$TMP/sq_maps") &
+sq_pid=$!
+measured qps --test bw --verify -q 4096 -s 4K -n 163840 -D 20 --mtu 4096
+wait "$sq_pid"
+read -r sq_n sq_bytes <"$TMP/sq_maps"
+perf_clean qps
 cpus() { jq -s . "$TMP"/{bw,rate1,rate4,lat,qps}.cpu; }
 
 jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" \
@@ -57,7 +69,8 @@ jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" 
 	--argjson tcp_s "$TCP_S" \
 	--slurpfile bw "$TMP/bw.json" \
 	--slurpfile r1 "$TMP/rate1.json" --slurpfile r4 "$TMP/rate4.json" \
-	--slurpfile lat "$TMP/lat.json" --slurpfile q "$TMP/qps.json" '
+	--slurpfile lat "$TMP/lat.json" --slurpfile q "$TMP/qps.json" \
+	--argjson dev_map_bytes "$dev_map_bytes" --argjson sq_n "$sq_n" --argjson sq_bytes "$sq_bytes" '
 	($bw[0].results[0]) as $b | ($lat[0].results) as $l |
 	($l | map(select(.transport == "mrc"))[0]) as $m |
 	($l | map(select(.transport == "tcp"))[0]) as $t | {
@@ -80,7 +93,9 @@ jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" 
 	lat_8b_rtt_us_p50: $m.rtt_us_p50, lat_8b_rtt_us_p99: $m.rtt_us_p99,
 	tcp_8b_rtt_us_p50: $t.rtt_us_p50, tcp_8b_rtt_us_p99: $t.rtt_us_p99,
 	lat_vs_tcp_p50: ($m.rtt_us_p50 / $t.rtt_us_p50),
-	qps_1024_gbit_per_s: $q[0].results[0].gbit_per_s,
+	qps_4096_gbit_per_s: $q[0].results[0].gbit_per_s,
+	device_map_bytes: $dev_map_bytes,
+	device_sq_map_bytes_per_qp: (if $sq_n > 0 then $sq_bytes / $sq_n | floor else null end),
 	mem_per_qp_bytes: $q[0].mem_per_qp_bytes,
 	server_mem_per_qp_bytes: $q[0].server_mem_per_qp_bytes }' >"$OUT/perf.json"
 jq -r '
@@ -88,4 +103,5 @@ jq -r '
 	"4 QPs, 1 MiB WRITEs, 4 planes:   \(.bw_4qp_gbit_per_s) Gbit/s vs 4 TCP flows \(.tcp_4flows_gbit_per_s * 100 | floor / 100) Gbit/s (\(.bw_4qp_vs_tcp_4flows * 100 | floor / 100)x); CPU per GB \(.bw_4qp_cpu_s_per_gb) s vs TCP \(.tcp_4flows_cpu_s_per_gb) s",
 	"64 B WRITE_IMM rate:              \(.rate_64b_1qp_msg_per_s | floor) msg/s (1 QP, machine CPU \(.rate1_machine_cpu_s * 100 | round / 100) s), \(.rate_64b_4qp_msg_per_s | floor) msg/s (4 QPs, \(.rate4_machine_cpu_s * 100 | round / 100) s)",
 	"8 B ping-pong RTT p50 / p99:      \(.lat_8b_rtt_us_p50) / \(.lat_8b_rtt_us_p99) us vs TCP \(.tcp_8b_rtt_us_p50) / \(.tcp_8b_rtt_us_p99) us (\(.lat_vs_tcp_p50 * 100 | floor / 100)x; machine CPU \(.lat_machine_cpu_s * 100 | round / 100) s, both)",
-	"1024 QPs at once:                 \(.qps_1024_gbit_per_s) Gbit/s, \(.mem_per_qp_bytes) B per QP (client), \(.server_mem_per_qp_bytes) B (server); machine CPU \(.qps_machine_cpu_s * 100 | round / 100) s"' "$OUT/perf.json"
+	"4096 QPs at once, verified:       \(.qps_4096_gbit_per_s) Gbit/s, \(.mem_per_qp_bytes) B per QP (client), \(.server_mem_per_qp_bytes) B (server); machine CPU \(.qps_machine_cpu_s * 100 | round / 100) s",
+	"device memory (BPF maps):         \(.device_map_bytes / 1048576 | round) MiB at start (every QP slot), + \(.device_sq_map_bytes_per_qp) B a QP (its SQ)"' "$OUT/perf.json"

@@ -7,7 +7,7 @@
 #   - WRITE sizes 1 B .. 8 MiB, clean, with 2 % drop on every plane, with
 #     1 % duplication, with a plane blackholed from the start;
 #   - 64-byte WRITE_IMMs: each completes exactly once at the receiver;
-#   - 1024 QPs at once;
+#   - 4096 QPs at once, a device's all;
 #   - 8-byte ping-pong (the low-latency doorbell path) completes, and a
 #     time limit ends it between round trips;
 #   - peer gone (its application killed, then its host unplugged): the
@@ -86,9 +86,9 @@ jq -e '.results[0].count_ok == true and .results[0].bad_bytes == 0' "$TMP/rate.j
 	fail "rate: $(cat "$TMP/rate.json")"
 log "200000 WRITE_IMMs, each completed once at the receiver ($(jq '.results[0].server_msg_per_s | floor' "$TMP/rate.json") msg/s)"
 
-perf qps --test bw --verify -q 1024 -s 4K -n 4096 -D 20
+perf qps --test bw --verify -q 4096 -s 4K -n 16384 -D 20
 perf_clean qps
-log "1024 QPs at once: verified, $(jq .mem_per_qp_bytes "$TMP/qps.json") bytes per QP (client RSS)"
+log "4096 QPs at once: verified, $(jq .mem_per_qp_bytes "$TMP/qps.json") bytes per QP (client RSS)"
 
 perf lat --test lat -n 2000
 log "ping-pong: RTT p50 $(jq '.results[0].rtt_us_p50' "$TMP/lat.json") us"

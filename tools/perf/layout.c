@@ -10,7 +10,7 @@
 /*
  * Each QP writes round-robin over "slots" message-sized places in its own
  * slice of the peer's region, as many as the depth keeps in flight but no
- * more than the region cap allows, so 1024 QPs or 1 GiB messages still fit.
+ * more than the region cap allows, so 4096 QPs or 1 GiB messages still fit.
  */
 uint64_t row_slots(const struct perf_opts *o, uint64_t size)
 {

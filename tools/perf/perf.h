@@ -13,7 +13,12 @@
 #define PERF_PORT_DEFAULT "18515"
 #define PERF_MAGIC 0x4d524350u /* "MRCP" */
 #define PERF_PROTO_VERSION 1
-#define PERF_MAX_QPS 1024u
+#define PERF_MAX_QPS 4096u /* a device's QPs (MRC_MAX_QP less QPs 0 and 1) */
+/* A send WR's wr_id: its index in the QP's posts << PERF_QP_BITS | the
+ * QP's index. */
+#define PERF_QP_BITS 12
+#define PERF_QP_MASK ((1ull << PERF_QP_BITS) - 1)
+_Static_assert(PERF_MAX_QPS <= 1ull << PERF_QP_BITS, "wr_id: QP index bits");
 #define PERF_MAX_DEPTH 128u
 #define PERF_MAX_SGE 4u
 #define PERF_MAX_SIZE_BYTES (1ull << 30)

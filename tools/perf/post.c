@@ -49,7 +49,7 @@ static void wr_fill(const struct perf_dev *d, const struct perf_qp *q,
 		done += len;
 	}
 	*wr = (struct ibv_send_wr){
-		.wr_id = idx << 10 | (uint64_t)(q - d->qps),
+		.wr_id = idx << PERF_QP_BITS | (uint64_t)(q - d->qps),
 		.sg_list = sge,
 		.num_sge = (int)d->sge,
 		.opcode = r->imm ? IBV_WR_RDMA_WRITE_WITH_IMM :
@@ -146,7 +146,7 @@ static void note_send_error(struct perf_dev *d, const struct ibv_wc *wc)
 {
 	if (!d->send_errors++) {
 		struct ibv_qp_attr attr = { 0 };
-		unsigned int qi = (unsigned int)(wc->wr_id & 1023);
+		unsigned int qi = (unsigned int)(wc->wr_id & PERF_QP_MASK);
 
 		d->send_first_status = wc->status;
 		d->send_first_error_ns = now_ns();
@@ -171,8 +171,8 @@ int poll_send(struct perf_dev *d)
 		return -EIO;
 	}
 	for (i = 0; i < n; i++) {
-		unsigned int qi = (unsigned int)(wc[i].wr_id & 1023);
-		uint64_t idx = wc[i].wr_id >> 10;
+		unsigned int qi = (unsigned int)(wc[i].wr_id & PERF_QP_MASK);
+		uint64_t idx = wc[i].wr_id >> PERF_QP_BITS;
 		struct perf_qp *q;
 
 		if (qi >= d->nqps) {
