@@ -96,11 +96,14 @@ rate_bps=$(awk -v r="$RATE" 'BEGIN {
 	m["kbit"] = 1e3; m["mbit"] = 1e6; m["gbit"] = 1e9
 	printf "%d\n", n * m[u] }')
 [ "$rate_bps" -gt 0 ] || { echo "incast: RATE like 200mbit" >&2; exit 2; }
-# A switch port's buffer of 2 ms at RATE. ECN marks from the queue the CC
-# profile's target delay makes at RATE, rising to every packet at 4
-# targets (INCAST_ECN="KMIN-KMAX" bytes instead): NSCC cuts its window only
-# for marked packets that were late, so a switch that marks only well
-# above the target lets the queue stand there (docs/congestion.md).
+# A switch port's buffer of 2 ms at RATE. ECN marks every packet that
+# finds more than the queue the CC profile's target delay makes at RATE,
+# DCTCP's step at K (INCAST_ECN="KMIN-KMAX" bytes for a ramp instead):
+# NSCC cuts its window only for marked packets that were late, so a
+# switch that marks only well above the target lets the queue stand
+# there. A ramp from the target to 4 targets, the setting until
+# 2026-12-06, let four senders' queues reach four packets at the p99
+# (docs/congestion.md).
 buf=$((rate_bps / 8 / 500))
 [ $buf -ge 32768 ] || buf=32768
 target_ns=$(awk -v s="${INCAST_NSCC:-}" 'BEGIN { t = 100000
@@ -117,7 +120,7 @@ kmin=$((rate_bps / 8 * target_ns / 1000000000))
 # queues stood a packet higher (docs/congestion.md, 2026-12-05).
 nscc_bdp=$((4 * rate_bps / 8 * 250 / 1000000))
 nscc_opts=${INCAST_NSCC:-base-rtt 10000 bdp $nscc_bdp}
-shape_opts=(buffer "$buf" ecn "${INCAST_ECN:-$kmin-$((4 * kmin))}" full "$MODE")
+shape_opts=(buffer "$buf" ecn "${INCAST_ECN:-$kmin}" full "$MODE")
 [ "$MODE" = trim ] && shape_opts+=(keep 64 dscp 46)
 for p in 0 1 2 3; do
 	tb shape "h1-p$p" "$RATE" "${shape_opts[@]}" from "p${p}l1"

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Incast through switch queues, NSCC on (docs/congestion.md): N senders
-# into one receiver whose 4 links are 200 Mbit/s queues with an ECN ramp
-# (tests/bench/incast.sh builds it; each case is a testbed of its own),
-# every byte verified:
+# into one receiver whose 4 links are 200 Mbit/s queues that mark ECN
+# past the target's backlog, DCTCP's step (tests/bench/incast.sh builds
+# it; each case is a testbed of its own), every byte verified:
 #   - 2->1 and 4->1 into trimming queues, no fault: every flow finishes,
 #     no EV goes ASSUMED_BAD, and trims come back as NACKs the senders
 #     take and resend (never more than the queues made);
