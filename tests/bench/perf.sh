@@ -71,20 +71,22 @@ jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" 
 	--slurpfile r1 "$TMP/rate1.json" --slurpfile r4 "$TMP/rate4.json" \
 	--slurpfile lat "$TMP/lat.json" --slurpfile q "$TMP/qps.json" \
 	--argjson dev_map_bytes "$dev_map_bytes" --argjson sq_n "$sq_n" --argjson sq_bytes "$sq_bytes" '
+	# CPU seconds per 10^9 bytes moved, to 3 decimals.
+	def per_gb($cpu_s; $bytes): $cpu_s / ($bytes / 1e9) * 1000 | round / 1000;
 	($bw[0].results[0]) as $b | ($lat[0].results) as $l |
 	($l | map(select(.transport == "mrc"))[0]) as $m |
 	($l | map(select(.transport == "tcp"))[0]) as $t | {
 	bw_1mib_gbit_per_s: $b.gbit_per_s, tcp_gbit_per_s: $tcp,
 	bw_vs_tcp: ($b.gbit_per_s / $tcp),
 	bw_machine_cpu_s: $cpu[0],
-	bw_cpu_s_per_gb: ($cpu[0] / ($b.msgs * $b.size_bytes / 1e9) * 1000 | round / 1000),
+	bw_cpu_s_per_gb: per_gb($cpu[0]; $b.msgs * $b.size_bytes),
 	tcp_machine_cpu_s: $tcp_cpu,
-	tcp_cpu_s_per_gb: ($tcp_cpu / ($tcp * $tcp_s / 8) * 1000 | round / 1000),
+	tcp_cpu_s_per_gb: per_gb($tcp_cpu; $tcp * 1e9 * $tcp_s / 8),
 	bw_4qp_gbit_per_s: $bw4[0].results[0].gbit_per_s, tcp_4flows_gbit_per_s: $tcp4,
 	bw_4qp_vs_tcp_4flows: ($bw4[0].results[0].gbit_per_s / $tcp4),
 	bw_4qp_machine_cpu_s: $bw4_cpu, tcp_4flows_machine_cpu_s: $tcp4_cpu,
-	bw_4qp_cpu_s_per_gb: ($bw4_cpu / ($bw4[0].results[0].msgs * $bw4[0].results[0].size_bytes / 1e9) * 1000 | round / 1000),
-	tcp_4flows_cpu_s_per_gb: ($tcp4_cpu / ($tcp4 * $tcp_s / 8) * 1000 | round / 1000),
+	bw_4qp_cpu_s_per_gb: per_gb($bw4_cpu; $bw4[0].results[0].msgs * $bw4[0].results[0].size_bytes),
+	tcp_4flows_cpu_s_per_gb: per_gb($tcp4_cpu; $tcp4 * 1e9 * $tcp_s / 8),
 	rate1_machine_cpu_s: $cpu[1], rate4_machine_cpu_s: $cpu[2],
 	lat_machine_cpu_s: $cpu[3], qps_machine_cpu_s: $cpu[4],
 	receiver_cpu_s: $b.server_cpu_s, bw_seconds: $b.seconds,
