@@ -28,19 +28,19 @@
 static __always_inline int ctl_apply(struct mrc_qp_tx *qp, __u32 op, __u32 i,
 				     __u8 *old, __u8 *new, int *kept)
 {
-	__u64 bit = 1ull << (i & 63);
+	__u32 e = i & (MRC_QP_EVS - 1);
 	int changed = 0;
 
 	*kept = 0;
 	bpf_spin_lock(&qp->lock);
-	*old = qp->ev_state[i & 63];
+	*old = qp->ev_state[e];
 	switch (op) {
 	case MRC_DP_EV_GOOD:
 		if (*old == MRC_EV_ASSUMED_BAD) {
-			qp->ev_state[i & 63] = MRC_EV_GOOD;
-			qp->ev_use |= bit;
-			qp->ev_silent_ns[i & 63] = 0; /* a fresh start */
-			qp->ev_silent_n[i & 63] = 0;
+			qp->ev_state[e] = MRC_EV_GOOD;
+			evm_set(&qp->ev_use, e);
+			qp->ev_silent_ns[e] = 0; /* a fresh start */
+			qp->ev_silent_n[e] = 0;
 			changed = 1;
 		}
 		break;
@@ -49,21 +49,21 @@ static __always_inline int ctl_apply(struct mrc_qp_tx *qp, __u32 op, __u32 i,
 		break;
 	case MRC_DP_EV_DENY:
 		if (*old != MRC_EV_DENIED) {
-			qp->ev_state[i & 63] = MRC_EV_DENIED;
-			qp->ev_use &= ~bit;
-			qp->ev_denied |= bit;
+			qp->ev_state[e] = MRC_EV_DENIED;
+			evm_clear(&qp->ev_use, e);
+			evm_set(&qp->ev_denied, e);
 			changed = 1;
 		}
 		break;
 	case MRC_DP_EV_ALLOW:
 		if (*old == MRC_EV_DENIED) {
-			qp->ev_state[i & 63] = MRC_EV_ASSUMED_BAD;
-			qp->ev_denied &= ~bit;
+			qp->ev_state[e] = MRC_EV_ASSUMED_BAD;
+			evm_clear(&qp->ev_denied, e);
 			changed = 1;
 		}
 		break;
 	}
-	*new = qp->ev_state[i & 63];
+	*new = qp->ev_state[e];
 	bpf_spin_unlock(&qp->lock);
 	return changed;
 }
@@ -102,11 +102,11 @@ static __always_inline void qp_read(struct mrc_qp_tx *qp, struct mrc_qp_view *v)
 	v->rtt_hi_ns = qp->rtt_hi_ns;
 	v->pad1 = 0;
 	/* A cooled EV whose time has passed is warm, cleared or not yet. */
-	v->ev_cool = 0;
+	evm_zero(&v->ev_cool);
 	for (i = 0; i < MRC_QP_EVS; i++)
-		if ((qp->ev_cool >> i & 1) &&
+		if (evm_has(&qp->ev_cool, i) &&
 		    qp->ev_cool_ns[i] > qp->acked_tx_ns)
-			v->ev_cool |= 1ull << i;
+			evm_set(&v->ev_cool, i);
 	bpf_spin_unlock(&qp->lock);
 }
 

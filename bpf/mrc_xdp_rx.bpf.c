@@ -154,7 +154,7 @@ __attribute__((noinline)) int srv6_strip(struct xdp_md *ctx)
  * Put an answer of an SRv6 QP qpn (turned around: Ethernet and inner IPv6
  * addressed back) into an outer header of its own route, whether the
  * packet it answers came in SRv6 or (came 0) decapsulated by the last
- * hop: EV index ev & 63 of the QP's own routes when that leaves by the
+ * hop: EV index ev % MRC_QP_EVS of the QP's own routes when that leaves by the
  * port it came in on, else one of that port's routes picked by ev. The
  * packet only chooses among routes mrcd installed; none on this port:
  * dropped. Another QP's answer is left as it is, unless its packet came
@@ -192,7 +192,8 @@ __attribute__((noinline)) int srv6_wrap(struct xdp_md *ctx, __u32 qpn, __u32 ev,
 		if (!n || n > MRC_QP_EVS)
 			return MRC_DROP_SRV6_NO_ROUTE;
 		k = ev % n;
-		/* Keep the mask: clang knows k < 64, the verifier not. */
+		/* Keep the mask: clang knows k < MRC_QP_EVS, the verifier
+		 * not. */
 		asm volatile("" : "+r"(k));
 		i = rt->by_port[p][k & (MRC_QP_EVS - 1)];
 	}
@@ -724,7 +725,7 @@ static __always_inline int sack_bit(const struct ackin *a, __u32 i)
 static __always_inline void ev_delivered(struct mrc_qp_tx *qp,
 					 const struct mrc_tx_rec *rec)
 {
-	__u32 e = rec->ev_idx & 63;
+	__u32 e = rec->ev_idx & (MRC_QP_EVS - 1);
 
 	/*
 	 * Karn, for paths: a PSN sent more than once may have arrived by an
@@ -754,8 +755,9 @@ delivered(struct mrc_qp_tx *qp, struct mrc_tx_rec *rec, struct mrc_scratch *s)
 		return;
 	rec->flags &= ~MRC_REC_INFLIGHT;
 	s->acked_bytes += rec->len;
-	s->acked_n[rec->ev_idx & 63]++; /* counted per EV after the lock */
-	s->acked_evs |= 1ull << (rec->ev_idx & 63);
+	/* counted per EV after the lock */
+	s->acked_n[rec->ev_idx & (MRC_QP_EVS - 1)]++;
+	evm_set(&s->acked_evs, rec->ev_idx);
 	ev_delivered(qp, rec);
 }
 
@@ -787,7 +789,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	s->nbad = 0;
 	s->ndue = 0;
 	s->ack_drop = 0;
-	s->acked_evs = 0; /* acked_n[] is all zero between ACKs */
+	evm_zero(&s->acked_evs); /* acked_n[] is all zero between ACKs */
 	bpf_spin_lock(&qp->lock);
 	/*
 	 * Only the peer's answer to a PSN in flight is taken in: it names a
@@ -888,7 +890,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		if ((rec->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q)) !=
 		    MRC_REC_INFLIGHT)
 			continue;
-		e = rec->ev_idx & 63;
+		e = rec->ev_idx & (MRC_QP_EVS - 1);
 		/* NACKed when the queue had no room: due now, no loss. */
 		if (rec->flags & MRC_REC_NACKED) {
 			retx_push(qp, rec, psn);
@@ -1056,23 +1058,28 @@ __attribute__((noinline)) int ev_account(__u32 qpn, const struct ackin *a,
 					 struct mrc_scratch *s)
 {
 	struct mrc_ev_stats *ev;
-	__u32 k, rtt;
+	__u32 w, j, k, rtt;
+	__u64 x;
 
 	if (!a || !s)
 		return 0;
 	rtt = s->ack_rtt_ns;
 
-	for (k = 0; k < 64; k++) {
-		if (!(s->acked_evs >> k))
-			break;
-		if (!(s->acked_evs >> k & 1))
-			continue;
-		ev = mrc_ev_of(qpn, k);
-		if (ev) {
-			__sync_fetch_and_add(&ev->acked, s->acked_n[k]);
-			ev->last_ack_ns = s->now_ns;
+	for (w = 0; w < MRC_EV_WORDS; w++) {
+		x = s->acked_evs.w[w];
+		/* Only the EVs this ACK delivered on, lowest first. */
+		for (j = 0; j < 64 && x; j++) {
+			k = w * 64 + evm_ctz64(x);
+			x &= x - 1;
+			ev = mrc_ev_of(qpn, k);
+			if (ev) {
+				__sync_fetch_and_add(
+					&ev->acked,
+					s->acked_n[k & (MRC_QP_EVS - 1)]);
+				ev->last_ack_ns = s->now_ns;
+			}
+			s->acked_n[k & (MRC_QP_EVS - 1)] = 0;
 		}
-		s->acked_n[k] = 0;
 	}
 	if (s->ack_ev < MRC_QP_EVS && (ev = mrc_ev_of(qpn, s->ack_ev))) {
 		if (a->flags & MRC_AF_ECN_CE)
@@ -1160,7 +1167,8 @@ static __always_inline int take_probe_answer(struct xdp_md *ctx, struct rx *r)
 		mrc_count_drop(MRC_DROP_UNKNOWN_QP);
 		return XDP_DROP;
 	}
-	if (!px || px->ev_idx >= MRC_QP_EVS) {
+	/* An EV the QP does not have (any index, for the device's probes). */
+	if (!px || (r->qpn != MRC_PROBE_QPN && qp && px->ev_idx >= qp->nev)) {
 		mrc_count_drop(MRC_DROP_PROBE_EV);
 		return XDP_DROP;
 	}
@@ -1183,8 +1191,8 @@ static __always_inline int take_probe_answer(struct xdp_md *ctx, struct rx *r)
 	e.ev = bpf_ntohs(px->ev);
 	e.ifindex = ctx->ingress_ifindex;
 	if (qp) {
-		e.port = qp->ev_port[px->ev_idx & 63];
-		e.state = qp->ev_state[px->ev_idx & 63];
+		e.port = qp->ev_port[px->ev_idx & (MRC_QP_EVS - 1)];
+		e.state = qp->ev_state[px->ev_idx & (MRC_QP_EVS - 1)];
 		e.old_state = e.state;
 	}
 	e.seq = bpf_ntohl(px->seq);

@@ -69,8 +69,8 @@ static const struct key_desc keys[CONFIG_NKEYS] = {
 	NUM(CONFIG_GRAY_INTERVAL_MS, gray_interval_ms, 10, 60000, 1),
 	NUM(CONFIG_GRAY_FACTOR, gray_factor, 2, 100, 1),
 	NUM(CONFIG_REORDER_US, reorder_us, 10, 100000, 1),
-	NUM(CONFIG_AUTO_EVS_PER_PORT, auto_evs_per_port, 1, 16, 0),
-	NUM(CONFIG_AUTO_EV_BASE, auto_ev_base, 1024, 65471, 0),
+	NUM(CONFIG_AUTO_EVS_PER_PORT, auto_evs_per_port, 1, 256, 0),
+	NUM(CONFIG_AUTO_EV_BASE, auto_ev_base, 1024, 65279, 0),
 	NUM(CONFIG_MAX_CLIENTS, max_clients, 1, 1024, 0),
 };
 
@@ -97,8 +97,9 @@ static const char *const key_names[CONFIG_NKEYS] = {
 };
 
 /* The EV base must leave room for a QP's EVs below 65536. */
-_Static_assert(65471 == 65535 - MRC_QP_EVS, "auto-ev-base maximum");
-_Static_assert(DEFAULT_EVS_PER_PORT * 4 == MRC_QP_EVS, "4 ports x 16 EVs");
+_Static_assert(65279 == 65535 - MRC_QP_EVS, "auto-ev-base maximum");
+_Static_assert(DEFAULT_EVS_PER_PORT *MRC_MAX_PORTS <= MRC_QP_EVS,
+	       "16 EVs on each of the most ports a device has");
 
 static const char *const log_names[] = {
 	[CONFIG_LOG_ERROR] = "error",
@@ -498,10 +499,7 @@ int config_finish(struct mrcd_config *c, char *err, size_t errlen)
 	    check_order(c, CONFIG_FLAP_HOLD_MIN_MS, CONFIG_FLAP_HOLD_MAX_MS,
 			err, errlen))
 		return -1;
-	/* Unless told otherwise, more than 4 ports share a QP's EVs. */
-	if (!c->line[CONFIG_AUTO_EVS_PER_PORT] &&
-	    c->nports * c->auto_evs_per_port > MRC_QP_EVS)
-		c->auto_evs_per_port = MRC_QP_EVS / c->nports;
+	/* The default fits the most ports (static assert above). */
 	if (c->nports * c->auto_evs_per_port > MRC_QP_EVS)
 		return fail(
 			err, errlen, c->file, c->line[CONFIG_AUTO_EVS_PER_PORT],

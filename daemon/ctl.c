@@ -246,7 +246,7 @@ static void apply_denials(struct ctl *ctl, uint64_t id)
 		    q->state != MRC_QPS_RTS || read_qp(ctl, qpn))
 			continue;
 		for (i = 0; i < qv.nev && i < MRC_QP_EVS; i++) {
-			int denied = !!(qv.ev_denied >> i & 1);
+			int denied = evm_has(&qv.ev_denied, i);
 
 			if (pe->ev[i].denied && !denied)
 				dev_ev_cmd(ctl->below.dev, MRC_DP_EV_DENY, qpn,
@@ -460,7 +460,7 @@ static void do_port_list(struct ctl *ctl, struct mrcd_ctl_ports *o)
 
 			if (pp >= o->n)
 				continue;
-			if (qv.ev_use >> i & 1)
+			if (evm_has(&qv.ev_use, i))
 				o->port[pp].nev_in_use++;
 			if (qv.ev_state[i] != MRC_EV_GOOD)
 				o->port[pp].nev_bad++;
@@ -502,6 +502,7 @@ static void do_qp_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
 		const struct qp_ent *q = &ctl->below.obj->qp[qpn];
 		struct mrcx_qp_info *qi;
+		struct mrc_evmask cooled;
 
 		if (!q->owner)
 			continue;
@@ -526,7 +527,7 @@ static void do_qp_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 		qi->inflight_psns = (qv.next_psn - qv.una_psn) &
 				    MRC_BTH_PSN_MASK;
 		qi->nev = qv.nev;
-		qi->nev_in_use = (uint32_t)__builtin_popcountll(qv.ev_use);
+		qi->nev_in_use = evm_count(&qv.ev_use);
 		stats_sum(ctl, qpn, qi);
 		qi->cwnd_bytes = qv.cwnd_bytes;
 		qi->cc_inflight_bytes = qv.inflight_bytes;
@@ -535,8 +536,9 @@ static void do_qp_list(struct ctl *ctl, const struct mrcd_ctl_list *r,
 		qi->path_mtu_bytes = qv.mtu;
 		qi->srtt_ns = qv.srtt_ns;
 		qi->rtt_hi_ns = qv.rtt_hi_ns;
-		qi->nev_cooled = (uint32_t)__builtin_popcountll(
-			qv.ev_cool & qv.ev_use & ~qv.ev_denied);
+		evm_and(&cooled, &qv.ev_cool, &qv.ev_use);
+		evm_andnot(&cooled, &cooled, &qv.ev_denied);
+		qi->nev_cooled = evm_count(&cooled);
 		qi->dyn_mpr = peer_qp_dyn(ctl->below.peer, qpn);
 		for (p = 0; p < ctl->below.nports; p++)
 			if (health_peer_down(ctl->below.health, qpn,
@@ -562,8 +564,8 @@ static void ev_info(struct ctl *ctl, uint32_t qpn, uint32_t i,
 	e->wire_val = qv.ev[i] | (uint32_t)qv.ev_fl[i] << 16;
 	e->ev.port = (uint8_t)(qv.ev_port[i] + 1);
 	e->state = qv.ev_state[i];
-	e->in_use = (uint32_t)(qv.ev_use >> i & 1);
-	e->cooled = (uint32_t)(qv.ev_cool >> i & 1);
+	e->in_use = (uint32_t)evm_has(&qv.ev_use, i);
+	e->cooled = (uint32_t)evm_has(&qv.ev_cool, i);
 	e->share_pm = health_ev_share_pm(ctl->below.health, qpn, i);
 	s = health_ev_stats(ctl->below.health, qpn, i);
 	if (s) {
@@ -732,8 +734,8 @@ void ctl_ev_event(struct ctl *ctl, const struct mrc_ev_event *v)
 	if (v->qpn >= MRC_MAX_QP)
 		return;
 	q = &ctl->below.obj->qp[v->qpn];
-	if (q->prof_held && q->ev_prof && q->ev_prof < PROF_MAX_EV &&
-	    v->ev_idx < PROF_EV_MAX_COUNT) {
+	_Static_assert(PROF_EV_MAX_COUNT > 255, "ev_idx is a __u8");
+	if (q->prof_held && q->ev_prof && q->ev_prof < PROF_MAX_EV) {
 		const struct prof_ev *pe = &ctl->prof.ev[q->ev_prof];
 
 		val = pe->ev[v->ev_idx].cval;

@@ -1236,7 +1236,7 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 		qt->ev_port[i] = a->evs_given ? a->ev_port[i] : i % d->nports;
 		qt->ev_state[i] = MRC_EV_GOOD;
 	}
-	qt->ev_use = a->nev >= 64 ? ~0ull : (1ull << a->nev) - 1;
+	evm_first(&qt->ev_use, a->nev);
 	qt->ev_min_active = a->ev_min_active ? a->ev_min_active :
 					       (a->nev + 7) / 8;
 	qt->reorder_ns = a->reorder_ns ? a->reorder_ns : MRC_REORDER_NS_DEFAULT;

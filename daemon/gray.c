@@ -24,16 +24,17 @@ static uint32_t median_of(uint32_t *v, unsigned int n)
 	return v[n / 2];
 }
 
-uint64_t gray_find(const struct gray_ev *ev, unsigned int nev,
-		   unsigned int factor, uint32_t *median_ns)
+unsigned int gray_find(const struct gray_ev *ev, unsigned int nev,
+		       unsigned int factor, uint32_t *median_ns,
+		       struct mrc_evmask *gray)
 {
-	uint32_t rtt[64], med;
-	unsigned int i, n = 0;
-	uint64_t gray = 0;
+	uint32_t rtt[MRC_QP_EVS], med;
+	unsigned int i, n = 0, found = 0;
 
 	*median_ns = 0;
-	if (nev > 64)
-		nev = 64;
+	evm_zero(gray);
+	if (nev > MRC_QP_EVS)
+		nev = MRC_QP_EVS;
 	for (i = 0; i < nev; i++)
 		if (ev[i].in_use && ev[i].samples >= GRAY_MIN_SAMPLES &&
 		    ev[i].srtt_ns)
@@ -48,10 +49,12 @@ uint64_t gray_find(const struct gray_ev *ev, unsigned int nev,
 		if (!ev[i].in_use || ev[i].samples < GRAY_MIN_SAMPLES)
 			continue;
 		if (r > (uint64_t)med * factor &&
-		    r > (uint64_t)med + GRAY_MIN_NS)
-			gray |= 1ull << i;
+		    r > (uint64_t)med + GRAY_MIN_NS) {
+			evm_set(gray, i);
+			found++;
+		}
 	}
-	return gray;
+	return found;
 }
 
 static uint32_t permille(const struct gray_ev *e)
@@ -59,16 +62,16 @@ static uint32_t permille(const struct gray_ev *e)
 	return (uint32_t)((uint64_t)e->lost * 1000 / e->sent);
 }
 
-uint64_t lossy_find(const struct gray_ev *ev, unsigned int nev,
-		    uint32_t *median_permille)
+unsigned int lossy_find(const struct gray_ev *ev, unsigned int nev,
+			uint32_t *median_permille, struct mrc_evmask *lossy)
 {
-	uint32_t rate[64], med;
-	unsigned int i, n = 0;
-	uint64_t lossy = 0;
+	uint32_t rate[MRC_QP_EVS], med;
+	unsigned int i, n = 0, found = 0;
 
 	*median_permille = 0;
-	if (nev > 64)
-		nev = 64;
+	evm_zero(lossy);
+	if (nev > MRC_QP_EVS)
+		nev = MRC_QP_EVS;
 	for (i = 0; i < nev; i++)
 		if (ev[i].in_use && ev[i].sent >= LOSSY_MIN_SENT)
 			rate[n++] = permille(&ev[i]);
@@ -83,8 +86,10 @@ uint64_t lossy_find(const struct gray_ev *ev, unsigned int nev,
 		    ev[i].lost < LOSSY_MIN_LOST)
 			continue;
 		r = permille(&ev[i]);
-		if (r >= LOSSY_MIN_PERMILLE && r >= med * LOSSY_FACTOR)
-			lossy |= 1ull << i;
+		if (r >= LOSSY_MIN_PERMILLE && r >= med * LOSSY_FACTOR) {
+			evm_set(lossy, i);
+			found++;
+		}
 	}
-	return lossy;
+	return found;
 }

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "mrc/evmask.h"
+
 /*
  * An EV is gray when its smoothed RTT is over GRAY_FACTOR times the median
  * of the QP's EVs in use and GRAY_MIN_NS above it (mrcd blames it after
@@ -44,18 +46,21 @@ struct gray_ev {
 #define LOSSY_FACTOR 3
 
 /*
- * The EVs (bit i: ev[i]) that are gray among nev (<= 64). *median_ns gets
- * the median used (0: too few EVs to judge, and nothing is gray).
+ * The EVs that are gray among nev (<= MRC_QP_EVS) into *gray, and how
+ * many. *median_ns gets the median used (0: too few EVs to judge, and
+ * nothing is gray).
  */
-uint64_t gray_find(const struct gray_ev *ev, unsigned int nev,
-		   unsigned int factor, uint32_t *median_ns);
+unsigned int gray_find(const struct gray_ev *ev, unsigned int nev,
+		       unsigned int factor, uint32_t *median_ns,
+		       struct mrc_evmask *gray);
 
 /*
- * The EVs (bit i: ev[i]) that are lossy among nev (<= 64); *median_permille
- * gets the median loss rate of the judged EVs (0 too when there are fewer
- * than GRAY_MIN_PEERS of them, and nothing is lossy).
+ * The EVs that are lossy among nev (<= MRC_QP_EVS) into *lossy, and how
+ * many; *median_permille gets the median loss rate of the judged EVs (0
+ * too when there are fewer than GRAY_MIN_PEERS of them, and nothing is
+ * lossy).
  */
-uint64_t lossy_find(const struct gray_ev *ev, unsigned int nev,
-		    uint32_t *median_permille);
+unsigned int lossy_find(const struct gray_ev *ev, unsigned int nev,
+			uint32_t *median_permille, struct mrc_evmask *lossy);
 
 #endif /* MRC_DAEMON_GRAY_H */

@@ -273,7 +273,7 @@ void health_gray(struct health *h)
 {
 	struct gray_ev g[MRC_QP_EVS];
 	uint32_t qpn, i, med, loss_med;
-	uint64_t gray, lossy;
+	struct mrc_evmask gray, lossy;
 
 	if (!h->ev_stats)
 		return;
@@ -303,23 +303,23 @@ void health_gray(struct health *h)
 			e->look_sent = g[i].sent;
 			q->look_sent += g[i].sent;
 		}
-		gray = gray_find(g, q->nev, h->cfg->gray_factor, &med);
+		gray_find(g, q->nev, h->cfg->gray_factor, &med, &gray);
 		if (med)
 			q->rtt_median_ns = med;
 		/* Lossy: one look is evidence enough (gray.h's minimums). */
-		lossy = lossy_find(g, q->nev, &loss_med);
+		lossy_find(g, q->nev, &loss_med, &lossy);
 		for (i = 0; i < q->nev && i < MRC_QP_EVS; i++) {
-			if (!(lossy & (1ull << i)))
+			if (!evm_has(&lossy, i))
 				continue;
 			log_debug(
 				"QP %u EV %u: lost %u of %u packets, its siblings' median %u per mille\n",
 				qpn, i, g[i].lost, g[i].sent, loss_med);
 			dev_ev_cmd(h->dev, MRC_DP_EV_BAD, qpn, i,
 				   MRC_EV_R_LOSSY);
-			gray &= ~(1ull << i);
+			evm_clear(&gray, i);
 		}
 		for (i = 0; i < q->nev && i < MRC_QP_EVS; i++) {
-			if (!(gray & (1ull << i))) {
+			if (!evm_has(&gray, i)) {
 				q->ev[i].gray_looks = 0;
 				continue;
 			}
@@ -533,8 +533,11 @@ int health_query(struct health *h, uint32_t qpn, uint32_t after,
 	if (err)
 		return -err;
 	o->nev = qt.nev;
-	o->ev_use = qt.ev_use;
-	o->ev_denied = qt.ev_denied;
+	_Static_assert(sizeof(o->ev_use) == sizeof(qt.ev_use) &&
+			       sizeof(o->ev_denied) == sizeof(qt.ev_denied),
+		       "mrcd_qp_health: the view's masks");
+	memcpy(o->ev_use, qt.ev_use.w, sizeof(o->ev_use));
+	memcpy(o->ev_denied, qt.ev_denied.w, sizeof(o->ev_denied));
 	memcpy(o->state, qt.ev_state, sizeof(o->state));
 	for (i = 0; i < qt.nev && i < MRC_QP_EVS && h->ev_stats; i++) {
 		const struct mrc_ev_stats *st =

@@ -14,8 +14,10 @@
 #include "mrc.h"
 #include "mrc_ctl.h"
 
-/* EVs of one QP at most (the device's MRC_QP_EVS). */
-#define MRCX_QP_EVS 64
+/* EVs of one QP at most (the device's MRC_QP_EVS), and the 64-bit words
+ * of a mask with a bit for each (bit i of word i / 64: EV i). */
+#define MRCX_QP_EVS 256
+#define MRCX_QP_EV_WORDS (MRCX_QP_EVS / 64)
 
 /* Why an EV changed state (mrcd_ev_rec, mrcx_ev_event); docs/health.md. */
 enum mrcx_ev_reason {
@@ -55,8 +57,8 @@ struct mrcd_ev_rec {
 struct mrcd_qp_health {
 	uint32_t nev;
 	uint32_t nevents; /* in events[], oldest first */
-	uint64_t ev_use; /* bit i: EV i carries traffic */
-	uint64_t ev_denied;
+	uint64_t ev_use[MRCX_QP_EV_WORDS]; /* bit i: EV i carries traffic */
+	uint64_t ev_denied[MRCX_QP_EV_WORDS];
 	uint64_t sent, retx, lost; /* packets, over all its EVs */
 	uint32_t last_no; /* the newest event's number (0: none yet) */
 	uint32_t pad0;

@@ -4,9 +4,9 @@
  * of a QP's EVs carry traffic, the move of an EV to ASSUMED_BAD when a
  * packet sent on it is lost, and the EV events that tell mrcd.
  *
- * ev_use is a 64-bit mask over the QP's ev[] (MRC_QP_EVS is 64), so
- * choosing the next EV in turn and counting those in use are a few
- * arithmetic operations, with no loop under the QP's lock.
+ * ev_use is a mask over the QP's ev[] (include/mrc/evmask.h), so
+ * choosing the next EV in turn and counting those in use are a few word
+ * operations, with no loop over EVs under the QP's lock.
  */
 #ifndef MRC_BPF_HEALTH_H
 #define MRC_BPF_HEALTH_H
@@ -17,41 +17,12 @@
 #include "mrc/abi.h"
 #include "maps.h"
 
-_Static_assert(MRC_QP_EVS == 64, "ev_use is one 64-bit mask");
-
-/* Index of the lowest set bit of x != 0 (de Bruijn multiplication). */
-static const __u8 health_debruijn[64] = {
-	0,  1,	2,  53, 3,  7,	54, 27, 4,  38, 41, 8,	34, 55, 48, 28,
-	62, 5,	39, 46, 44, 42, 22, 9,	24, 35, 59, 56, 49, 18, 29, 11,
-	63, 52, 6,  26, 37, 40, 33, 47, 61, 45, 43, 21, 23, 58, 17, 10,
-	51, 25, 36, 32, 60, 20, 57, 16, 50, 31, 19, 15, 30, 14, 13, 12,
-};
-
-static __always_inline __u32 health_ctz(__u64 x)
+/* Under the QP lock: is every one of the QP's EVs DENIED? Then nothing
+ * may leave until the controller allows one. */
+static __always_inline int health_all_denied(const struct mrc_qp_tx *qp)
 {
-	return health_debruijn[(((x & -x) * 0x022fdd63cc95386dull) >> 58) & 63];
-}
-
-static __always_inline __u32 health_popcount(__u64 x)
-{
-	x = x - ((x >> 1) & 0x5555555555555555ull);
-	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-	return (__u32)((x * 0x0101010101010101ull) >> 56);
-}
-
-/* The mask of a QP's first nev EVs. */
-static __always_inline __u64 health_all(__u32 nev)
-{
-	return nev >= 64 ? ~0ull : (1ull << nev) - 1;
-}
-
-/* The first EV of use at or after the cursor c, wrapping (use != 0). */
-static __always_inline __u32 health_in_turn(__u64 use, __u32 c)
-{
-	__u64 m = use & (~0ull << (c & 63));
-
-	return health_ctz(m ? m : use);
+	/* ev_denied holds only EVs below nev (mrc_xdp_ctl checks). */
+	return evm_count(&qp->ev_denied) >= qp->nev;
 }
 
 /*
@@ -72,34 +43,40 @@ static __always_inline __u32 health_in_turn(__u64 use, __u32 c)
 static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
 					    __u32 avoid)
 {
-	__u64 use = qp->ev_use & ~qp->ev_denied & health_all(nev), warm;
-	__u32 c = qp->ev_next & 63, i, keep;
+	struct mrc_evmask all, use, warm;
+	__u32 c = qp->ev_next, i, keep;
 
-	if (!use)
-		use = health_all(nev) & ~qp->ev_denied;
-	if (!use)
+	evm_first(&all, nev);
+	evm_andnot(&use, &qp->ev_use, &qp->ev_denied);
+	evm_and(&use, &use, &all);
+	if (!evm_any(&use))
+		evm_andnot(&use, &all, &qp->ev_denied);
+	if (!evm_any(&use))
 		return MRC_QP_EVS;
-	if (avoid < 64 && (use & ~(1ull << avoid)))
-		use &= ~(1ull << avoid);
-	if (qp->ev_cool) {
-		i = health_in_turn(use, c);
-		if ((qp->ev_cool >> i & 1) &&
-		    qp->acked_tx_ns >= qp->ev_cool_ns[i & 63]) {
+	if (avoid < MRC_QP_EVS && evm_has(&use, avoid)) {
+		evm_clear(&use, avoid);
+		if (!evm_any(&use))
+			evm_set(&use, avoid);
+	}
+	if (evm_any(&qp->ev_cool)) {
+		i = evm_in_turn(&use, c);
+		if (evm_has(&qp->ev_cool, i) &&
+		    qp->acked_tx_ns >= qp->ev_cool_ns[i & (MRC_QP_EVS - 1)]) {
 			/* Warm again. It was cooled for answering, so it was
 			 * alive: what it sent before, while passed by, had no
 			 * later packet of its own to clear its silence. */
-			qp->ev_cool &= ~(1ull << i);
-			qp->ev_silent_ns[i & 63] = 0;
-			qp->ev_silent_n[i & 63] = 0;
+			evm_clear(&qp->ev_cool, i);
+			qp->ev_silent_ns[i & (MRC_QP_EVS - 1)] = 0;
+			qp->ev_silent_n[i & (MRC_QP_EVS - 1)] = 0;
 		}
-		warm = use & ~qp->ev_cool;
-		keep = health_popcount(use) / MRC_COOL_KEEP_DIV;
+		evm_andnot(&warm, &use, &qp->ev_cool);
+		keep = evm_count(&use) / MRC_COOL_KEEP_DIV;
 		if (keep < qp->ev_min_active)
 			keep = qp->ev_min_active;
-		if (warm && health_popcount(warm) >= keep)
+		if (evm_any(&warm) && evm_count(&warm) >= keep)
 			use = warm;
 	}
-	i = health_in_turn(use, c);
+	i = evm_in_turn(&use, c);
 	qp->ev_next = i + 1 >= nev ? 0 : i + 1;
 	return i & (MRC_QP_EVS - 1);
 }
@@ -134,9 +111,9 @@ static __always_inline void health_cool(struct mrc_qp_tx *qp, __u32 i,
 {
 	if (i >= MRC_QP_EVS)
 		return;
-	qp->ev_cool |= 1ull << i;
-	if (until > qp->ev_cool_ns[i & 63])
-		qp->ev_cool_ns[i & 63] = until;
+	evm_set(&qp->ev_cool, i);
+	if (until > qp->ev_cool_ns[i & (MRC_QP_EVS - 1)])
+		qp->ev_cool_ns[i & (MRC_QP_EVS - 1)] = until;
 }
 
 /*
@@ -315,7 +292,7 @@ static __always_inline __u32 health_strikes(const struct mrc_qp_tx *qp)
 	q |= q >> 4;
 	q |= q >> 8;
 	q |= q >> 16;
-	l = health_ctz(q ^ (q >> 1));
+	l = evm_ctz64(q ^ (q >> 1));
 	if (!l)
 		l = 1;
 	n = 1 + (MRC_SILENT_FALSE_BITS + l - 1) / l;
@@ -384,16 +361,17 @@ static __always_inline int health_silent_dead(const struct mrc_qp_tx *qp,
 static __always_inline int health_mark_bad(struct mrc_qp_tx *qp, __u32 i,
 					   int *kept)
 {
-	__u64 bit = 1ull << (i & 63);
+	__u32 e = i & (MRC_QP_EVS - 1);
 
 	*kept = 0;
-	if (i >= MRC_QP_EVS || qp->ev_state[i & 63] != MRC_EV_GOOD)
+	if (i >= MRC_QP_EVS || qp->ev_state[e] != MRC_EV_GOOD)
 		return 0;
-	qp->ev_state[i & 63] = MRC_EV_ASSUMED_BAD;
-	if (health_popcount(qp->ev_use & ~bit) < qp->ev_min_active)
+	qp->ev_state[e] = MRC_EV_ASSUMED_BAD;
+	if (evm_count(&qp->ev_use) - evm_has(&qp->ev_use, e) <
+	    qp->ev_min_active)
 		*kept = 1;
 	else
-		qp->ev_use &= ~bit;
+		evm_clear(&qp->ev_use, e);
 	return 1;
 }
 
@@ -425,8 +403,8 @@ static __always_inline void health_event(__u32 qpn, struct mrc_qp_tx *qp,
 		.reason = reason,
 	};
 
-	e.ev = qp->ev[i & 63];
-	e.port = qp->ev_port[i & 63];
+	e.ev = qp->ev[i & (MRC_QP_EVS - 1)];
+	e.port = qp->ev_port[i & (MRC_QP_EVS - 1)];
 	health_emit(&e);
 }
 

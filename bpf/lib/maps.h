@@ -254,10 +254,10 @@ struct mrc_scratch {
 	/*
 	 * Packets of each EV this ACK delivered, and which EVs those are:
 	 * only those are read and zeroed again after the lock, so an ACK
-	 * costs its EVs, not 64.
+	 * costs its EVs, not MRC_QP_EVS.
 	 */
-	__u16 acked_n[64];
-	__u64 acked_evs;
+	__u16 acked_n[MRC_QP_EVS];
+	struct mrc_evmask acked_evs;
 	__u32 nbad; /* EVs this ACK moved to ASSUMED_BAD or kept (first 8) */
 	__u8 bad_ev[8];
 	__u8 bad_kept[8]; /* 1: kept in use by ev_min_active */

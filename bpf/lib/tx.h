@@ -117,7 +117,7 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 
 	bpf_spin_lock(&qp->lock);
 	/* Every EV denied by the controller: nothing may leave. */
-	if (!(health_all(qp->nev) & ~qp->ev_denied))
+	if (health_all_denied(qp))
 		goto idle;
 	/* Retransmissions first; skip entries acknowledged meanwhile. */
 	for (k = 0; k < 8; k++) {
@@ -253,7 +253,8 @@ timeout:
 		 * sender held off the CPU). The silence rule still finds a
 		 * dead EV, at its next turn. */
 		if (!health_congested_lately(qp, rec->tx_ns) &&
-		    qp->ev_acked_ns[rec->ev_idx & 63] <= rec->tx_ns &&
+		    qp->ev_acked_ns[rec->ev_idx & (MRC_QP_EVS - 1)] <=
+			    rec->tx_ns &&
 		    qp->acked_tx_ns > rec->tx_ns + health_silence_margin(qp))
 			p->ev_bad =
 				(__u8)health_mark_bad(qp, rec->ev_idx, &kept);

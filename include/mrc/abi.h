@@ -11,6 +11,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
+#include "evmask.h"
 #include "nscc.h"
 #include "wire.h"
 
@@ -19,7 +20,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 15
+#define MRC_ABI_VERSION 16
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -150,7 +151,6 @@ _Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
 
 #define MRC_SQ_DEPTH 128 /* WQEs per QP */
 #define MRC_TX_RING 512 /* in-flight records per QP: PSN % MRC_TX_RING */
-#define MRC_QP_EVS 64 /* EVs one QP sprays over, all ports together */
 /* CC profiles' parameters in mrc_cc: slot = profile id; 0 is "none". */
 #define MRC_CC_SLOTS 16
 #define MRC_MAX_PORTS 8
@@ -365,8 +365,8 @@ struct mrc_qp_tx {
 	 * lost there (one EV is one path, and a path keeps order).
 	 */
 	__u64 acked_tx_ns; /* when the newest acknowledged packet was sent */
-	__u64 ev_use;
-	__u64 ev_denied; /* bit i: ev[i] is DENIED, never used */
+	struct mrc_evmask ev_use;
+	struct mrc_evmask ev_denied; /* bit i: ev[i] is DENIED, never used */
 	__u8 ev_state[MRC_QP_EVS];
 	/* Packets sent on ev[i] since its newest delivered one (at most
 	 * 255): the silence rule's strikes while a queue is full. */
@@ -429,7 +429,7 @@ struct mrc_qp_tx {
 	 * to a packet sent on it was CE-marked, trimmed, or far slower than
 	 * the QP's srtt_ns. Not a verdict: its state stays as it was.
 	 */
-	__u64 ev_cool;
+	struct mrc_evmask ev_cool;
 	__u64 ev_cool_ns[MRC_QP_EVS];
 	/*
 	 * The congestion window (bpf/lib/nscc.h), with cc_slot; mrcd
@@ -588,8 +588,8 @@ struct mrc_qp_view {
 	__u32 sq_done;
 	__u32 pad0;
 	__u64 timeout_ns;
-	__u64 ev_use;
-	__u64 ev_denied;
+	struct mrc_evmask ev_use;
+	struct mrc_evmask ev_denied;
 	__u16 ev[MRC_QP_EVS];
 	__u16 ev_fl[MRC_QP_EVS];
 	__u8 ev_port[MRC_QP_EVS];
@@ -605,9 +605,13 @@ struct mrc_qp_view {
 	__u32 srtt_ns; /* smoothed round trip over every EV; 0: none yet */
 	__u32 rtt_hi_ns; /* the high round trip lately */
 	__u32 pad1;
-	__u64 ev_cool; /* EVs cooled now (steering), their time not yet past */
+	/* EVs cooled now (steering), their time not yet past */
+	struct mrc_evmask ev_cool;
 };
-_Static_assert(sizeof(struct mrc_qp_view) == 616, "QP view layout");
+_Static_assert(sizeof(struct mrc_qp_view) == 48 + 3 * 8 * MRC_EV_WORDS +
+						     6 * MRC_QP_EVS +
+						     16 * MRC_MAX_PORTS + 32,
+	       "QP view layout");
 
 /*
  * What the sender knows of one EV of one QP: value of mrc_ev_stats, an
@@ -694,7 +698,7 @@ struct mrc_srv6_route {
  */
 struct mrc_qp_srv6 {
 	__u32 nroute; /* 0: not an SRv6 QP */
-	__u8 n_by_port[MRC_MAX_PORTS];
+	__u16 n_by_port[MRC_MAX_PORTS]; /* up to MRC_QP_EVS on one port */
 	__u8 port[MRC_QP_EVS]; /* route i leaves by port[i] */
 	__u8 by_port[MRC_MAX_PORTS][MRC_QP_EVS];
 	struct mrc_srv6_route route[MRC_QP_EVS];

@@ -32,7 +32,7 @@ MRC_EV_REASONS(MRCD_SAME_REASON)
 
 #define MRCD_SOCKET_DEFAULT "/run/mrc/mrcd.sock"
 #define MRCD_SOCKET_ENV "MRC_SOCKET" /* overrides the default path */
-#define MRCD_PROTO_VERSION 6
+#define MRCD_PROTO_VERSION 7
 
 enum mrcd_op {
 	MRCD_HELLO = 1, /* -> mrcd_dev_info */

@@ -128,8 +128,8 @@ done
 
 # Which spine each sender's EVs of plane $1 take: each EV's UDP source
 # port sent alone, counted by the spines, before mrcd owns the ports. The
-# first QP mrcd makes is number 2: its EVs are 49152 + 2 * 64 + i, EV i
-# on plane i % 4 (daemon/serve.c).
+# first QP mrcd makes is number 2: its EVs are 49152 + 2 * 256 + i, EV i
+# on plane i % 4 (daemon/serve.c), 64 of them.
 map_spines() {
 	local plane=$1 i e s now
 	local -a prev
@@ -137,7 +137,7 @@ map_spines() {
 	for ((i = 2; i <= N + 1; i++)); do
 		for s in 0 1; do prev[s]=$(spine_rx "$plane" $s "$i"); done
 		for ((e = plane; e < 64; e += 4)); do
-			send "h$i" h1 "$plane" --port 4791 --sport-base $((49152 + 2 * 64 + e)) \
+			send "h$i" h1 "$plane" --port 4791 --sport-base $((49152 + 2 * 256 + e)) \
 				--flows 1 --packets 20 >/dev/null
 			for s in 0 1; do
 				now=$(spine_rx "$plane" $s "$i")

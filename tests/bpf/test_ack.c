@@ -134,7 +134,7 @@ static int send_some(uint32_t send_cq)
 		qt.ev_state[i] = MRC_EV_GOOD;
 		inet_pton(AF_INET, "198.18.2.2", qt.peer_addr[i]);
 	}
-	qt.ev_use = (1ull << NEV) - 1;
+	qt.ev_use.w[0] = (1ull << NEV) - 1;
 	for (i = 0; i < NEV; i++) {
 		struct mrc_ev_stats st = {};
 		uint32_t ek = S_QPN * MRC_QP_EVS + i;
@@ -390,7 +390,7 @@ static void forged_congestion_news_changes_nothing(void **state)
 	/* The peer delivers the first two, unmarked. */
 	assert_int_equal(take(FIRST + 1, FIRST + 2, 0, NULL), XDP_DROP);
 	before = *get_qp_tx();
-	assert_int_equal(before.ev_cool, 0);
+	assert_int_equal(before.ev_cool.w[0], 0);
 	assert_int_equal(take_ce(FIRST + 3, FIRST + 2, 0, FORGED), XDP_DROP);
 	assert_int_equal(take_ce(FIRST + 4, FIRST + 2, MRC_NACK_TRIMMED,
 				 ECHO(FIRST + 5)),
@@ -408,7 +408,7 @@ static void forged_congestion_news_changes_nothing(void **state)
 	assert_int_equal(take_ce(FIRST + 3, FIRST + 4, 0, ECHO(FIRST + 3)),
 			 XDP_DROP);
 	qt = get_qp_tx();
-	assert_int_equal(qt->ev_cool,
+	assert_int_equal(qt->ev_cool.w[0],
 			 1ull << qt->rec[(FIRST + 3) % MRC_TX_RING].ev_idx);
 	assert_true(qt->cong_slots != 0);
 	assert_int_equal(qt->una_psn, FIRST + 4);
@@ -501,7 +501,7 @@ static void resent_psn_proves_nothing(void **state)
 	assert_int_equal(take(FIRST + 5, FIRST, 0, sack), XDP_DROP);
 	qt = get_qp_tx();
 	assert_int_equal(qt->ev_state[1], MRC_EV_GOOD);
-	assert_int_equal(qt->ev_use, (1ull << NEV) - 1);
+	assert_int_equal(qt->ev_use.w[0], (1ull << NEV) - 1);
 	/* Sent once, the same delivery is proof: EV 1 lost FIRST + 1. */
 	assert_int_equal(send_some(0), 0);
 	assert_int_equal(later_on_ev1(1, 0), 0);
@@ -629,7 +629,7 @@ static void trim_finding_resend_queue_full_goes_at_once(void **state)
 	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_RETX), 1);
 	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_TIMEOUTS), 0);
 	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
-	assert_int_equal(qt->ev_use, (1ull << NEV) - 1);
+	assert_int_equal(qt->ev_use.w[0], (1ull << NEV) - 1);
 	/* Sent once: nothing more is due for a second. */
 	assert_int_equal(run_tx(), XDP_DROP);
 }
@@ -662,7 +662,7 @@ static void nacked_hole_queued_when_room(void **state)
 	/* FIRST .. FIRST + 1 below it are no holes yet (reordering). */
 	assert_int_equal(qt->rec[FIRST % MRC_TX_RING].flags & MRC_REC_RETX_Q,
 			 0);
-	assert_int_equal(qt->ev_use, (1ull << NEV) - 1);
+	assert_int_equal(qt->ev_use.w[0], (1ull << NEV) - 1);
 	assert_int_equal(run_tx(), XDP_REDIRECT);
 	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_RETX), 1);
 	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_LOST), 0);

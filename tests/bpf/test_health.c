@@ -118,7 +118,7 @@ static int set_qps(uint32_t nev, uint32_t min_active)
 		qt.ev_state[i] = MRC_EV_GOOD;
 		inet_pton(AF_INET, "198.18.2.2", qt.peer_addr[i % 4]);
 	}
-	qt.ev_use = nev >= 64 ? ~0ull : (1ull << nev) - 1;
+	evm_first(&qt.ev_use, nev);
 	if (bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_qp), &key, &qr,
 				BPF_ANY))
 		return -1;
@@ -359,7 +359,8 @@ static void probe_answer_bad_ev_counted(void **state)
 
 	(void)state;
 	assert_int_equal(reset(), 0);
-	probe(&in, MRC_OP_PROBE_ANSWER, S_QPN, MRC_QP_EVS, mono_ns(), 700);
+	/* An EV index past the QP's last (any is fine for device probes). */
+	probe(&in, MRC_OP_PROBE_ANSWER, S_QPN, NEV, mono_ns(), 700);
 	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
 				 (uint32_t)in.len, NULL),
 			 XDP_DROP);
@@ -434,7 +435,7 @@ static void control_states(void **state)
 	assert_int_equal(cmd(MRC_DP_EV_BAD, S_QPN, 2, MRC_EV_R_PORT_DOWN), 0);
 	qt = get_qp_tx();
 	assert_non_null(qt);
-	assert_int_equal(qt->ev_use, 0xfffc); /* EV 2 kept */
+	assert_int_equal(qt->ev_use.w[0], 0xfffc); /* EV 2 kept */
 	assert_int_equal(qt->ev_state[2], MRC_EV_ASSUMED_BAD);
 	assert_int_equal(drain_events(), 3);
 	assert_int_equal(ev[0].reason, MRC_EV_R_PORT_DOWN);
@@ -447,7 +448,7 @@ static void control_states(void **state)
 	/* Probes answered: back in use. */
 	assert_int_equal(cmd(MRC_DP_EV_GOOD, S_QPN, 0, MRC_EV_R_PROBES), 0);
 	qt = get_qp_tx();
-	assert_int_equal(qt->ev_use, 0xfffd);
+	assert_int_equal(qt->ev_use.w[0], 0xfffd);
 	assert_int_equal(drain_events(), 1);
 	assert_int_equal(ev[0].state, MRC_EV_GOOD);
 	assert_int_equal(ev[0].reason, MRC_EV_R_PROBES);
@@ -455,15 +456,15 @@ static void control_states(void **state)
 	 * out until probed. */
 	assert_int_equal(cmd(MRC_DP_EV_DENY, S_QPN, 5, MRC_EV_R_DENY), 0);
 	qt = get_qp_tx();
-	assert_int_equal(qt->ev_use, 0xffdd);
-	assert_int_equal(qt->ev_denied, 0x20);
+	assert_int_equal(qt->ev_use.w[0], 0xffdd);
+	assert_int_equal(qt->ev_denied.w[0], 0x20);
 	assert_int_equal(cmd(MRC_DP_EV_GOOD, S_QPN, 5, MRC_EV_R_PROBES), 0);
 	assert_int_equal(get_qp_tx()->ev_state[5], MRC_EV_DENIED);
 	assert_int_equal(cmd(MRC_DP_EV_ALLOW, S_QPN, 5, MRC_EV_R_ALLOW), 0);
 	qt = get_qp_tx();
 	assert_int_equal(qt->ev_state[5], MRC_EV_ASSUMED_BAD);
-	assert_int_equal(qt->ev_use, 0xffdd);
-	assert_int_equal(qt->ev_denied, 0);
+	assert_int_equal(qt->ev_use.w[0], 0xffdd);
+	assert_int_equal(qt->ev_denied.w[0], 0);
 	/* Bad commands. */
 	assert_int_equal(cmd(MRC_DP_EV_GOOD, S_QPN, NEV, 0), EINVAL);
 	assert_int_equal(cmd(MRC_DP_EV_GOOD, 999, 0, 0), ENOENT);
@@ -533,8 +534,8 @@ static void qp_view_and_state(void **state)
 	assert_int_equal(v.sq_done, 5);
 	assert_int_equal(v.pad0, 0);
 	assert_int_equal(v.timeout_ns, 1000000000ull);
-	assert_int_equal(v.ev_use, qt->ev_use);
-	assert_int_equal(v.ev_denied, 1u << 3);
+	assert_int_equal(v.ev_use.w[0], qt->ev_use.w[0]);
+	assert_int_equal(v.ev_denied.w[0], 1u << 3);
 	assert_memory_equal(v.ev, qt->ev, sizeof(v.ev));
 	assert_memory_equal(v.ev_fl, qt->ev_fl, sizeof(v.ev_fl));
 	assert_memory_equal(v.ev_port, qt->ev_port, sizeof(v.ev_port));
@@ -560,7 +561,7 @@ static void qp_view_and_state(void **state)
 	qt = get_qp_tx();
 	assert_int_equal(qt->state, MRC_QPS_ERR);
 	assert_int_equal(qt->next_psn, 1234);
-	assert_int_equal(qt->ev_denied, 1u << 3);
+	assert_int_equal(qt->ev_denied.w[0], 1u << 3);
 	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(rx->maps.mrc_qp), &key,
 					     &qr),
 			 0);
@@ -632,6 +633,50 @@ static void spray_skips_unused(void **state)
 				 0);
 	post_empty(1);
 	assert_int_equal(tx_once(), 0);
+}
+
+/*
+ * A QP with all MRC_QP_EVS EVs: one round of the sprayer takes each EV in
+ * use once, in order, across the four 64-bit words of its masks, passing
+ * by one ASSUMED_BAD and two DENIED in the upper words; each packet is
+ * counted on its EV (QP x MRC_QP_EVS + index).
+ */
+static void spray_all_256_evs(void **state)
+{
+	unsigned int i, n = 0, port, want = 0;
+	uint32_t key = S_QPN * MRC_QP_EVS + 254;
+	struct mrc_ev_stats st;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(set_qps(MRC_QP_EVS, 1), 0);
+	assert_int_equal(cmd(MRC_DP_EV_BAD, S_QPN, 70, MRC_EV_R_LOSS), 0);
+	assert_int_equal(cmd(MRC_DP_EV_DENY, S_QPN, 200, MRC_EV_R_DENY), 0);
+	assert_int_equal(cmd(MRC_DP_EV_DENY, S_QPN, 255, MRC_EV_R_DENY), 0);
+	assert_int_equal(cmd(MRC_DP_EV_GOOD, S_QPN, MRC_QP_EVS, 0), EINVAL);
+	/* 253 packets, within the window (256) and the SQ (128 at once). */
+	while (n < MRC_QP_EVS - 3) {
+		unsigned int k = MRC_QP_EVS - 3 - n < 128 ? MRC_QP_EVS - 3 - n :
+							    128;
+
+		post_empty(k);
+		for (i = 0; i < k; i++, n++) {
+			while (want == 70 || want == 200 || want == 255)
+				want++;
+			port = tx_once();
+			if (port != EV0 + want)
+				fail_msg("packet %u left on EV %d, not EV %u",
+					 n, (int)port - EV0, want);
+			want++;
+		}
+	}
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(rx->maps.mrc_ev_stats),
+					     &key, &st),
+			 0);
+	assert_int_equal(st.sent, 1);
+	/* The round starts again at the first. */
+	post_empty(1);
+	assert_int_equal(tx_once(), EV0);
 }
 
 /*
@@ -718,7 +763,7 @@ static void loss_on_one_ev(void **state)
 	assert_int_equal(ev[0].state, MRC_EV_ASSUMED_BAD);
 	assert_int_equal(ev[0].reason, MRC_EV_R_LOSS);
 	qt = get_qp_tx();
-	assert_int_equal(qt->ev_use, 0xe);
+	assert_int_equal(qt->ev_use.w[0], 0xe);
 	assert_int_equal(qt->retx_tail - qt->retx_head, 1);
 	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], 0);
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 1);
@@ -752,7 +797,7 @@ static void loss_under_ecn_blames_nothing(void **state)
 			 XDP_DROP);
 	assert_int_equal(drain_events(), 0);
 	qt = get_qp_tx();
-	assert_int_equal(qt->ev_use, 0xf);
+	assert_int_equal(qt->ev_use.w[0], 0xf);
 	assert_int_equal(qt->retx_tail - qt->retx_head, 1);
 	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], 0);
 	assert_true(qt->cong_slots != 0);
@@ -899,7 +944,8 @@ static void silent_ev(void **state)
 	(void)state;
 	/* Everything but EV 0's two packets: 7, sent 700 us after 0. */
 	silence_start(0, 0, 8, sacked, 6, 7);
-	assert_int_equal(get_qp_tx()->ev_use, 0xf); /* nothing proven yet */
+	assert_int_equal(get_qp_tx()->ev_use.w[0],
+			 0xf); /* nothing proven yet */
 	/* The RTT of the one packet timed (PSN 7): the QP's high round trip. */
 	assert_true(get_qp_tx()->rtt_hi_ns > 0);
 	no_rtt_margin();
@@ -912,7 +958,7 @@ static void silent_ev(void **state)
 	assert_int_equal(drain_events(), 1);
 	assert_int_equal(ev[0].ev_idx, 0);
 	assert_int_equal(ev[0].reason, MRC_EV_R_SILENT);
-	assert_int_equal(get_qp_tx()->ev_use, 0xe);
+	assert_int_equal(get_qp_tx()->ev_use.w[0], 0xe);
 	/* Probes answered: GOOD, and its silence forgotten. */
 	assert_int_equal(cmd(MRC_DP_EV_GOOD, S_QPN, 0, MRC_EV_R_PROBES), 0);
 	assert_int_equal(get_qp_tx()->ev_silent_ns[0], 0);
@@ -936,7 +982,7 @@ static void silence_margin_follows_rtt(void **state)
 		assert_true(port >= EV0 && port < EV0 + 4);
 	}
 	assert_int_equal(drain_events(), 0);
-	assert_int_equal(get_qp_tx()->ev_use, 0xf);
+	assert_int_equal(get_qp_tx()->ev_use.w[0], 0xf);
 }
 
 /* The QP's loss rate as health_strikes reads it: retx resends of sent. */
@@ -1044,7 +1090,7 @@ static void silence_strikes_in_flight_prove_nothing(void **state)
 	/* Three unanswered, one proven: used, nobody blamed. */
 	silent_turn(12, 1);
 	assert_int_equal(drain_events(), 0);
-	assert_int_equal(get_qp_tx()->ev_use, 0xf);
+	assert_int_equal(get_qp_tx()->ev_use.w[0], 0xf);
 	/* Now PSNs 13..15 are delivered, sent 300 us after 12. */
 	ev0_found_silent();
 }
@@ -1169,7 +1215,7 @@ static void timeout_blames_only_a_silent_ev(void **state)
 	qt = get_qp_tx();
 	assert_int_equal(qt->rec[0].tries, 2);
 	assert_int_equal(qt->ev_state[0], MRC_EV_GOOD);
-	assert_int_equal(qt->ev_use, 0xf);
+	assert_int_equal(qt->ev_use.w[0], 0xf);
 	assert_int_equal(drain_events(), 0);
 	answer((uint16_t)e, 0, 1, 0, 0); /* the resend is through: una 1 */
 	assert_int_equal(get_qp_tx()->una_psn, 1);
@@ -1184,7 +1230,7 @@ static void timeout_blames_only_a_silent_ev(void **state)
 	assert_int_not_equal(tx_once(), 0);
 	qt = get_qp_tx();
 	assert_int_equal(qt->ev_state[1], MRC_EV_ASSUMED_BAD);
-	assert_int_equal(qt->ev_use, 0xd);
+	assert_int_equal(qt->ev_use.w[0], 0xd);
 	assert_int_equal(drain_events(), 1);
 	assert_int_equal(ev[0].ev_idx, 1);
 	assert_int_equal(ev[0].reason, MRC_EV_R_TIMEOUT);
@@ -1241,7 +1287,7 @@ static void overdue_una_resent_early(void **state)
 	qt = *get_qp_tx();
 	assert_int_equal(qt.rec[0].tries, 2);
 	assert_int_equal(qt.rec[0].timeouts, 0);
-	assert_int_equal(qt.ev_use, 0xf);
+	assert_int_equal(qt.ev_use.w[0], 0xf);
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_OVERDUE), 1);
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_TIMEOUTS), 0);
 	assert_int_equal(tx_once(), 0); /* overdue again only 2.5 ms on */
@@ -1283,7 +1329,7 @@ static void timeout_with_nothing_delivered_blames_nothing(void **state)
 	e = tx_once();
 	assert_true(e > EV0 && e < EV0 + 4);
 	assert_int_equal(get_qp_tx()->rec[0].timeouts, 1);
-	assert_int_equal(get_qp_tx()->ev_use, 0xf);
+	assert_int_equal(get_qp_tx()->ev_use.w[0], 0xf);
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_TIMEOUTS), 1);
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
 	assert_int_equal(drain_events(), 0);
@@ -1404,16 +1450,16 @@ static void ce_mark_steers_away_then_back(void **state)
 	set_srtt(1000000000);
 	answer(EV0 + 1, 1, 2, MRC_AF_ECN_CE, 0);
 	qt = get_qp_tx();
-	assert_int_equal(qt->ev_cool, 1ull << 1);
+	assert_int_equal(qt->ev_cool.w[0], 1ull << 1);
 	assert_int_equal(qt->ev_state[1], MRC_EV_GOOD);
-	assert_int_equal(qt->ev_use, 0xf);
+	assert_int_equal(qt->ev_use.w[0], 0xf);
 	until = qt->ev_cool_ns[1];
 	assert_true(until > qt->rec[1].tx_ns);
 	assert_int_equal(drain_events(), 0);
 	/* mrcd sees it cooled, with the QP's round trips. */
 	assert_int_equal(
 		read_view(S_QPN, sizeof(struct mrc_dp_cmd) + sizeof(v), &v), 0);
-	assert_int_equal(v.ev_cool, 1ull << 1);
+	assert_int_equal(v.ev_cool.w[0], 1ull << 1);
 	assert_int_equal(v.srtt_ns, qt->srtt_ns);
 	assert_int_equal(v.rtt_hi_ns, qt->rtt_hi_ns);
 	sends_on(away, 6); /* PSNs 4..9 */
@@ -1423,16 +1469,16 @@ static void ce_mark_steers_away_then_back(void **state)
 		usleep(100);
 	assert_true(mono_ns() > until);
 	sends_on(still, 3); /* PSNs 10..12 */
-	assert_int_equal(get_qp_tx()->ev_cool, 1ull << 1);
+	assert_int_equal(get_qp_tx()->ev_cool.w[0], 1ull << 1);
 	/* PSN 10 (sent after its time) delivered: back in turn. */
 	answer(EV0 + 0, 10, 11, 0, 0);
 	/* Its bit is cleared at its next turn, but it is warm already. */
-	assert_int_equal(get_qp_tx()->ev_cool, 1ull << 1);
+	assert_int_equal(get_qp_tx()->ev_cool.w[0], 1ull << 1);
 	assert_int_equal(
 		read_view(S_QPN, sizeof(struct mrc_dp_cmd) + sizeof(v), &v), 0);
-	assert_int_equal(v.ev_cool, 0);
+	assert_int_equal(v.ev_cool.w[0], 0);
 	sends_on(back, 4);
-	assert_int_equal(get_qp_tx()->ev_cool, 0);
+	assert_int_equal(get_qp_tx()->ev_cool.w[0], 0);
 	assert_int_equal(drain_events(), 0);
 	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_EV_BAD), 0);
 }
@@ -1456,8 +1502,8 @@ static void trim_steers_and_resends(void **state)
 	set_srtt(1000000000);
 	answer(EV0 + 2, 2, 0, 0, MRC_NACK_TRIMMED);
 	qt = get_qp_tx();
-	assert_int_equal(qt->ev_cool, 1ull << 2);
-	assert_int_equal(qt->ev_use, 0xf);
+	assert_int_equal(qt->ev_cool.w[0], 1ull << 2);
+	assert_int_equal(qt->ev_use.w[0], 0xf);
 	assert_int_equal(qt->retx_tail - qt->retx_head, 1);
 	assert_int_equal(qt->retx[qt->retx_head % MRC_RETX_Q], 2);
 	port = tx_once(); /* the resend */
@@ -1493,7 +1539,7 @@ static void slow_answer_steers(void **state)
 	usleep(2000);
 	answer(EV0 + 3, 3, 4, 0, 0);
 	qt = get_qp_tx();
-	assert_int_equal(qt->ev_cool, 1ull << 3);
+	assert_int_equal(qt->ev_cool.w[0], 1ull << 3);
 	/* until: the clock at the answer, plus its round trip (>= 2 ms) */
 	assert_true(qt->ev_cool_ns[3] >= t0 + 2 * 2000000ull);
 	assert_int_equal(qt->ev_state[3], MRC_EV_GOOD);
@@ -1501,7 +1547,7 @@ static void slow_answer_steers(void **state)
 	/* A round trip within twice srtt_ns and 1 ms: nothing more. */
 	set_srtt(1000000000);
 	answer(EV0 + 0, 4, 5, 0, 0);
-	assert_int_equal(get_qp_tx()->ev_cool, 1ull << 3);
+	assert_int_equal(get_qp_tx()->ev_cool.w[0], 1ull << 3);
 	assert_int_equal(drain_events(), 0);
 }
 
@@ -1523,7 +1569,7 @@ static void three_marked(uint32_t min, unsigned int npost)
 	set_srtt(1000000000);
 	for (i = 1; i < 4; i++)
 		answer((uint16_t)(EV0 + i), i, 0, MRC_AF_ECN_CE, 0);
-	assert_int_equal(get_qp_tx()->ev_cool, 0xe);
+	assert_int_equal(get_qp_tx()->ev_cool.w[0], 0xe);
 }
 
 static void steering_keeps_enough(void **state)
@@ -1538,7 +1584,7 @@ static void steering_keeps_enough(void **state)
 	sends_on(one, 4); /* PSNs 4..7 */
 	/* EV 0 marked too: none left, so none passed by. */
 	answer(EV0 + 0, 4, 0, MRC_AF_ECN_CE, 0);
-	assert_int_equal(get_qp_tx()->ev_cool, 0xf);
+	assert_int_equal(get_qp_tx()->ev_cool.w[0], 0xf);
 	sends_on(all, 8);
 	/* ev_min_active 2: EV 0 alone is too few; all four carry. */
 	three_marked(2, 20);
@@ -1648,6 +1694,7 @@ int main(void)
 		cmocka_unit_test(control_states),
 		cmocka_unit_test(qp_view_and_state),
 		cmocka_unit_test(spray_skips_unused),
+		cmocka_unit_test(spray_all_256_evs),
 		cmocka_unit_test(loss_on_one_ev),
 		cmocka_unit_test(wake_on_window),
 		cmocka_unit_test(silent_ev),

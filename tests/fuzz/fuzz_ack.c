@@ -156,6 +156,44 @@ static uint32_t psn_add(uint32_t a, int d)
 
 /* --- the model of one sending QP ---------------------------------------------- */
 
+/* EV sets in the device's layout (bit i of word i / 64), the model's own
+ * plain operations on them. */
+static int m_has(const struct mrc_evmask *m, uint32_t i)
+{
+	return i < MRC_QP_EVS && (m->w[i / 64] >> (i % 64) & 1);
+}
+
+static void m_set(struct mrc_evmask *m, uint32_t i)
+{
+	m->w[i / 64] |= 1ull << (i % 64);
+}
+
+static void m_clear(struct mrc_evmask *m, uint32_t i)
+{
+	m->w[i / 64] &= ~(1ull << (i % 64));
+}
+
+static uint32_t m_count(const struct mrc_evmask *m)
+{
+	uint32_t k, n = 0;
+
+	for (k = 0; k < MRC_EV_WORDS; k++)
+		n += (uint32_t)__builtin_popcountll(m->w[k]);
+	return n;
+}
+
+/* Does a hold an EV that neither b nor c does? */
+static int m_extra(const struct mrc_evmask *a, const struct mrc_evmask *b,
+		   const struct mrc_evmask *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < MRC_QP_EVS; i++)
+		if (m_has(a, i) && !m_has(b, i) && !m_has(c, i))
+			return 1;
+	return 0;
+}
+
 /* What the model knows of one in-flight record: every field the device
  * keeps but the time of its last transmission, which is read. */
 struct mrec {
@@ -196,7 +234,7 @@ struct mq {
 	 * device set, by a mark (cool_new, also set in cur.ev_cool) or
 	 * maybe by the slow rule, whose round trip is the device's clock
 	 * (cool_may). */
-	uint64_t cool_new, cool_may;
+	struct mrc_evmask cool_new, cool_may;
 	/* Per EV, since the QP was made (its mrc_ev_stats are zeroed). */
 	uint64_t ev_sent[MRC_QP_EVS], ev_retx[MRC_QP_EVS];
 	uint64_t ev_acked[MRC_QP_EVS], ev_samples[MRC_QP_EVS];
@@ -771,15 +809,15 @@ static void push_retx(struct mq *q, uint32_t psn)
  * unless fewer than ev_min_active would stay in use. */
 static int blame_kept(struct mq *q, uint32_t e, int *kept)
 {
-	uint64_t bit = 1ull << e;
+	struct mrc_evmask rest = q->cur.ev_use;
 
 	*kept = 0;
 	if (q->cur.ev_state[e] != MRC_EV_GOOD)
 		return 0;
 	q->cur.ev_state[e] = MRC_EV_ASSUMED_BAD;
-	if ((uint32_t)__builtin_popcountll(q->cur.ev_use & ~bit) >=
-	    q->cur.ev_min_active)
-		q->cur.ev_use &= ~bit;
+	m_clear(&rest, e);
+	if (m_count(&rest) >= q->cur.ev_min_active)
+		q->cur.ev_use = rest;
 	else
 		*kept = 1;
 	return 1;
@@ -912,12 +950,12 @@ static void take(struct mq *q, uint32_t psn, uint32_t cum, uint8_t flags,
 		    named->tx_ns) {
 			full_queue(q, named->tx_ns);
 			/* Steering: its EV is passed by for a while. */
-			q->cur.ev_cool |= 1ull << e;
-			q->cool_new |= 1ull << e;
+			m_set(&q->cur.ev_cool, e);
+			m_set(&q->cool_new, e);
 		}
 		/* ...and maybe for a round trip far above srtt_ns. */
 		if (named->tries == 1 && q->cur.srtt_ns)
-			q->cool_may |= 1ull << e;
+			m_set(&q->cool_may, e);
 	}
 	while (psn_diff(cum, q->una) > 0) {
 		deliver(q, q->una);
@@ -1339,17 +1377,22 @@ static int check_read(struct mq *q, const struct mrc_qp_tx *now,
 	 * may have cooled; their times the device's clock, never earlier
 	 * than they were (the others' unchanged).
 	 */
-	if (!(got.ev_cool & ~want.ev_cool & ~q->cool_may)) {
-		uint64_t set = q->cool_new | (q->cool_may & got.ev_cool);
+	if (!m_extra(&got.ev_cool, &want.ev_cool, &q->cool_may)) {
 		uint32_t e;
 
-		want.ev_cool |= got.ev_cool & ~want.ev_cool;
-		for (e = 0; e < MRC_QP_EVS; e++)
-			if ((set >> e & 1) &&
-			    got.ev_cool_ns[e] >= want.ev_cool_ns[e])
+		for (e = 0; e < MRC_QP_EVS; e++) {
+			int set = m_has(&q->cool_new, e) ||
+				  (m_has(&q->cool_may, e) &&
+				   m_has(&got.ev_cool, e));
+
+			if (m_has(&got.ev_cool, e))
+				m_set(&want.ev_cool, e);
+			if (set && got.ev_cool_ns[e] >= want.ev_cool_ns[e])
 				want.ev_cool_ns[e] = got.ev_cool_ns[e];
+		}
 	}
-	q->cool_new = q->cool_may = 0;
+	memset(&q->cool_new, 0, sizeof(q->cool_new));
+	memset(&q->cool_may, 0, sizeof(q->cool_may));
 	if (memcmp(&got, &want, sizeof(got))) {
 		qp_diff(&got, &want, q, why, sizeof(why));
 		snprintf(full, sizeof(full), "%s: %s", when, why);
@@ -1495,21 +1538,20 @@ static void check_sq(const struct mq *q, const struct frame *f)
 
 /* --- the model of the transmit program (bpf/lib/tx.h) ------------------------ */
 
-static uint64_t ev_all(uint32_t nev)
-{
-	return nev >= 64 ? ~0ull : (1ull << nev) - 1;
-}
-
 /*
  * health.md: the next EV in turn (the cursor ev_next) among those in use,
  * or among all not DENIED when none is; for a resend, another than the EV
- * it last took when there is another.
+ * it last took when there is another. One EV at a time, from the cursor
+ * round: the plain way, against the device's word arithmetic.
  */
-static uint32_t in_turn(uint64_t use, uint32_t c)
+static uint32_t in_turn(const struct mrc_evmask *use, uint32_t c)
 {
-	uint64_t m = use & (~0ull << c);
+	uint32_t k;
 
-	return (uint32_t)__builtin_ctzll(m ? m : use);
+	for (k = 0; k < MRC_QP_EVS; k++)
+		if (m_has(use, (c + k) % MRC_QP_EVS))
+			return (c + k) % MRC_QP_EVS;
+	return MRC_QP_EVS;
 }
 
 /*
@@ -1519,32 +1561,38 @@ static uint32_t in_turn(uint64_t use, uint32_t c)
  */
 static uint32_t next_ev(struct mq *q, uint32_t avoid)
 {
-	uint64_t all = ev_all(q->nev), use, warm;
-	uint32_t c = q->cur.ev_next & 63, i, keep;
+	struct mrc_evmask use = {}, warm = {};
+	uint32_t c = q->cur.ev_next, i, keep;
 
-	use = q->cur.ev_use & ~q->cur.ev_denied & all;
-	if (!use)
-		use = all & ~q->cur.ev_denied;
-	if (!use)
+	for (i = 0; i < q->nev; i++)
+		if (m_has(&q->cur.ev_use, i) && !m_has(&q->cur.ev_denied, i))
+			m_set(&use, i);
+	if (!m_count(&use))
+		for (i = 0; i < q->nev; i++)
+			if (!m_has(&q->cur.ev_denied, i))
+				m_set(&use, i);
+	if (!m_count(&use))
 		return MRC_QP_EVS;
-	if (avoid < MRC_QP_EVS && (use & ~(1ull << avoid)))
-		use &= ~(1ull << avoid);
-	if (q->cur.ev_cool) {
-		i = in_turn(use, c);
-		if ((q->cur.ev_cool >> i & 1) &&
+	if (avoid < MRC_QP_EVS && m_has(&use, avoid) && m_count(&use) > 1)
+		m_clear(&use, avoid);
+	if (m_count(&q->cur.ev_cool)) {
+		i = in_turn(&use, c);
+		if (m_has(&q->cur.ev_cool, i) &&
 		    q->acked_tx_ns >= q->cur.ev_cool_ns[i]) {
-			q->cur.ev_cool &= ~(1ull << i);
+			m_clear(&q->cur.ev_cool, i);
 			q->cur.ev_silent_ns[i] = 0;
 			q->cur.ev_silent_n[i] = 0;
 		}
-		warm = use & ~q->cur.ev_cool;
-		keep = (uint32_t)__builtin_popcountll(use) / MRC_COOL_KEEP_DIV;
+		for (i = 0; i < MRC_QP_EVS; i++)
+			if (m_has(&use, i) && !m_has(&q->cur.ev_cool, i))
+				m_set(&warm, i);
+		keep = m_count(&use) / MRC_COOL_KEEP_DIV;
 		if (keep < q->cur.ev_min_active)
 			keep = q->cur.ev_min_active;
-		if (warm && (uint32_t)__builtin_popcountll(warm) >= keep)
+		if (m_count(&warm) && m_count(&warm) >= keep)
 			use = warm;
 	}
-	i = in_turn(use, c);
+	i = in_turn(&use, c);
 	q->cur.ev_next = i + 1 >= q->nev ? 0 : i + 1;
 	return i;
 }
@@ -1601,8 +1649,10 @@ static void pick(struct mq *q, int skb, struct mpick *p)
 		p->cq_full = 1;
 		return;
 	}
-	if (!(ev_all(q->nev) & ~q->cur.ev_denied))
-		return;
+	for (k = 0; k < q->nev && m_has(&q->cur.ev_denied, k); k++)
+		;
+	if (k == q->nev)
+		return; /* every EV DENIED */
 	for (k = 0; k < 8 && q->retx_head != q->retx_tail; k++) {
 		uint32_t x = q->retx[q->retx_head++ % MRC_RETX_Q];
 		struct mrec *y = &q->rec[x % MRC_TX_RING];
@@ -2068,7 +2118,9 @@ static int make_qp(struct mq *q)
 	q->state = MRC_QPS_RTS;
 	q->window = chance(50) ? MRC_RX_WINDOW_MAX : 8 + below(249);
 	q->mtu = mtus[below(4)];
-	q->nev = 1 + below(8);
+	/* Mostly a few EVs, where rules meet often; up to all of them, over
+	 * the mask's words, otherwise. */
+	q->nev = chance(70) ? 1 + below(8) : 1 + below(MRC_QP_EVS);
 	q->reorder_ns = reorder[below(4)];
 	q->fatal_per_mille = chance(50) ? 0 : 1 + below(3);
 	q->budget = 500 + below(20000);
@@ -2131,7 +2183,8 @@ static int make_qp(struct mq *q)
 	}
 	for (i = 0; i < NPORT; i++)
 		put32(qt.peer_addr[i], 0xc6120202);
-	qt.ev_use = (1ull << q->nev) - 1;
+	for (i = 0; i < q->nev; i++)
+		m_set(&qt.ev_use, i);
 	for (i = 0; i < MRC_QP_EVS; i++) {
 		struct mrc_ev_stats es = {};
 		uint32_t ek = q->qpn * MRC_QP_EVS + i;

@@ -888,8 +888,7 @@ static void model_plain(const uint8_t *f, uint32_t n, struct verdict *v)
 			/* No QP here sends; no device probe is armed. */
 			if (v->qpn != MRC_PROBE_QPN)
 				return reject(v, MRC_DROP_UNKNOWN_QP, NULL);
-			if (f[o + 16] >= MRC_QP_EVS)
-				return reject(v, MRC_DROP_PROBE_EV, NULL);
+			/* Any EV index: the device's probes have no QP. */
 			return reject(v, MRC_DROP_STRAY_PROBE_ANSWER, NULL);
 		}
 		if (v->qpn != MRC_PROBE_QPN) {

@@ -25,8 +25,9 @@ chmod 0755 "$TMP"
 
 PLANE=1 SPINE=2
 # The first QP mrcd makes is number 2; its EVs are UDP source ports
-# 49152 + 2 * 64 + i, EV i on port i % 4 (daemon/serve.c).
-EV_BASE=$((49152 + 2 * 64))
+# 49152 + 2 * 256 + i, EV i on port i % 4 (daemon/serve.c: a block of
+# MRC_QP_EVS ports per QP).
+EV_BASE=$((49152 + 2 * 256))
 
 # Which spine does each of plane 1's EVs take from h1? Send each alone
 # (to the MRC port: the port is part of the hash) and read the spines'

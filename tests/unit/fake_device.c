@@ -62,7 +62,7 @@ void fake_qp_rts(uint32_t qpn, uint32_t nev)
 		v->ev[i] = (uint16_t)(49152 + i);
 		v->ev_port[i] = (uint8_t)(i % (uint32_t)fake.nports);
 		v->ev_state[i] = MRC_EV_GOOD;
-		v->ev_use |= 1ull << i;
+		evm_set(&v->ev_use, i);
 	}
 	for (i = 0; i < (uint32_t)fake.nports; i++) {
 		v->peer_addr[i][0] = 198;
@@ -162,7 +162,6 @@ int dev_ev_cmd(struct dev *d, uint32_t op, uint32_t qpn, uint32_t ev_idx,
 {
 	struct mrc_qp_view *v = &fake.view[qpn];
 	struct fake_cmd *c = &fake.cmd[fake.ncmd < FAKE_MAX ? fake.ncmd++ : 0];
-	uint64_t bit = 1ull << (ev_idx & 63);
 	uint8_t old, now;
 	int changed = 0;
 
@@ -177,29 +176,29 @@ int dev_ev_cmd(struct dev *d, uint32_t op, uint32_t qpn, uint32_t ev_idx,
 	case MRC_DP_EV_GOOD:
 		if (old == MRC_EV_ASSUMED_BAD) {
 			v->ev_state[ev_idx] = MRC_EV_GOOD;
-			v->ev_use |= bit;
+			evm_set(&v->ev_use, ev_idx);
 			changed = 1;
 		}
 		break;
 	case MRC_DP_EV_BAD:
 		if (old == MRC_EV_GOOD) {
 			v->ev_state[ev_idx] = MRC_EV_ASSUMED_BAD;
-			v->ev_use &= ~bit;
+			evm_clear(&v->ev_use, ev_idx);
 			changed = 1;
 		}
 		break;
 	case MRC_DP_EV_DENY:
 		if (old != MRC_EV_DENIED) {
 			v->ev_state[ev_idx] = MRC_EV_DENIED;
-			v->ev_use &= ~bit;
-			v->ev_denied |= bit;
+			evm_clear(&v->ev_use, ev_idx);
+			evm_set(&v->ev_denied, ev_idx);
 			changed = 1;
 		}
 		break;
 	case MRC_DP_EV_ALLOW:
 		if (old == MRC_EV_DENIED) {
 			v->ev_state[ev_idx] = MRC_EV_ASSUMED_BAD;
-			v->ev_denied &= ~bit;
+			evm_clear(&v->ev_denied, ev_idx);
 			changed = 1;
 		}
 		break;

@@ -335,12 +335,12 @@ static void numbers(void **state)
 		   "mrcd.conf:7: gray-factor 1: must be 2 to 100");
 	line_fails(&c, "reorder-us 9",
 		   "mrcd.conf:7: reorder-us 9: must be 10 to 100000");
-	line_fails(&c, "auto-evs-per-port 17",
-		   "mrcd.conf:7: auto-evs-per-port 17: must be 1 to 16");
+	line_fails(&c, "auto-evs-per-port 257",
+		   "mrcd.conf:7: auto-evs-per-port 257: must be 1 to 256");
 	line_fails(&c, "auto-ev-base 1023",
-		   "mrcd.conf:7: auto-ev-base 1023: must be 1024 to 65471");
-	line_fails(&c, "auto-ev-base 65472",
-		   "mrcd.conf:7: auto-ev-base 65472: must be 1024 to 65471");
+		   "mrcd.conf:7: auto-ev-base 1023: must be 1024 to 65279");
+	line_fails(&c, "auto-ev-base 65280",
+		   "mrcd.conf:7: auto-ev-base 65280: must be 1024 to 65279");
 	line_fails(&c, "max-clients 1025",
 		   "mrcd.conf:7: max-clients 1025: must be 1 to 1024");
 	/* Decimal even with a leading zero; bounds are inclusive. */
@@ -348,10 +348,10 @@ static void numbers(void **state)
 					   sizeof(err)),
 			 0);
 	assert_int_equal(c.probe_answers, 16);
-	assert_int_equal(config_parse_line(&c, "f", 2, "auto-ev-base 65471",
+	assert_int_equal(config_parse_line(&c, "f", 2, "auto-ev-base 65279",
 					   err, sizeof(err)),
 			 0);
-	assert_int_equal(c.auto_ev_base, 65471);
+	assert_int_equal(c.auto_ev_base, 65279);
 }
 
 static void words(void **state)
@@ -557,19 +557,21 @@ static void whole_file_checks(void **state)
 
 	(void)state;
 	load_fails("port eth0\nport eth1\nport eth2\nport eth3\nport eth4\n"
-		   "anchor a\nauto-evs-per-port 16\n",
-		   ":7: auto-evs-per-port 16 with 5 ports is 80 EVs; a QP has "
-		   "at most 64");
-	/* Without the key, more than 4 ports share MRC_QP_EVS. */
+		   "anchor a\nauto-evs-per-port 52\n",
+		   ":7: auto-evs-per-port 52 with 5 ports is 260 EVs; a QP has "
+		   "at most 256");
+	/* Without the key, 16 on each, however many ports. */
 	load_ok("port eth0\nport eth1\nport eth2\nport eth3\nport eth4\n"
-		"anchor a\n",
+		"port eth5\nport eth6\nport eth7\nanchor a\n",
 		&c);
-	assert_int_equal(c.auto_evs_per_port, 12);
+	assert_int_equal(c.auto_evs_per_port, 16);
 	assert_int_equal(c.line[CONFIG_AUTO_EVS_PER_PORT], 0);
+	/* 256 EVs over 8 planes. */
 	load_ok("port eth0\nport eth1\nport eth2\nport eth3\nport eth4\n"
-		"anchor a\nauto-evs-per-port 12\n",
+		"port eth5\nport eth6\nport eth7\nanchor a\n"
+		"auto-evs-per-port 32\n",
 		&c);
-	assert_int_equal(c.auto_evs_per_port, 12);
+	assert_int_equal(c.auto_evs_per_port, 32);
 	load_ok(MINIMAL "auto-evs-per-port 4\n", &c);
 	assert_int_equal(c.auto_evs_per_port, 4);
 	load_fails("port eth0\nanchor eth1\nport eth1\n",

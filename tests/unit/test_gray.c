@@ -12,6 +12,30 @@
 
 #include "gray.h"
 
+/* The EVs gray_find / lossy_find single out, as word 0 of the mask, with
+ * the count they return checked against it and the other words empty. */
+static uint64_t gray_w0(const struct gray_ev *ev, unsigned int nev,
+			uint32_t *med)
+{
+	struct mrc_evmask m;
+	unsigned int n = gray_find(ev, nev, GRAY_FACTOR, med, &m);
+
+	assert_int_equal(n, evm_count(&m));
+	assert_true(!m.w[1] && !m.w[2] && !m.w[3]);
+	return m.w[0];
+}
+
+static uint64_t lossy_w0(const struct gray_ev *ev, unsigned int nev,
+			 uint32_t *med)
+{
+	struct mrc_evmask m;
+	unsigned int n = lossy_find(ev, nev, med, &m);
+
+	assert_int_equal(n, evm_count(&m));
+	assert_true(!m.w[1] && !m.w[2] && !m.w[3]);
+	return m.w[0];
+}
+
 /* 16 EVs in use, RTT 50..65 us, 10 samples each. */
 static void healthy(struct gray_ev *ev)
 {
@@ -30,7 +54,7 @@ static void none_among_peers(void **state)
 
 	(void)state;
 	healthy(ev);
-	assert_int_equal(gray_find(ev, 16, GRAY_FACTOR, &med), 0);
+	assert_int_equal(gray_w0(ev, 16, &med), 0);
 	assert_int_equal(med, 58000); /* rtt[8] of 50..65 us */
 }
 
@@ -43,7 +67,7 @@ static void one_slow_path(void **state)
 	healthy(ev);
 	ev[5].srtt_ns = 1500000; /* 26x the median, 1.4 ms above */
 	ev[9].srtt_ns = 400000; /* 6.9x: congested, not gray */
-	assert_int_equal(gray_find(ev, 16, GRAY_FACTOR, &med), 1ull << 5);
+	assert_int_equal(gray_w0(ev, 16, &med), 1ull << 5);
 }
 
 static void factor_and_floor_both_needed(void **state)
@@ -59,10 +83,10 @@ static void factor_and_floor_both_needed(void **state)
 					  .samples = 10,
 					  .in_use = 1 };
 	ev[3].srtt_ns = 200000;
-	assert_int_equal(gray_find(ev, 16, GRAY_FACTOR, &med), 0);
+	assert_int_equal(gray_w0(ev, 16, &med), 0);
 	/* 1.09 ms above, and over 8x: gray. */
 	ev[3].srtt_ns = 1100000;
-	assert_int_equal(gray_find(ev, 16, GRAY_FACTOR, &med), 1ull << 3);
+	assert_int_equal(gray_w0(ev, 16, &med), 1ull << 3);
 }
 
 static void too_little_to_judge(void **state)
@@ -76,13 +100,13 @@ static void too_little_to_judge(void **state)
 	ev[5].srtt_ns = 5000000;
 	/* The slow one itself has too few samples: not judged. */
 	ev[5].samples = GRAY_MIN_SAMPLES - 1;
-	assert_int_equal(gray_find(ev, 16, GRAY_FACTOR, &med), 0);
+	assert_int_equal(gray_w0(ev, 16, &med), 0);
 	/* Fewer than GRAY_MIN_PEERS EVs with samples: no median at all. */
 	ev[5].samples = 10;
 	for (i = 0; i < 16; i++)
 		if (i != 5 && i > GRAY_MIN_PEERS - 3)
 			ev[i].samples = 0;
-	assert_int_equal(gray_find(ev, 16, GRAY_FACTOR, &med), 0);
+	assert_int_equal(gray_w0(ev, 16, &med), 0);
 	assert_int_equal(med, 0);
 }
 
@@ -100,10 +124,10 @@ static void only_evs_in_use(void **state)
 		ev[i] = (struct gray_ev){ .srtt_ns = 5000000,
 					  .samples = 10,
 					  .in_use = 0 };
-	assert_int_equal(gray_find(ev, 64, GRAY_FACTOR, &med), 0);
+	assert_int_equal(gray_w0(ev, 64, &med), 0);
 	assert_int_equal(med, 58000);
 	ev[63].in_use = 1;
-	assert_int_equal(gray_find(ev, 64, GRAY_FACTOR, &med), 1ull << 63);
+	assert_int_equal(gray_w0(ev, 64, &med), 1ull << 63);
 }
 
 /* 16 EVs in use, 600 packets each since the last look, 1 % resent. */
@@ -123,10 +147,10 @@ static void one_lossy_path(void **state)
 
 	(void)state;
 	sending(ev);
-	assert_int_equal(lossy_find(ev, 16, &med), 0);
+	assert_int_equal(lossy_w0(ev, 16, &med), 0);
 	assert_int_equal(med, 10);
 	ev[5].lost = 180;
-	assert_int_equal(lossy_find(ev, 16, &med), 1u << 5);
+	assert_int_equal(lossy_w0(ev, 16, &med), 1u << 5);
 	assert_int_equal(med, 10);
 }
 
@@ -141,9 +165,9 @@ static void loss_everywhere_is_no_path(void **state)
 	sending(ev);
 	for (i = 0; i < 16; i++)
 		ev[i].lost = 60 + 2 * i; /* 10..15 % */
-	assert_int_equal(lossy_find(ev, 16, &med), 0);
+	assert_int_equal(lossy_w0(ev, 16, &med), 0);
 	ev[3].lost = 240; /* 40 %: over 3 x the median, 13 % */
-	assert_int_equal(lossy_find(ev, 16, &med), 1u << 3);
+	assert_int_equal(lossy_w0(ev, 16, &med), 1u << 3);
 }
 
 /* Each minimum holds on its own: rate, factor, packets sent and lost. */
@@ -158,29 +182,57 @@ static void lossy_minimums(void **state)
 	for (i = 0; i < 16; i++)
 		ev[i].lost = 0;
 	ev[2].lost = 29; /* 4.8 %, above 3 x 0 but under 5 % */
-	assert_int_equal(lossy_find(ev, 16, &med), 0);
+	assert_int_equal(lossy_w0(ev, 16, &med), 0);
 	ev[2].lost = 30; /* 5 % */
-	assert_int_equal(lossy_find(ev, 16, &med), 1u << 2);
+	assert_int_equal(lossy_w0(ev, 16, &med), 1u << 2);
 	ev[2] = (struct gray_ev){ .sent = 63, .lost = 40, .in_use = 1 };
-	assert_int_equal(lossy_find(ev, 16, &med), 0); /* too few sent */
+	assert_int_equal(lossy_w0(ev, 16, &med), 0); /* too few sent */
 	ev[2] = (struct gray_ev){ .sent = 64, .lost = 7, .in_use = 1 };
-	assert_int_equal(lossy_find(ev, 16, &med), 0); /* too few lost */
+	assert_int_equal(lossy_w0(ev, 16, &med), 0); /* too few lost */
 	ev[2].lost = 8;
-	assert_int_equal(lossy_find(ev, 16, &med), 1u << 2);
+	assert_int_equal(lossy_w0(ev, 16, &med), 1u << 2);
 	ev[2].in_use = 0; /* out of use already */
-	assert_int_equal(lossy_find(ev, 16, &med), 0);
+	assert_int_equal(lossy_w0(ev, 16, &med), 0);
 	/* Fewer than GRAY_MIN_PEERS judged: no median, nothing lossy. */
 	for (i = 0; i < 16; i++)
 		ev[i].sent = i < GRAY_MIN_PEERS - 1 || i == 9 ? 600 : 10;
 	ev[9].lost = 300;
-	assert_int_equal(lossy_find(ev, 16, &med), 0);
+	assert_int_equal(lossy_w0(ev, 16, &med), 0);
 	assert_int_equal(med, 0);
+}
+
+/* 256 EVs over 8 planes: the last words of the mask count as the first
+ * (a QP sprays over every one of them). */
+static void all_256_evs(void **state)
+{
+	struct gray_ev ev[MRC_QP_EVS];
+	struct mrc_evmask m;
+	unsigned int i;
+	uint32_t med;
+
+	(void)state;
+	for (i = 0; i < MRC_QP_EVS; i++)
+		ev[i] = (struct gray_ev){ .srtt_ns = 50000 + 100 * i,
+					  .samples = 10,
+					  .sent = 600,
+					  .lost = 6,
+					  .in_use = 1 };
+	ev[200].srtt_ns = 3000000;
+	ev[255].lost = 200;
+	assert_int_equal(gray_find(ev, MRC_QP_EVS, GRAY_FACTOR, &med, &m), 1);
+	assert_true(evm_has(&m, 200) && m.w[3] == 1ull << (200 - 192));
+	assert_int_equal(med, 50000 + 100 * 128);
+	assert_int_equal(lossy_find(ev, MRC_QP_EVS, &med, &m), 1);
+	assert_true(evm_has(&m, 255) && m.w[3] == 1ull << 63 && !m.w[0]);
+	/* More than a QP has: judged as the first MRC_QP_EVS. */
+	assert_int_equal(lossy_find(ev, 1000, &med, &m), 1);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(none_among_peers),
+		cmocka_unit_test(all_256_evs),
 		cmocka_unit_test(one_slow_path),
 		cmocka_unit_test(factor_and_floor_both_needed),
 		cmocka_unit_test(too_little_to_judge),

@@ -147,7 +147,7 @@ static void blamed_ev_probed_and_back(void **state)
 	fake_deliver(to_health, NULL);
 	assert_int_equal(health_ev_state(&h, QPN, 3), MRC_EV_GOOD);
 	assert_int_equal(fake.view[QPN].ev_state[3], MRC_EV_GOOD);
-	assert_true(fake.view[QPN].ev_use >> 3 & 1);
+	assert_true(evm_has(&fake.view[QPN].ev_use, 3));
 	/* Probing stops. */
 	assert_int_equal(wait_probe(3, 200), -1);
 }
@@ -425,7 +425,7 @@ static void query_reports_events(void **state)
 	assert_int_equal(q.events[1].reason, MRC_EV_R_SILENT);
 	assert_int_equal(q.events[1].dropped, 3); /* told with the next */
 	assert_int_equal(q.state[8], MRC_EV_ASSUMED_BAD);
-	assert_false(q.ev_use >> 8 & 1);
+	assert_false(q.ev_use[0] >> 8 & 1);
 	/* Only what came after. */
 	assert_int_equal(health_query(&h, QPN, 1, &q), 0);
 	assert_int_equal(q.nevents, 1);

@@ -31,7 +31,7 @@ int mrcx_query_qp_health(struct mrc_qp *qp, uint32_t after,
 	(void)after;
 	memset(h, 0, sizeof(*h));
 	h->nev = 4;
-	h->ev_use = 0xf;
+	h->ev_use[0] = 0xf;
 	__atomic_add_fetch(&asked, 1, __ATOMIC_RELAXED);
 	return 0;
 }

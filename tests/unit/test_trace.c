@@ -64,7 +64,7 @@ static void bad_words(void **state)
 		{ "ev 1", "'ev trace' needs 'qp QPN'" },
 		{ "qp", "missing value for 'qp'" },
 		{ "qp x1", "'x1'" },
-		{ "qp 1 ev 64", "'64'" },
+		{ "qp 1 ev 256", "'256'" },
 		{ "qp 1 max-hops 0", "'0'" },
 		{ "qp 1 max-hops 65", "'65'" },
 		{ "qp 1 probes 11", "'11'" },

@@ -149,19 +149,29 @@ void tl_completion(struct tl *t, uint64_t now_ns, uint64_t bytes)
 	t->done[t->ndone++].bytes = bytes;
 }
 
-static unsigned int popcount64(uint64_t x)
+/* EVs in a mask of mrc_ext.h's (bit i of word i / 64: EV i). */
+static unsigned int ev_count(const uint64_t *m)
 {
-	return (unsigned int)__builtin_popcountll(x);
+	unsigned int n = 0, k;
+
+	for (k = 0; k < MRCX_QP_EV_WORDS; k++)
+		n += (unsigned int)__builtin_popcountll(m[k]);
+	return n;
 }
 
 /* Health now: one sample, and the events since the last. */
 static void sample(struct tl *t, uint64_t now_ns)
 {
+	uint64_t usable[MRCX_QP_EV_WORDS];
 	struct mrcd_qp_health h;
+	unsigned int in_use;
 	uint32_t i;
 
 	if (!t->qp || mrcx_query_qp_health(t->qp, t->last_no, &h))
 		return;
+	for (i = 0; i < MRCX_QP_EV_WORDS; i++)
+		usable[i] = h.ev_use[i] & ~h.ev_denied[i];
+	in_use = ev_count(usable);
 	t->nev = h.nev;
 	for (i = 0; i < h.nevents; i++) {
 		if (grow((void **)&t->ev, &t->capev, t->nevs, sizeof(*t->ev)))
@@ -182,7 +192,7 @@ static void sample(struct tl *t, uint64_t now_ns)
 		.bytes = __atomic_load_n(&t->bytes, __ATOMIC_RELAXED),
 		.retx = h.retx,
 		.lost = h.lost,
-		.in_use = popcount64(h.ev_use & ~h.ev_denied),
+		.in_use = in_use,
 	};
 }
 
@@ -326,10 +336,11 @@ static void summarize(struct tl *t, uint64_t end_ns)
 	 * it exits), so a detection can be a little negative.
 	 */
 	uint64_t start = t->at[0].start_ns, fail = t->at[0].end_ns, stop, from,
-		 w, failed = 0;
+		 w, failed[MRCX_QP_EV_WORDS] = { 0 };
 	uint64_t last_bad = 0, first_bad = 0;
 	size_t i, j;
 
+	_Static_assert(MRCX_QP_EVS == 256, "an EV index is a uint8_t");
 	stop = t->nat > 1 && t->at[1].start_ns ? t->at[1].start_ns : end_ns;
 	if (!start || !fail || stop <= fail)
 		return;
@@ -343,14 +354,14 @@ static void summarize(struct tl *t, uint64_t end_ns)
 		const struct tl_event *e = &t->ev[i];
 
 		if (e->ts_ns < start || e->ts_ns >= stop ||
-		    e->state != MRC_EV_ASSUMED_BAD || e->ev >= 64)
+		    e->state != MRC_EV_ASSUMED_BAD)
 			continue;
 		if (!first_bad)
 			first_bad = e->ts_ns;
 		last_bad = e->ts_ns;
-		failed |= 1ull << e->ev;
+		failed[e->ev / 64] |= 1ull << (e->ev % 64);
 	}
-	t->failed = popcount64(failed);
+	t->failed = ev_count(failed);
 	t->detect_ms = first_bad ? ((double)first_bad - (double)fail) / 1e6 :
 				   NAN;
 	t->quiet_ms = last_bad ? ((double)last_bad - (double)fail) / 1e6 : NAN;
