@@ -76,7 +76,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(or $(SKEL_NAME_$(notdir $*)),$(notdir $*)) > $@
 
 # --- userspace ----------------------------------------------------------------
-PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.1 \
+PROGS := $(BUILD)/daemon/mrcd $(BUILD)/libmrc.a $(BUILD)/libmrc.so.2 \
 	 $(BUILD)/tools/mrc-perf $(BUILD)/tools/mrcctl
 TOOLS := $(BUILD)/tests/fabricctl $(BUILD)/tests/flowgen $(BUILD)/tests/fabgen \
 	 $(BUILD)/tests/mrc_xfer $(BUILD)/tests/mrc_api_check \
@@ -130,7 +130,7 @@ LIBS_MRC   := $(BUILD)/libmrc.a -lpthread -ldl
 # once (never installed): message framing (msg.c), checksums (csum.c), EV
 # field expansion (ev_fields.c), JSON values (json.c), output tables
 # (table.c) and allocation for the tools (xalloc.c). -fPIC for
-# libmrc.so.1, hidden so that libmrc.so.1 exports none of it. The
+# libmrc.so.2, hidden so that libmrc.so.2 exports none of it. The
 # sanitizer variant is mrcd-asan's.
 COMMON_SRCS := $(wildcard lib/common/*.c)
 COMMON_OBJS := $(patsubst lib/common/%.c,$(BUILD)/lib/common/%.o,$(COMMON_SRCS))
@@ -166,9 +166,9 @@ $(BUILD)/libmrc.a: $(LIBMRC_OBJS) $(LIBMRC_COMMON)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/libmrc.so.1: $(LIBMRC_OBJS) $(BUILD)/libmrc-common.a
+$(BUILD)/libmrc.so.2: $(LIBMRC_OBJS) $(BUILD)/libmrc-common.a
 	$(call msg,LD,$@)
-	$(Q)$(CC) -shared -Wl,-soname,libmrc.so.1 -Wl,-Bsymbolic-functions -o $@ $^ -lpthread -ldl
+	$(Q)$(CC) -shared -Wl,-soname,libmrc.so.2 -Wl,-Bsymbolic-functions -o $@ $^ -lpthread -ldl
 
 # mrc-perf: one file per job (tools/perf/*.c).
 PERF_SRCS := $(wildcard tools/perf/*.c)

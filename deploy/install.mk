@@ -7,7 +7,7 @@
 #
 #   sbin     mrcd
 #   bin      mrcctl, mrc-perf
-#   lib      libmrc.so.1 (soname), libmrc.so -> libmrc.so.1, libmrc.a,
+#   lib      libmrc.so.2 (soname), libmrc.so -> libmrc.so.2, libmrc.a,
 #            pkgconfig/libmrc.pc
 #   include  mrc.h, mrc_api_ver.h, mrc_ctl.h, mrc_ctl_api_ver.h, mrc_ext.h
 #   libexec/mrc  the test fabric: testbed and its tools
@@ -73,7 +73,7 @@ install-headers: $(INST_HDRS)
 # libmrc.pc and mrcd.service depend on PREFIX and friends: written anew on
 # every install. The unit in the tree names /usr/local/sbin and /etc/mrc.
 install: install-headers $(BUILD)/daemon/mrcd $(BUILD)/tools/mrcctl \
-		$(BUILD)/tools/mrc-perf $(BUILD)/libmrc.so.1 $(BUILD)/libmrc.a \
+		$(BUILD)/tools/mrc-perf $(BUILD)/libmrc.so.2 $(BUILD)/libmrc.a \
 		$(INST_LIBEXEC) $(INST_MANGZ) deploy/libmrc.pc.in \
 		deploy/mrcd.service deploy/mrcd.conf deploy/mrcctl.bash-completion \
 		deploy/mrc.lua
@@ -91,10 +91,10 @@ install: install-headers $(BUILD)/daemon/mrcd $(BUILD)/tools/mrcctl \
 	$(Q)install -m 0755 $(BUILD)/daemon/mrcd $(DESTDIR)$(SBINDIR)/
 	$(call msg,INSTALL,$(DESTDIR)$(BINDIR)/mrcctl mrc-perf)
 	$(Q)install -m 0755 $(BUILD)/tools/mrcctl $(BUILD)/tools/mrc-perf $(DESTDIR)$(BINDIR)/
-	$(call msg,INSTALL,$(DESTDIR)$(LIBDIR)/libmrc.so.1 libmrc.so libmrc.a)
+	$(call msg,INSTALL,$(DESTDIR)$(LIBDIR)/libmrc.so.2 libmrc.so libmrc.a)
 	$(Q)install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
-	$(Q)install -m 0755 $(BUILD)/libmrc.so.1 $(DESTDIR)$(LIBDIR)/
-	$(Q)ln -sfn libmrc.so.1 $(DESTDIR)$(LIBDIR)/libmrc.so
+	$(Q)install -m 0755 $(BUILD)/libmrc.so.2 $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sfn libmrc.so.2 $(DESTDIR)$(LIBDIR)/libmrc.so
 	$(Q)install -m 0644 $(BUILD)/libmrc.a $(DESTDIR)$(LIBDIR)/
 	$(call msg,INSTALL,$(DESTDIR)$(PKGCONFIGDIR)/libmrc.pc)
 	$(Q)install -m 0644 $(BUILD)/deploy/libmrc.pc $(DESTDIR)$(PKGCONFIGDIR)/
@@ -124,7 +124,7 @@ uninstall:
 	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)rm -f $(DESTDIR)$(SBINDIR)/mrcd \
 		$(addprefix $(DESTDIR)$(BINDIR)/,mrcctl mrc-perf) \
-		$(addprefix $(DESTDIR)$(LIBDIR)/,libmrc.so.1 libmrc.so libmrc.a) \
+		$(addprefix $(DESTDIR)$(LIBDIR)/,libmrc.so.2 libmrc.so libmrc.a) \
 		$(DESTDIR)$(PKGCONFIGDIR)/libmrc.pc \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(INST_HDRS))) \
 		$(addprefix $(DESTDIR)$(LIBEXECDIR)/,$(notdir $(INST_LIBEXEC))) \

@@ -25,9 +25,10 @@
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
  * handed out, so 4098 map slots give 4096 QPs. Kernel memory for the QP
- * maps grows with this (docs/perf.md, "Memory"): 39,004 bytes per slot
- * (send and receive state, SRv6 routes, per-EV counters), 152 MiB in
- * all, and 12 KiB more for each QP's SQ while the QP exists.
+ * maps grows with this (docs/perf.md, "Memory"): 70,000 bytes per slot
+ * with MRC_QP_EVS 256 (send and receive state, SRv6 routes, per-EV
+ * counters), 275 MiB in all, and 12 KiB more for each QP's SQ while the
+ * QP exists.
  */
 #define MRC_MAX_QP 4098
 #define MRC_MAX_MR 1024

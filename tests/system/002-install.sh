@@ -38,7 +38,7 @@ expected=(
 	"755 $P/sbin/mrcd"
 	"755 $P/bin/mrcctl"
 	"755 $P/bin/mrc-perf"
-	"755 $LIB/libmrc.so.1"
+	"755 $LIB/libmrc.so.2"
 	"644 $LIB/libmrc.a"
 	"644 $LIB/pkgconfig/libmrc.pc"
 	"644 $P/lib/systemd/system/mrcd.service"
@@ -64,13 +64,13 @@ for e in "${expected[@]}"; do
 	[ "$(stat -c %a "$DEST/$f")" = "$mode" ] ||
 		fail "$f: mode $(stat -c %a "$DEST/$f"), expected $mode"
 done
-[ "$(readlink "$DEST/$LIB/libmrc.so")" = libmrc.so.1 ] || fail "$LIB/libmrc.so is not a symlink to libmrc.so.1"
-readelf -d "$DEST/$LIB/libmrc.so.1" | grep -q 'SONAME.*\[libmrc\.so\.1\]' || fail "libmrc.so.1 has no soname libmrc.so.1"
+[ "$(readlink "$DEST/$LIB/libmrc.so")" = libmrc.so.2 ] || fail "$LIB/libmrc.so is not a symlink to libmrc.so.2"
+readelf -d "$DEST/$LIB/libmrc.so.2" | grep -q 'SONAME.*\[libmrc\.so\.2\]' || fail "libmrc.so.2 has no soname libmrc.so.2"
 (cd "$DEST" && find . \( -type f -o -type l \) ! -name mrcd.conf | sed 's|^\./||' | sort) >"$TMP/got"
 printf '%s\n' "${expected[@]#* }" "$LIB/libmrc.so" | sort >"$TMP/want"
 diff -u "$TMP/want" "$TMP/got" >"$TMP/diff" || fail "installed files differ from the list: $(cat "$TMP/diff")"
 [ "$(cat "$DEST/etc/mrc/mrcd.conf")" = "# the admin's" ] || fail "install changed /etc/mrc/mrcd.conf"
-log "${#expected[@]} files and the libmrc.so symlink, modes right, nothing else; soname libmrc.so.1; /etc/mrc/mrcd.conf untouched"
+log "${#expected[@]} files and the libmrc.so symlink, modes right, nothing else; soname libmrc.so.2; /etc/mrc/mrcd.conf untouched"
 
 # The dissector is where the installed tshark looks for Lua plugins.
 if command -v tshark >/dev/null; then
@@ -107,9 +107,9 @@ EOF
 # shellcheck disable=SC2086 # word splitting of pkg-config's flags is wanted
 "${CC:-cc}" -Wall -Wextra -Werror $cflags -o "$TMP/t-shared" "$TMP/t.c" $libs 2>"$TMP/cc.err" ||
 	fail "shared link: $(cat "$TMP/cc.err")"
-readelf -d "$TMP/t-shared" | grep -q 'NEEDED.*\[libmrc\.so\.1\]' || fail "t-shared does not need libmrc.so.1"
+readelf -d "$TMP/t-shared" | grep -q 'NEEDED.*\[libmrc\.so\.2\]' || fail "t-shared does not need libmrc.so.2"
 out=$(LD_LIBRARY_PATH=$DEST/$LIB "$TMP/t-shared") || fail "t-shared failed: $out"
-log "shared: compiles with -Wall -Wextra -Werror, needs libmrc.so.1, runs: $out"
+log "shared: compiles with -Wall -Wextra -Werror, needs libmrc.so.2, runs: $out"
 # shellcheck disable=SC2086
 "${CC:-cc}" -Wall -Wextra -Werror $cflags -o "$TMP/t-static" "$TMP/t.c" \
 	${slibs/-lmrc/-Wl,-Bstatic -lmrc -Wl,-Bdynamic} 2>"$TMP/cc.err" ||

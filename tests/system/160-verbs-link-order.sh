@@ -19,13 +19,13 @@ for c in "${CC:-cc}" readelf; do
 	command -v "$c" >/dev/null || skip "needs $c"
 done
 [ -f /usr/include/infiniband/verbs.h ] || skip "needs libibverbs-dev"
-[ -f "$TOP/build/libmrc.so.1" ] || fail "build/libmrc.so.1 missing: run make"
+[ -f "$TOP/build/libmrc.so.2" ] || fail "build/libmrc.so.2 missing: run make"
 
 # libmrc.so where nobody reaches it, named as -lmrc finds it.
 chmod 0755 "$TMP"
 mkdir -p "$TMP/lib"
-cp "$TOP/build/libmrc.so.1" "$TMP/lib/"
-ln -sf libmrc.so.1 "$TMP/lib/libmrc.so"
+cp "$TOP/build/libmrc.so.2" "$TMP/lib/"
+ln -sf libmrc.so.2 "$TMP/lib/libmrc.so"
 CFL=(-Wall -Wextra -Werror -I"$TOP/include")
 # shellcheck disable=SC2054 # -Wl,-rpath,DIR is one argument
 LNK=(-L"$TMP/lib" -libverbs -lmrc -Wl,-rpath,"$TMP/lib")
@@ -48,7 +48,7 @@ readelf -d "$TMP/plugin_host" | grep -q 'libibverbs' || fail "plugin_host does n
 readelf -d "$TMP/plugin_host" | grep -q 'libmrc' && fail "plugin_host links libmrc"
 log "built -libverbs -lmrc: mrc_rc, mrc_rc as a plugin, verbs_loopback; plugin_host links libibverbs only"
 # Every verbs call libmrc.so exports is one it rebinds (lib/verbs_names.c).
-for f in $(nm -D --defined-only "$TOP/build/libmrc.so.1" | awk '$2 == "T" && $3 ~ /^_?ibv_/ { print $3 }'); do
+for f in $(nm -D --defined-only "$TOP/build/libmrc.so.2" | awk '$2 == "T" && $3 ~ /^_?ibv_/ { print $3 }'); do
 	grep -q "X($f)" "$TOP/lib/verbs_names.c" || fail "libmrc exports $f, which lib/verbs_names.c does not rebind"
 done
 
