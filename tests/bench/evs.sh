@@ -20,14 +20,8 @@ mkdir -p "$OUT"
 tb up --direct --planes 8 --mtu 3000 >/dev/null
 chmod 0755 "$TMP"
 
-# mrcd.conf(5) for HOST: its ports as mrcd_start gives them, 32 EVs each.
-evs_conf() {
-	mrcd_ports "$1" | tr ' ' '\n' | grep -v '^-p$' | grep . |
-		sed 's/,mac=/ mac /; s/,plane=/ plane /; s/^/port /'
-	printf 'anchor anc0\nauto-evs-per-port 32\n'
-}
 maps0=$(maps_bytes)
-evs_conf h1 >"$TMP/h1.conf"
+mrcd_conf h1 "auto-evs-per-port 32" >"$TMP/h1.conf"
 mrcd_start h1 -c "$TMP/h1.conf"
 dev_map_bytes=$(($(maps_bytes) - maps0))
 # Per slot of each QP map, from this one device's maps.
@@ -35,7 +29,7 @@ slots=$(jq -n "$(grep -o 'MRC_MAX_QP [0-9]*' "$TOP/include/mrc/abi.h" | cut -d' 
 per_slot() { read -r _ b < <(maps_by_name "$1") && echo $((b / slots)); }
 qp_tx=$(per_slot mrc_qp_tx) qp_rx=$(per_slot mrc_qp)
 ev_stats=$(per_slot mrc_ev_stats) srv6=$(per_slot mrc_qp_srv6)
-evs_conf h2 >"$TMP/h2.conf"
+mrcd_conf h2 "auto-evs-per-port 32" >"$TMP/h2.conf"
 mrcd_start h2 -c "$TMP/h2.conf"
 
 # 64 EVs for the comparison: a generated profile, EV i on port i % 8.

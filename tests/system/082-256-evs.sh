@@ -13,22 +13,12 @@ require_root
 tb up --hosts 2 --planes 8 --spines 2 --mtu 3000 >/dev/null
 require_xdp_fabric
 chmod 0755 "$TMP"
-# mrcd.conf(5) for HOST: its ports as mrcd_start gives them, 32 EVs each.
-evs_conf() {
-	mrcd_ports "$1" | tr ' ' '\n' | grep -v '^-p$' | grep . |
-		sed 's/,mac=/ mac /; s/,plane=/ plane /; s/^/port /'
-	printf 'anchor anc0\nauto-evs-per-port 32\n'
-}
 for h in h1 h2; do
-	evs_conf $h >"$TMP/$h.conf"
+	mrcd_conf $h "auto-evs-per-port 32" >"$TMP/$h.conf"
 	mrcd_start $h -c "$TMP/$h.conf"
 done
 
-as_nobody h2 "$PERF" server --wait 60 >"$TMP/evs.srv" 2>&1 &
-spid=$!
-as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw --verify \
-	-s 1M -D 4 >"$TMP/evs.json" 2>"$TMP/evs.err" &
-cpid=$!
+perf_start evs --test bw --verify -s 1M -D 4
 # Polled until the QP shows what the header says; the run (4 s) outlasts
 # the wait for it.
 seen=""
@@ -42,11 +32,10 @@ for _ in $(seq 300); do
 			"\(map(.sent_pkts) | min)..\(map(.sent_pkts) | max) packets an EV"' "$TMP/ev.json")
 		break
 	fi
-	kill -0 "$cpid" 2>/dev/null || break
+	kill -0 "$PERF_CPID" 2>/dev/null || break
 	sleep 0.1
 done
-wait "$cpid" || fail "mrc-perf failed: $(cat "$TMP/evs.err")"
-wait "$spid" || true
+perf_wait evs
 perf_clean evs
 [ -n "$seen" ] || fail "no QP with 256 EVs, 32 on each of 8 ports, all GOOD and each carrying packets; last seen: $(jq -c 'group_by(.qpn) | map({qpn: .[0].qpn, evs: length, ports: (group_by(.port) | map(length)), bad: map(select(.state != "GOOD")) | length, idle: map(select(.sent_pkts == 0)) | length})' "$TMP/ev.json")"
 log "1 QP, 256 EVs over 8 planes (32 each), all GOOD: $seen; 1 MiB WRITEs at $(jq '.results[0].gbit_per_s' "$TMP/evs.json") Gbit/s, verified"

@@ -282,6 +282,34 @@ perf() {
 	jq -e . "$TMP/$name.json" >/dev/null || fail "$name: not JSON: $(cat "$TMP/$name.json")"
 }
 
+# perf_start NAME ARGS: perf's server and client in the background (their
+# pids in PERF_SPID, PERF_CPID), for a test that looks at mrcd while
+# they run; perf_wait NAME: both ended, the client well.
+perf_start() {
+	local name=$1
+	shift
+	as_nobody h2 "$PERF" server --wait 60 >"$TMP/$name.srv" 2>&1 &
+	PERF_SPID=$!
+	as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j "$@" \
+		>"$TMP/$name.json" 2>"$TMP/$name.err" &
+	PERF_CPID=$!
+}
+perf_wait() {
+	wait "$PERF_CPID" || fail "$1: mrc-perf failed: $(cat "$TMP/$1.err" "$TMP/$1.srv")"
+	wait "$PERF_SPID" || true
+}
+
+# mrcd_conf HOST [LINE...]: an mrcd.conf(5) for HOST's mrcd, its ports as
+# mrcd_start gives them and the anchor, then each LINE.
+mrcd_conf() {
+	local host=$1
+	shift
+	mrcd_ports "$host" | tr ' ' '\n' | grep -v '^-p$' | grep . |
+		sed 's/,mac=/ mac /; s/,plane=/ plane /; s/^/port /'
+	echo "anchor anc0"
+	printf '%s\n' "$@"
+}
+
 # perf_clean NAME: every row verified, no error completion, nothing lost.
 perf_clean() {
 	jq -e '[.results[] | select(.bad_bytes != 0 or .send_errors != 0 or
