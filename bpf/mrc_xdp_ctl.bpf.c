@@ -17,6 +17,12 @@
  *             the packet after the command: the one way mrcd reads a QP's
  *             send state
  *   QP_STATE  both halves' state, each under its own lock
+ *
+ *   EMIT      a frame mrcd built whole (a probe), run with live frames: out
+ *             of its port like the data. Not through a packet socket:
+ *             closing one waits out an RCU grace period (13-16 ms here),
+ *             which every ending mrcd, a restart's handover, paid
+ *             (docs/mrcd.md).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -173,6 +179,27 @@ static __always_inline int qp_cmd(struct xdp_md *ctx, struct mrc_dp_cmd *c,
 	return XDP_PASS;
 }
 
+/* EMIT: the frame after the command out of port, or dropped, counted. */
+static __always_inline int ctl_emit(struct xdp_md *ctx, __u32 port)
+{
+	void *data, *end;
+
+	if (port >= MRC_MAX_PORTS ||
+	    bpf_xdp_adjust_head(ctx, sizeof(struct mrc_dp_cmd)))
+		goto fail;
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	if (data + 14 > end) /* an Ethernet header at least */
+		goto fail;
+	if (bpf_redirect_map(&mrc_tx_port, port, 0) != XDP_REDIRECT)
+		goto fail;
+	mrc_count_tx(MRC_TX_MRCD_FRAMES, 1);
+	return XDP_REDIRECT;
+fail:
+	mrc_count_tx(MRC_TX_MRCD_FRAMES_FAILED, 1);
+	return XDP_DROP;
+}
+
 SEC("xdp")
 int mrc_xdp_ctl(struct xdp_md *ctx)
 {
@@ -187,10 +214,12 @@ int mrc_xdp_ctl(struct xdp_md *ctx)
 	if ((void *)(c + 1) > end)
 		return XDP_DROP;
 	if (c->magic != MRC_DP_MAGIC || c->op < MRC_DP_EV_GOOD ||
-	    c->op > MRC_DP_QP_RX_WINDOW) {
+	    c->op > MRC_DP_EMIT) {
 		c->result = 22; /* EINVAL */
 		return XDP_PASS;
 	}
+	if (c->op == MRC_DP_EMIT)
+		return ctl_emit(ctx, c->value);
 	qpn = c->qpn;
 	i = c->ev_idx;
 	qp = qpn < MRC_MAX_QP ? bpf_map_lookup_elem(&mrc_qp_tx, &qpn) : NULL;

@@ -1423,6 +1423,32 @@ int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
 	return (int)(tx_packets(d) - before);
 }
 
+int dev_emit(struct dev *d, uint32_t port, const void *frame, uint32_t len)
+{
+	struct {
+		struct mrc_dp_cmd c;
+		uint8_t f[MRC_DP_FRAME_MAX];
+	} in = {
+		.c = { .magic = MRC_DP_MAGIC, .op = MRC_DP_EMIT, .value = port }
+	};
+	struct xdp_md ctx = { .data_end = (uint32_t)sizeof(in.c) + len,
+			      .ingress_ifindex = d->anchor_ifindex };
+
+	/* One live frame: with one, no run pays for the program's not
+	 * being attached (DESIGN.md field notes). */
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = &in,
+		    .data_size_in = (uint32_t)sizeof(in.c) + len,
+		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1,
+		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
+
+	if (len > MRC_DP_FRAME_MAX)
+		return -EMSGSIZE;
+	memcpy(in.f, frame, len);
+	if (bpf_prog_test_run_opts(d->prog_fd[DEV_PROG_CTL], &o))
+		return -errno;
+	return 0;
+}
+
 /* The device in bpffs (pin.h): its maps, then its programs. */
 int dev_pin(struct dev *d, const char *dir, int lowlat_fd, int maps)
 {

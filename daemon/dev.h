@@ -294,5 +294,12 @@ int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
  * tc doorbell path's included: see tx_packets in dev.c), or -errno.
  */
 int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n);
+/*
+ * A frame built whole (Ethernet header on) out of port (0-based) through
+ * the data path, as the data leaves (MRC_DP_EMIT). 0, or -errno: -EMSGSIZE
+ * above MRC_DP_FRAME_MAX bytes; a port with no mrc_tx_port entry is counted
+ * in mrcd_frames_failed, not an error here.
+ */
+int dev_emit(struct dev *d, uint32_t port, const void *frame, uint32_t len);
 
 #endif /* MRC_DAEMON_DEV_H */

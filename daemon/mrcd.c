@@ -361,9 +361,7 @@ static int wire(struct mrcd *m)
 				 (const char(*)[16])names, ifindex);
 	m->links.live_changed = on_port_live;
 	m->links.ctx = m;
-	if (!err)
-		err = probe_open(&m->probe, &m->dev, m->nports,
-				 (const char(*)[16])names);
+	probe_open(&m->probe, &m->dev, m->nports);
 	if (!err)
 		err = health_init(&m->health, &m->dev, &m->probe, &m->links,
 				  &m->cfg);
@@ -718,7 +716,6 @@ int main(int argc, char **argv)
 	m.books = (struct books_ctx){
 		.cl = &m.clients, .obj = &m.obj, .links = &m.links, .fd = -1
 	};
-	m.probe.fd = -1;
 	for (i = 0; i < MRC_MAX_QP; i++)
 		m.obj.qp[i].db_fd = -1;
 	while ((c = getopt_long(argc, argv, "p:a:s:P:c:6vh", opts, NULL)) !=

@@ -2,28 +2,24 @@
 /*
  * Probe frames: built here byte for byte the way the transmit program
  * builds data packets (same addresses, same UDP source port, so they hash
- * onto the same path), sent out of the port through one AF_PACKET
- * socket. One, unbound: closing a packet socket waits out an RCU grace
- * period (packet_release(), synchronize_net(); 13-16 ms here), and an
- * mrcd ending (a restart's handover) closes its sockets one by one.
+ * onto the same path), sent out of the port by the data path as the data
+ * leaves (dev_emit: the control program, live frames, mrc_tx_port). Not a
+ * packet socket: closing one waits out an RCU grace period
+ * (packet_release(), synchronize_net(); 13-16 ms here), which every
+ * ending mrcd, a restart's handover, paid.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_ether.h>
-#include <linux/if_packet.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
-#include <net/if.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "csum.h"
 #include "dev.h"
-#include "log.h"
 #include "probe.h"
 #include "mrc/wire.h"
 
@@ -42,29 +38,11 @@ uint32_t probe_nonce(void)
 	return r;
 }
 
-int probe_open(struct probe *pr, struct dev *dev, int nports,
-	       const char (*ifname)[16])
+void probe_open(struct probe *pr, struct dev *dev, int nports)
 {
-	int i;
-
 	pr->dev = dev;
 	pr->nports = nports;
 	pr->sent = 0;
-	memset(pr->ifindex, 0, sizeof(pr->ifindex));
-	pr->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-	if (pr->fd < 0) {
-		log_err("probe socket: %s\n", strerror(errno));
-		return -errno;
-	}
-	for (i = 0; i < nports && i < MRC_MAX_PORTS; i++) {
-		pr->ifindex[i] = (int)if_nametoindex(ifname[i]);
-		if (!pr->ifindex[i]) {
-			log_err("port %s: probe socket: %s\n", ifname[i],
-				strerror(errno));
-			return -errno;
-		}
-	}
-	return 0;
 }
 
 /*
@@ -118,13 +96,14 @@ static int frame_send(struct probe *pr, uint32_t p, const uint8_t addr[16],
 	struct mrc_port port;
 	struct udphdr *udp;
 	uint32_t l3, len, enc = rt ? MRC_SRV6_ENCAP_MAX : 0, off;
+	int err;
 	uint64_t sum;
 	uint16_t ulen;
 
 	if (n > 64)
 		return -EMSGSIZE;
-	if (p >= (uint32_t)pr->nports || p >= MRC_MAX_PORTS || pr->fd < 0 ||
-	    !pr->ifindex[p] || dev_port_get(pr->dev, p, &port))
+	if (p >= (uint32_t)pr->nports || p >= MRC_MAX_PORTS || !pr->dev ||
+	    dev_port_get(pr->dev, p, &port))
 		return -ENODEV;
 	if (rt && !port.v6)
 		return -EINVAL;
@@ -182,18 +161,9 @@ static int frame_send(struct probe *pr, uint32_t p, const uint8_t addr[16],
 		memmove(f + 14 + used, f + off, l3 + ulen);
 		len = 14 + used + l3 + ulen;
 	}
-	{
-		struct sockaddr_ll to = {
-			.sll_family = AF_PACKET,
-			.sll_ifindex = pr->ifindex[p],
-			.sll_halen = 6,
-		};
-
-		memcpy(to.sll_addr, port.dmac, 6);
-		if (sendto(pr->fd, f, len, 0, (struct sockaddr *)&to,
-			   sizeof(to)) != (ssize_t)len)
-			return -errno;
-	}
+	err = dev_emit(pr->dev, p, f, len);
+	if (err)
+		return err;
 	pr->sent++;
 	return 0;
 }
@@ -242,8 +212,5 @@ int probe_ctl_frame(struct probe *pr, uint32_t p, const uint8_t addr[16],
 
 void probe_close(struct probe *pr)
 {
-	if (pr->fd >= 0) {
-		close(pr->fd);
-		pr->fd = -1;
-	}
+	pr->dev = NULL;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * This file contains mrcd's probe frames (docs/health.md): one unbound
- * AF_PACKET socket for every port, and the frame a QP probe or a controller's device probe
- * is, addressed the way the data path addresses an EV's data packets.
+ * This file contains mrcd's probe frames (docs/health.md): the frame a QP
+ * probe, a controller's device probe or a control message to a peer's
+ * mrcd is, addressed the way the data path addresses an EV's data packets
+ * and sent out of its port by the data path (dev_emit).
  */
 #ifndef MRC_DAEMON_PROBE_H
 #define MRC_DAEMON_PROBE_H
@@ -14,16 +15,13 @@
 struct dev;
 
 struct probe {
-	struct dev *dev; /* the ports' addresses (its mrc_port map) */
-	int fd; /* send only, unbound; -1: none */
-	int ifindex[MRC_MAX_PORTS]; /* 0: no such port */
+	struct dev *dev; /* the ports' addresses, and the way out; NULL: closed */
 	int nports;
 	uint64_t sent; /* frames sent */
 };
 
-/* The socket, and each of the nports interfaces found; 0 or -errno (said). */
-int probe_open(struct probe *pr, struct dev *dev, int nports,
-	       const char (*ifname)[16]);
+/* Probes out of dev's first nports ports. */
+void probe_open(struct probe *pr, struct dev *dev, int nports);
 /*
  * One probe frame out of port p to addr (the peer's address on that
  * plane): UDP source port sport, for STEV on IPv6 fl in the flow label,

@@ -558,7 +558,15 @@ enum mrc_dp_op {
 	MRC_DP_QP_WINDOW = 7,
 	/* The receive half's window (our MPR) := value, 1..256 PSNs. */
 	MRC_DP_QP_RX_WINDOW = 8,
+	/*
+	 * A frame mrcd built whole (an EV probe, or a control message to a
+	 * peer's mrcd) follows the command: out of port value (0-based)
+	 * through its mrc_tx_port entry, like the data. Run with live frames;
+	 * at most MRC_DP_FRAME_MAX bytes. No qpn.
+	 */
+	MRC_DP_EMIT = 9,
 };
+#define MRC_DP_FRAME_MAX 512
 
 struct mrc_dp_cmd {
 	__u32 magic; /* MRC_DP_MAGIC */
@@ -726,7 +734,9 @@ struct mrc_qp_srv6 {
 	X(CC_QA, "cc_quick_adapts")                    \
 	X(TIMEOUTS, "ack_timeouts")                    \
 	X(RETX_Q_FULL, "retx_queue_full")              \
-	X(OVERDUE, "overdue_resends")
+	X(OVERDUE, "overdue_resends")                  \
+	X(MRCD_FRAMES, "mrcd_frames_sent")             \
+	X(MRCD_FRAMES_FAILED, "mrcd_frames_failed")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
 enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };

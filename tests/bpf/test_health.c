@@ -225,6 +225,47 @@ static int cmd(uint32_t op, uint32_t qpn, uint32_t idx, uint32_t reason)
 	return (int)c.result;
 }
 
+/*
+ * MRC_DP_EMIT: a frame mrcd built, after the command, goes out of its
+ * port's mrc_tx_port entry (ports 0-3 lead to lo here), the command cut
+ * off; no entry, a port past MRC_MAX_PORTS or less than an Ethernet
+ * header: dropped and counted, nothing sent.
+ */
+static void emit_frames(void **state)
+{
+	struct mrc_dp_cmd c = { .magic = MRC_DP_MAGIC, .op = MRC_DP_EMIT };
+	uint8_t buf[sizeof(c) + 60];
+	struct pkt out;
+	uint32_t i, port[] = { 3, 4, MRC_MAX_PORTS, 99 };
+	int want[] = { XDP_REDIRECT, XDP_DROP, XDP_DROP, XDP_DROP };
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	for (i = 0; i < 60; i++)
+		buf[sizeof(c) + i] = (uint8_t)(0xa0 + i);
+	for (i = 0; i < 4; i++) {
+		c.value = port[i];
+		memcpy(buf, &c, sizeof(c));
+		assert_int_equal(
+			xdp_run(bpf_program__fd(ctl->progs.mrc_xdp_ctl), buf,
+				sizeof(buf), &out),
+			want[i]);
+		if (want[i] == XDP_REDIRECT) {
+			assert_int_equal(out.len, 60);
+			assert_memory_equal(out.data, buf + sizeof(c), 60);
+		}
+	}
+	/* The command and 13 bytes: no Ethernet header. */
+	c.value = 0;
+	memcpy(buf, &c, sizeof(c));
+	assert_int_equal(xdp_run(bpf_program__fd(ctl->progs.mrc_xdp_ctl), buf,
+				 sizeof(c) + 13, NULL),
+			 XDP_DROP);
+	assert_int_equal(percpu(rx->maps.mrc_tx_stats, MRC_TX_MRCD_FRAMES), 1);
+	assert_int_equal(
+		percpu(rx->maps.mrc_tx_stats, MRC_TX_MRCD_FRAMES_FAILED), 4);
+}
+
 /* A probe from A (198.18.1.2) to B's QP qpn, or its answer coming back. */
 static void probe(struct pkt *p, uint8_t op, uint32_t qpn, uint8_t idx,
 		  uint64_t ts, uint32_t svc)
@@ -1690,6 +1731,7 @@ int main(void)
 		cmocka_unit_test(probe_refused),
 		cmocka_unit_test(probe_answer_is_an_event),
 		cmocka_unit_test(probe_answer_bad_ev_counted),
+		cmocka_unit_test(emit_frames),
 		cmocka_unit_test(device_probe),
 		cmocka_unit_test(control_states),
 		cmocka_unit_test(qp_view_and_state),

@@ -8,7 +8,8 @@
 #   h1 p0 ── p0l1 ═ s0,s1 ═ p0l2 ── p0 h2      capture h1 p0 'dir both':
 #   h1 p1 ── p1l1 ═ s0,s1 ═ p1l2 ── p1 h2        data leaving; ACKs, NACKs,
 #                      trim 10% out of p0l2 host   probe answers arriving;
-#                                                  probes leaving (the stack)
+#                                                  probes leaving (mrcd's,
+#                                                  through mrc_tx_port)
 #                                                  capture h2 p0 'dir both':
 #                                                  data, probes arriving;
 #                                                  ACKs, NACKs, answers
@@ -22,7 +23,8 @@
 # warning; h2 saw data (0x0a/0x0b) and probes (0xc0) arriving and sent
 # ACKs (0x11), NACKs (mrc.nack) and probe answers (0xc1), each turned
 # around and saying so; h1 saw those arriving, data leaving by the
-# transmit program and probes leaving by the kernel stack, saying so;
+# transmit program and mrcd's probes leaving through mrc_tx_port, saying
+# so;
 # as many data frames leaving h1 p0 as arriving at h2 p0, and as many
 # ACKs and NACKs leaving h2 p0 as arriving at h1 p0; what leaves by the
 # transmit program is data only; counts are > 0 and within the bound; the
@@ -216,7 +218,7 @@ IN='frame.packet_flags_direction == 1'
 OUT='frame.packet_flags_direction == 2'
 DATA='(mrc.bth.opcode == 0x0a || mrc.bth.opcode == 0x0b)'
 TURNED='frame.comment == "turned around by mrc_xdp_rx (XDP_TX)"'
-STACK='frame.comment == "sent by the kernel stack"'
+MRCD='frame.comment == "built by mrcd, sent through mrc_tx_port"'
 BYTX="$OUT && !frame.comment"
 ACKS='(mrc.bth.opcode == 0x11)'
 data=$(need b "$IN && $DATA")
@@ -225,12 +227,12 @@ acks=$(need a "$IN && $ACKS && !mrc.nack")
 nacks=$(need a "$IN && mrc.nack")
 answers=$(need a "$IN && mrc.bth.opcode == 0xc1")
 sent=$(need a "$BYTX && $DATA")
-stack_probes=$(need a "$OUT && $STACK && mrc.bth.opcode == 0xc0")
+mrcd_probes=$(need a "$OUT && $MRCD && mrc.bth.opcode == 0xc0")
 t_acks=$(need b "$OUT && $TURNED && $ACKS && !mrc.nack")
 t_nacks=$(need b "$OUT && $TURNED && mrc.nack")
 t_answers=$(need b "$OUT && $TURNED && mrc.bth.opcode == 0xc1")
 log "h2 $h2p0: $data data, $probes probes arriving; $t_acks ACKs, $t_nacks NACKs, $t_answers probe answers turned around"
-log "h1 $h1p0: $acks ACKs, $nacks NACKs, $answers probe answers arriving; $sent data leaving by mrc_xdp_tx, $stack_probes probes by the stack"
+log "h1 $h1p0: $acks ACKs, $nacks NACKs, $answers probe answers arriving; $sent data leaving by mrc_xdp_tx, $mrcd_probes probes by mrcd"
 # Every frame of the pcapng has a direction; what leaves by the transmit
 # program is data only, what is turned around is ACKs, NACKs and probe
 # answers only, what arrives at h1 is no data (h2 sends none).
@@ -243,8 +245,12 @@ for c in a b; do
 	[ "$(nframes "$TMP/$c.pcap" "$IN && frame.comment")" = 0 ] || fail "capture $c: an arriving frame says it left"
 done
 [ "$(nframes "$TMP/a.pcap" "$IN && $DATA")" = 0 ] || fail "capture a: data arriving at h1"
+# mrcd's frames leave through mrc_tx_port too, never by the stack.
 w=$(jq .packets_sent_tx_port_matched "$TMP/a.json")
-[ "$w" = "$sent" ] || fail "capture a: summary says $w sent by mrc_xdp_tx and kept, the file holds $sent"
+t=$(nframes "$TMP/a.pcap" "$OUT && ($BYTX || $MRCD)")
+[ "$w" = "$t" ] || fail "capture a: summary says $w sent through mrc_tx_port and kept, the file holds $t"
+[ "$(nframes "$TMP/a.pcap" "$OUT && frame.comment == \"sent by the kernel stack\" && mrc.bth.opcode == 0xc0")" = 0 ] ||
+	fail "capture a: probes leaving by the kernel stack"
 w=$(jq .packets_sent_xdp_tx_matched "$TMP/b.json")
 t=$(nframes "$TMP/b.pcap" "$OUT && $TURNED")
 [ "$w" = "$t" ] || fail "capture b: summary says $w turned around and kept, the file holds $t"

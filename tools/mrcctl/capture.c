@@ -16,12 +16,15 @@
  * builds through mrc_tx_port, a devmap whose entries may carry a program
  * the kernel runs on each frame just before it is sent: the port's entry
  * carries mrc_cap_out, which copies the same way and lets the frame go.
+ * mrcd's own frames (probes, control messages to a peer's mrcd) leave
+ * through it too (the control program's MRC_DP_EMIT).
  * The frames mrc_xdp_rx turns around with XDP_TX (ACKs, NACKs, probe
  * answers) pass its mrc_turn_hook, a program array it tail-calls: that
  * holds mrc_cap_turn, which copies those of this port and returns XDP_TX.
- * Skbs (mrcd's probes, the low-latency path's packets, ARP, TCP) pass the
- * kernel's packet taps: a packet socket takes them (capture_sock.c). In
- * pcapng the last two carry a comment saying which way they left. This
+ * Skbs (the low-latency path's packets, ARP, TCP) pass the kernel's
+ * packet taps: a packet socket takes them (capture_sock.c). In pcapng all
+ * but the transmit program's data carry a comment saying which way they
+ * left. This
  * kernel refuses the fentry and fexit programs that could see all of it
  * without hooks (docs/mrcd.md).
  *
@@ -91,15 +94,26 @@ struct cap_run {
 /*
  * What pcapng says of a frame that left by a way other than the transmit
  * program's (tshark: frame.comment), so a reader can tell them apart.
+ * Through mrc_tx_port leave the transmit program's data and the frames
+ * mrcd builds whole (probes, control messages: MRC_DP_EMIT), no data.
  */
 static const char *const via_comments[] = {
 	[MRC_CAP_VIA_XDP_TX] = "turned around by mrc_xdp_rx (XDP_TX)",
 	[MRC_CAP_VIA_STACK] = "sent by the kernel stack",
 };
+#define MRCD_FRAME_COMMENT "built by mrcd, sent through mrc_tx_port"
+
+static const char *frame_comment(uint32_t via, uint32_t cls)
+{
+	if (via == MRC_CAP_VIA_TX_PORT)
+		return cls == MRC_CAP_DATA ? NULL : MRCD_FRAME_COMMENT;
+	return via < ARRAY_SIZE(via_comments) ? via_comments[via] : NULL;
+}
 
 /* One frame to the file (ts_ns: CLOCK_REALTIME), within the bound. */
 static void put_frame(struct cap_run *r, uint64_t ts_ns, uint32_t len,
-		      uint32_t cap_len, const uint8_t *data, uint32_t via)
+		      uint32_t cap_len, const uint8_t *data, uint32_t via,
+		      uint32_t cls)
 {
 	int err;
 
@@ -108,12 +122,11 @@ static void put_frame(struct cap_run *r, uint64_t ts_ns, uint32_t len,
 		return;
 	}
 	if (r->ng)
-		err = pcapng_write_record(
-			r->f, ts_ns, len, cap_len, data,
-			via == MRC_CAP_VIA_RX ? PCAPNG_INBOUND :
-						PCAPNG_OUTBOUND,
-			via < ARRAY_SIZE(via_comments) ? via_comments[via] :
-							 NULL);
+		err = pcapng_write_record(r->f, ts_ns, len, cap_len, data,
+					  via == MRC_CAP_VIA_RX ?
+						  PCAPNG_INBOUND :
+						  PCAPNG_OUTBOUND,
+					  frame_comment(via, cls));
 	else
 		err = pcap_write_record(r->f, ts_ns, len, cap_len, data);
 	if (err)
@@ -140,7 +153,7 @@ static void on_sample(void *ctx, int cpu, void *data, uint32_t size)
 	}
 	put_frame(r, (uint64_t)((int64_t)rec.ts_ns + r->mono_to_real_ns),
 		  rec.pkt_len, rec.cap_len, (const uint8_t *)data + sizeof(rec),
-		  rec.via);
+		  rec.via, rec.cls);
 }
 
 /* A frame of the packet socket: filtered as the programs filter theirs. */
@@ -158,7 +171,7 @@ static void on_sock_frame(void *ctx, uint64_t ts_ns, uint32_t len,
 	r->sock_matched++;
 	put_frame(r, ts_ns, len,
 		  cap_len < r->o->snaplen ? cap_len : r->o->snaplen, data,
-		  MRC_CAP_VIA_STACK);
+		  MRC_CAP_VIA_STACK, cls);
 }
 
 static void on_lost(void *ctx, int cpu, unsigned long long n)
@@ -1084,9 +1097,9 @@ static const char *const defs[] = {
 	"N := packets to write, then stop (default " CAP_COUNT_DEFAULT_STR
 	"); SEC := seconds, then stop (default " CAP_SECONDS_DEFAULT_STR ")",
 	"DIR := in (what arrives; the default, classic pcap) | out (what"
-	" leaves: the transmit program's data and resends, the ACKs, NACKs"
-	" and probe answers the receive program turns around, and what the"
-	" kernel stack sends: mrcd's probes, the low-latency path, ARP, TCP)"
+	" leaves: the transmit program's data and resends and mrcd's probes,"
+	" the ACKs, NACKs and probe answers the receive program turns around,"
+	" and what the kernel stack sends: the low-latency path, ARP, TCP)"
 	" | both; out and both write pcapng with each packet's direction."
 	" One capture at a time per device can take what leaves. See"
 	" mrcctl(8).",
