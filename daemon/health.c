@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "config.h"
@@ -269,23 +270,53 @@ void health_tick(struct health *h)
 	}
 }
 
+/*
+ * A QP's EV counters: its window of mrc_ev_stats (MRC_QP_EVS of them,
+ * 20 KiB, five pages), mapped at the first read and kept until the QP
+ * goes. Not the whole map at start: it is 84 MB, and mapping it (the
+ * kernel inserts every page at mmap) cost a restarted mrcd 4.6 ms before
+ * it served. NULL if it cannot be mapped (the counters read as 0).
+ */
+#define EV_STATS_QP_BYTES ((size_t)MRC_QP_EVS * sizeof(struct mrc_ev_stats))
+_Static_assert(EV_STATS_QP_BYTES % 4096 == 0, "a QP's counters: whole pages");
+
+static const struct mrc_ev_stats *qp_stats(struct health *h, uint32_t qpn)
+{
+	struct health_qp *q = &h->qp[qpn];
+	int fd;
+	void *p;
+
+	if (q->stats)
+		return q->stats;
+	fd = dev_map_fd(h->dev, DEV_MAP_EV_STATS);
+	if (fd < 0 || EV_STATS_QP_BYTES % (size_t)sysconf(_SC_PAGESIZE))
+		return NULL;
+	p = mmap(NULL, EV_STATS_QP_BYTES, PROT_READ, MAP_SHARED, fd,
+		 (off_t)(qpn * EV_STATS_QP_BYTES));
+	if (p == MAP_FAILED)
+		return NULL;
+	q->stats = p;
+	return q->stats;
+}
+
 void health_gray(struct health *h)
 {
 	struct gray_ev g[MRC_QP_EVS];
 	uint32_t qpn, i, med, loss_med;
 	struct mrc_evmask gray, lossy;
+	const struct mrc_ev_stats *qs;
 
-	if (!h->ev_stats)
-		return;
 	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
 		struct health_qp *q = &h->qp[qpn];
 
 		if (!q->open || !q->rts || !q->nev || !ev_of(h, qpn, 0))
 			continue;
+		qs = qp_stats(h, qpn);
+		if (!qs)
+			continue;
 		q->look_sent = 0;
 		for (i = 0; i < q->nev && i < MRC_QP_EVS; i++) {
-			const struct mrc_ev_stats *st =
-				&h->ev_stats[qpn * MRC_QP_EVS + i];
+			const struct mrc_ev_stats *st = &qs[i];
 			struct ev_health *e = &q->ev[i];
 			uint64_t n = st->rtt_samples;
 			/* A full queue's drops are no evidence against the
@@ -460,6 +491,9 @@ static void forget(struct health *h, uint32_t qpn)
 	free(h->qp[qpn].evlog);
 	h->qp[qpn].ev = NULL;
 	h->qp[qpn].evlog = NULL;
+	if (h->qp[qpn].stats)
+		munmap((void *)h->qp[qpn].stats, EV_STATS_QP_BYTES);
+	h->qp[qpn].stats = NULL;
 }
 
 void health_qp_open(struct health *h, uint32_t qpn)
@@ -500,12 +534,15 @@ uint8_t health_ev_state(const struct health *h, uint32_t qpn, uint32_t idx)
 	return q->open && q->ev ? q->ev[idx].state : MRC_EV_GOOD;
 }
 
-const struct mrc_ev_stats *health_ev_stats(const struct health *h, uint32_t qpn,
+const struct mrc_ev_stats *health_ev_stats(struct health *h, uint32_t qpn,
 					   uint32_t idx)
 {
-	if (!h->ev_stats || qpn >= MRC_MAX_QP || idx >= MRC_QP_EVS)
+	const struct mrc_ev_stats *qs;
+
+	if (qpn >= MRC_MAX_QP || idx >= MRC_QP_EVS)
 		return NULL;
-	return &h->ev_stats[qpn * MRC_QP_EVS + idx];
+	qs = qp_stats(h, qpn);
+	return qs ? &qs[idx] : NULL;
 }
 
 uint32_t health_ev_share_pm(const struct health *h, uint32_t qpn, uint32_t idx)
@@ -539,10 +576,11 @@ int health_query(struct health *h, uint32_t qpn, uint32_t after,
 	memcpy(o->ev_use, qt.ev_use.w, sizeof(o->ev_use));
 	memcpy(o->ev_denied, qt.ev_denied.w, sizeof(o->ev_denied));
 	memcpy(o->state, qt.ev_state, sizeof(o->state));
-	for (i = 0; i < qt.nev && i < MRC_QP_EVS && h->ev_stats; i++) {
-		const struct mrc_ev_stats *st =
-			&h->ev_stats[qpn * MRC_QP_EVS + i];
+	for (i = 0; i < qt.nev && i < MRC_QP_EVS; i++) {
+		const struct mrc_ev_stats *st = health_ev_stats(h, qpn, i);
 
+		if (!st)
+			break;
 		o->sent += st->sent;
 		o->retx += st->retx;
 		o->lost += st->lost;
@@ -560,23 +598,14 @@ int health_query(struct health *h, uint32_t qpn, uint32_t after,
 	return 0;
 }
 
-#define EV_STATS_LEN \
-	((size_t)MRC_MAX_QP * MRC_QP_EVS * sizeof(struct mrc_ev_stats))
-
 int health_init(struct health *h, struct dev *dev, struct probe *probe,
 		const struct links *links, const struct mrcd_config *cfg)
 {
-	void *p;
-
 	memset(h, 0, sizeof(*h));
 	h->dev = dev;
 	h->probe = probe;
 	h->links = links;
 	h->cfg = cfg;
-	/* The data path's per-EV counters, read only. */
-	p = mmap(NULL, EV_STATS_LEN, PROT_READ, MAP_SHARED,
-		 dev_map_fd(dev, DEV_MAP_EV_STATS), 0);
-	h->ev_stats = p == MAP_FAILED ? NULL : p; /* counters read as 0 */
 	return 0;
 }
 
@@ -587,7 +616,4 @@ void health_close(struct health *h)
 	h->nprobing = 0;
 	for (i = 0; i < MRC_MAX_QP; i++)
 		forget(h, (uint32_t)i);
-	if (h->ev_stats)
-		munmap((void *)h->ev_stats, EV_STATS_LEN);
-	h->ev_stats = NULL;
 }

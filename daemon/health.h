@@ -77,6 +77,9 @@ struct health_qp {
 	uint64_t peer_down_until_ns;
 	struct ev_health *ev; /* MRC_QP_EVS of them, once an event came */
 	struct qp_evlog *evlog; /* with ev */
+	/* Its window of the data path's mrc_ev_stats, mapped at its first
+	 * read (health.c, qp_stats); NULL: not yet, or not mapped. */
+	const struct mrc_ev_stats *stats;
 };
 
 struct health {
@@ -84,7 +87,6 @@ struct health {
 	struct probe *probe;
 	const struct links *links; /* a port's liveness */
 	const struct mrcd_config *cfg; /* in force: probe-*, flap-*, gray-* */
-	const struct mrc_ev_stats *ev_stats; /* the data path's, mmapped */
 	struct health_qp qp[MRC_MAX_QP];
 	struct {
 		uint32_t qpn, idx;
@@ -109,7 +111,7 @@ void health_qp_close(struct health *h, uint32_t qpn);
 /* What health last heard of EV idx of QP qpn (MRC_EV_*). */
 uint8_t health_ev_state(const struct health *h, uint32_t qpn, uint32_t idx);
 /* The data path's counters of EV idx of QP qpn; NULL: none mapped. */
-const struct mrc_ev_stats *health_ev_stats(const struct health *h, uint32_t qpn,
+const struct mrc_ev_stats *health_ev_stats(struct health *h, uint32_t qpn,
 					   uint32_t idx);
 /* EV idx's share of QP qpn's packets between the last two gray looks, per
  * mille; 0 before a look saw any. */
