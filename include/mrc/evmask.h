@@ -110,32 +110,6 @@ static __always_inline int evm_any(const struct mrc_evmask *m)
 	return x != 0;
 }
 
-/* 1 if m holds an EV, else 0, as a value rather than a branch. */
-static __always_inline __u64 evm_nonempty(const struct mrc_evmask *m)
-{
-	__u64 x = 0, nz;
-	__u32 k;
-
-	for (k = 0; k < MRC_EV_WORDS; k++)
-		x |= m->w[k];
-	nz = (x | (0 - x)) >> 63;
-	evm_opaque(nz);
-	return nz;
-}
-
-/* d := flag ? b : a, flag 0 or 1, without a branch (d may be a or b). */
-static __always_inline void evm_choose(struct mrc_evmask *d,
-				       const struct mrc_evmask *a,
-				       const struct mrc_evmask *b, __u64 flag)
-{
-	__u64 sel = 0 - flag;
-	__u32 k;
-
-	evm_opaque(sel);
-	for (k = 0; k < MRC_EV_WORDS; k++)
-		d->w[k] = (a->w[k] & ~sel) | (b->w[k] & sel);
-}
-
 static __always_inline __u32 evm_count(const struct mrc_evmask *m)
 {
 	__u32 k, n = 0;
