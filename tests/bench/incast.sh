@@ -168,6 +168,70 @@ ping_wait() {
 	local p
 	for p in "${ppids[@]}"; do wait "$p" || true; done
 }
+
+# Fairness over short windows, the same way for every transport: what
+# each sender queued at the four receiver-facing queues (testbed
+# queue-watch: a switch's per-source counters), sampled together every
+# INCAST_FAIR_MS (default 100) ms from the run's start to a second past
+# its end.
+fair_ms=${INCAST_FAIR_MS:-100}
+wpids=() run_t0=0
+watch_start() {
+	local p
+	run_t0=$(date +%s%N)
+	for p in 0 1 2 3; do
+		tb queue-watch "p${p}l1" host interval "$fair_ms" count $(((SECS + 1) * 1000 / fair_ms)) \
+			>"$TMP/qsrc$p.txt" 2>"$TMP/qsrc$p.err" &
+		wpids+=($!)
+	done
+}
+watch_wait() {
+	local p
+	for p in "${wpids[@]}"; do wait "$p" || true; done
+}
+
+# jain_windows: "P50 P10 N", Jain's index over the N senders' bytes in
+# each window of the samples (fair_ms), over the windows from a second after
+# the last sender started to a second before the first one ended; its
+# median and tenth percentile over those windows ("null null 0": none).
+jain_windows() {
+	local i p
+	for ((i = 2; i <= N + 1; i++)); do
+		for p in 0 1 2 3; do echo "$(tb addr "h$i" "$p") $i"; done
+	done >"$TMP/qsrc-hosts"
+	local late=$(((N - 1) * ${INCAST_JOIN_S:-0}))
+	# Sample times in ms from the run's start: mawk keys an array by
+	# "%.6g" of a number past 2^31, which merges nanosecond clocks.
+	awk -v n="$N" -v t0="$run_t0" -v lo=$(((late + 1) * 1000)) \
+		-v hi=$(((SECS - 1) * 1000)) '
+	FNR == 1 { f++ }
+	f == 1 { host[$1] = $2; next }
+	!($2 in host) { next }
+	{
+		# per queue (file) and host: bytes since its sample before
+		k = f SUBSEP host[$2]
+		t = int(($1 - t0) / 1e6 + 0.5)
+		if ((k, "t") in last && t > lo && t <= hi) {
+			got[t, host[$2]] += $4 - last[k, "b"]
+			if (!(t in seen)) { seen[t] = 1; ts[++nt] = t }
+		}
+		last[k, "t"] = t; last[k, "b"] = $4
+	}
+	END {
+		m = 0
+		for (j = 1; j <= nt; j++) {
+			s1 = s2 = 0
+			for (h = 2; h <= n + 1; h++) {
+				x = got[ts[j], h]; s1 += x; s2 += x * x
+			}
+			if (s2 > 0) v[++m] = s1 * s1 / (n * s2)
+		}
+		if (!m) { print "null null 0"; exit }
+		for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++)
+			if (v[b] < v[a]) { x = v[a]; v[a] = v[b]; v[b] = x }
+		printf "%.4f %.4f %d\n", v[int((m + 1) / 2)], v[int(m / 10) + 1], m
+	}' "$TMP/qsrc-hosts" "$TMP"/qsrc[0-3].txt
+}
 # Every sender namespace's TCP retransmissions (/proc/net/snmp).
 tcp_retrans() {
 	local i n=0
@@ -271,6 +335,7 @@ run_mrc() {
 	done
 	sleep 0.3
 	ping_start
+	watch_start
 	pids=()
 	join=${INCAST_JOIN_S:-0}
 	mkdir -p "$TMP/tl" && chmod 0777 "$TMP/tl"
@@ -325,6 +390,7 @@ run_mrc() {
 	wait "$late_pid" 2>/dev/null || true
 	for p in "${spids[@]}"; do wait "$p" || true; done
 	ping_wait
+	watch_wait
 	cpu1=$(awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat)
 	if [ "$join" -gt 0 ]; then
 		reaction=$(join_reaction 3)
@@ -428,6 +494,7 @@ run_tcp() {
 	cpu0=$(awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat)
 	retx0=$(tcp_retrans)
 	ping_start
+	watch_start
 	for ((i = 2; i <= N + 1; i++)); do
 		if [ "$CC" = mptcp ]; then
 			tb exec "h$i" timeout $((SECS + 30)) "$TOP/build/tests/mptcp_bulk" client \
@@ -447,6 +514,7 @@ run_tcp() {
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
 	for p in "${spids[@]}"; do wait "$p" || true; done
 	ping_wait
+	watch_wait
 	cpu1=$(awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat)
 	[ $rc = 0 ] || fail "a flow failed: $(cat "$TMP"/tcp*.err "$TMP"/mptcp*.err 2>/dev/null)"
 	retx=$(($(tcp_retrans) - retx0))
@@ -521,7 +589,11 @@ read -r qd50 qd99 < <(sort -n "$TMP/qdelay" | awk '{ v[NR] = $1 } END {
 	i50 = int(NR * 0.50); i99 = int(NR * 0.99); if (i50 < 1) i50 = 1; if (i99 < 1) i99 = 1
 	printf "%.0f %.0f\n", v[i50], v[i99] }')
 
+read -r jw50 jw10 jwn < <(jain_windows)
+cat "$TMP"/qsrc[0-3].txt >"$OUT/incast-qsrc.txt" 2>/dev/null || true
+
 jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
+	--argjson jw50 "$jw50" --argjson jw10 "$jw10" --argjson jwn "$jwn" --argjson fair_ms "$fair_ms" \
 	--argjson qd50 "$qd50" --argjson qd99 "$qd99" --argjson reaction "$reaction" \
 	--argjson settled "$settled" --argjson join_jain "$join_jain" \
 	--argjson qw50 "$qw50" --argjson qw99 "$qw99" --argjson qwhist "$qwhist" \
@@ -546,6 +618,10 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	# flow draining its last WRITE runs longer).
 	jain_index: (if $join_jain != null then $join_jain else
 		(($g | add) as $s | ($s * $s) / ($n * ($g | map(. * .) | add))) end),
+	# Short-term: over each fair_ms window, from the bytes each sender
+	# queued at the receiver-facing queues (jain_windows).
+	jain_window_ms: $fair_ms, jain_windows_p50: $jw50, jain_windows_p10: $jw10,
+	jain_windows: $jwn,
 	bad_bytes: (if $r[0].bad_bytes == null then null else $r | map(.bad_bytes) | add end),
 	queue_delay_us_p50: $qd50, queue_delay_us_p99: $qd99,
 	queue_wait_us_p50: $qw50, queue_wait_us_p99: $qw99, queue_wait_hist_10us: $qwhist,
@@ -559,7 +635,7 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	queue_bytes_per_plane: $q_bytes,
 	cpu_s: ($cpu_ticks / $hz), seconds: ($r | map(.seconds) | max) }' \
 	"$TMP"/flow*.json >"$OUT/$NAME.json"
-jq -r '"incast \(.senders)->1, \(.mode), cc \(.cc), 4 x \(.link_rate): \(.sum_gbit_per_s * 1000 | floor) Mbit/s = \(.fraction_of_bottleneck * 100 | floor) % of the bottleneck, Jain \(.jain_index * 1000 | floor / 1000), flows \(.flow_gbit_per_s | map(. * 1000 | floor) | join(" ")) Mbit/s",
+jq -r '"incast \(.senders)->1, \(.mode), cc \(.cc), 4 x \(.link_rate): \(.sum_gbit_per_s * 1000 | floor) Mbit/s = \(.fraction_of_bottleneck * 100 | floor) % of the bottleneck, Jain \(.jain_index * 1000 | floor / 1000) (over \(.jain_window_ms) ms windows: p50 \(.jain_windows_p50), p10 \(.jain_windows_p10) of \(.jain_windows)), flows \(.flow_gbit_per_s | map(. * 1000 | floor) | join(" ")) Mbit/s",
 	"  EVs blamed \(.evs_blamed), retransmits \(.retransmits), trims taken \(.cc_trims), window decreases \(.cc_decreases), \(.packets_per_call) packets a transmit call; queues: trimmed \(.queue_trimmed), marked \(.queue_ecn_marked), dropped \(.queue_dropped), high water \(.queue_hwm_bytes) of \(.queue_buffer_bytes) B; veths lost \(.veth_lost); CPU \(.cpu_s) s over \(.seconds) s",
 	"  queueing delay p50 / p99: \(.queue_delay_us_p50) / \(.queue_delay_us_p99) us by echoes (lost \(.echoes_lost)), \(.queue_wait_us_p50) / \(.queue_wait_us_p99) us at the queues",
 	(if .join_reaction_ms != null then "  a flow joining: all within 20 % of an equal share after \(.join_reaction_ms) ms (for half a second after \(.join_settled_ms) ms); Jain from then on \(.join_jain_index)" else empty end)' \

@@ -14,6 +14,7 @@
  * (direction out), as fabricctl sets them on a router's interfaces.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
 #include <sched.h>
@@ -277,10 +278,14 @@ static int reset(void)
 	struct fab_stats zero[ncpu];
 	__u32 ifs[2] = { LO, fx0 };
 	struct fab_sport_key sk;
+	struct fab_qsrc_key qk;
 	__u32 key;
 	int i;
 
 	memset(zero, 0, sizeof(zero));
+	fd = bpf_map__fd(skel->maps.mrc_fab_qsrc);
+	while (!bpf_map_get_next_key(fd, NULL, &qk))
+		bpf_map_delete_elem(fd, &qk);
 	fd = bpf_map__fd(skel->maps.mrc_fab_fault);
 	while (!bpf_map_get_next_key(fd, NULL, &key))
 		bpf_map_delete_elem(fd, &key);
@@ -886,6 +891,37 @@ static int run_queue(const struct pkt *in, struct __sk_buff *ctx, uint8_t *res,
 	return (int)opts.retval;
 }
 
+/*
+ * The per-source counters after one packet: only a whole packet queued
+ * counts, once, with its length, under fx0 and its IP source; a drop, a
+ * trim (its header comes back for a second pass) or a second pass counts
+ * nothing.
+ */
+static void qsrc_check(const struct pkt *in, int queued)
+{
+	int fd = bpf_map__fd(skel->maps.mrc_fab_qsrc), n = 0;
+	struct fab_qsrc_key k = { .ifindex = fx0 }, next;
+	struct fab_qsrc v;
+	void *prev = NULL;
+
+	if (in->data[12] == 0x08 && in->data[13] == 0x00) {
+		k.addr[10] = k.addr[11] = 0xff;
+		assert_int_equal(inet_pton(AF_INET, SRC4, &k.addr[12]), 1);
+	} else {
+		assert_int_equal(inet_pton(AF_INET6, SRC6, k.addr), 1);
+	}
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		prev = &next;
+		n++;
+	}
+	assert_int_equal(n, queued);
+	if (!queued)
+		return;
+	assert_int_equal(bpf_map_lookup_elem(fd, &k, &v), 0);
+	assert_int_equal(v.packets, 1);
+	assert_int_equal(v.bytes, in->len);
+}
+
 static void queue_case(void **state)
 {
 	const struct qcase *c = *state;
@@ -924,6 +960,7 @@ static void queue_case(void **state)
 	after = c->backlog_after ? c->backlog_after : c->backlog_bytes + in.len;
 	assert_int_equal(q.st.backlog_bytes, after);
 	assert_int_equal(bpf_map_delete_elem(qfd, &key), 0);
+	qsrc_check(&in, c->verdict == TC_ACT_OK && !c->in_priority);
 }
 
 /* No queue configured: every packet passes untouched and uncounted. */

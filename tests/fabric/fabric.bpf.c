@@ -101,6 +101,14 @@ struct {
 	__type(value, struct fab_queue);
 } mrc_fab_queue SEC(".maps");
 
+/* What each source queued at each congestion point; fabricctl reads. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FAB_QSRC_MAX);
+	__type(key, struct fab_qsrc_key);
+	__type(value, struct fab_qsrc);
+} mrc_fab_qsrc SEC(".maps");
+
 struct pkt {
 	struct ethhdr *eth;
 	struct iphdr *ip4; /* exactly one of ip4 and ip6 is set */
@@ -888,6 +896,45 @@ static __always_inline int trim_skb(struct __sk_buff *skb, __u32 new_len,
 	return 0;
 }
 
+/* The key of p's source at ifindex; 0, or -1 if p is not IP. Taken before
+ * anything may move the packet's data. */
+static __always_inline int qsrc_key(struct fab_qsrc_key *k, __u32 ifindex,
+				    const struct pkt *p)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	k->ifindex = ifindex;
+	if (p->ip4) {
+		k->addr[10] = 0xff;
+		k->addr[11] = 0xff;
+		__builtin_memcpy(&k->addr[12], &p->ip4->saddr, 4);
+		return 0;
+	}
+	if (p->ip6) {
+		__builtin_memcpy(k->addr, &p->ip6->saddr, 16);
+		return 0;
+	}
+	return -1;
+}
+
+/* A whole packet of len bytes queued: its source's counters. */
+static __always_inline void qsrc_count(struct fab_stats *st,
+				       const struct fab_qsrc_key *k, __u32 len)
+{
+	struct fab_qsrc *v = bpf_map_lookup_elem(&mrc_fab_qsrc, k), zero = {};
+
+	if (!v) {
+		/* Two CPUs may add the same source: either insert stands. */
+		bpf_map_update_elem(&mrc_fab_qsrc, k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&mrc_fab_qsrc, k);
+		if (!v) {
+			count(st, FAB_CNT_Q_SRC_FULL, 1);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&v->packets, 1);
+	__sync_fetch_and_add(&v->bytes, len);
+}
+
 /*
  * The congestion point on an interface's egress, before its qdisc: the
  * verdict of fab_q_decide (queue.h) for this packet, carried out. The
@@ -903,7 +950,8 @@ int mrc_fab_tc_queue(struct __sk_buff *skb)
 	void *data, *end;
 	__s64 real = -1;
 	__u32 rnd, cls;
-	int ip, ect, own;
+	int ip, ect, own, src;
+	struct fab_qsrc_key k;
 	struct pkt p;
 	__u64 now;
 	__u8 dscp;
@@ -936,6 +984,7 @@ int mrc_fab_tc_queue(struct __sk_buff *skb)
 			   (p.ip4 ? p.ip4->ihl * 4 : sizeof(struct ipv6hdr)) +
 			   sizeof(struct udphdr) + keep;
 	ect = ip && get_ecn(&p);
+	src = ip ? qsrc_key(&k, ifindex, &p) : -1;
 	rnd = bpf_get_prandom_u32();
 	if (q->cfg.backlog_from == FAB_Q_FROM_QDISC) {
 		real = qdisc_backlog(skb);
@@ -991,6 +1040,8 @@ int mrc_fab_tc_queue(struct __sk_buff *skb)
 		count(st, FAB_CNT_Q_COPIED, 1);
 	count(st, FAB_CNT_Q_PACKETS, 1);
 	count(st, FAB_CNT_Q_BYTES, len);
+	if (!src)
+		qsrc_count(st, &k, len);
 	return TC_ACT_OK;
 }
 

@@ -130,6 +130,26 @@ struct fab_queue {
 };
 
 /*
+ * What each source put through a congestion point: the whole packets it
+ * queued (not the ones dropped, nor trimmed headers), as a switch's
+ * per-flow counters. Key of mrc_fab_qsrc: the interface and the packet's
+ * IP source (IPv4 as ::ffff:a.b.c.d). Read by fabricctl queue-watch, from
+ * which the incast bench computes its fairness over short windows.
+ */
+#define FAB_QSRC_MAX 1024
+
+struct fab_qsrc_key {
+	__u32 ifindex;
+	__u8 addr[16];
+};
+_Static_assert(sizeof(struct fab_qsrc_key) == 20, "fab_qsrc_key layout");
+
+struct fab_qsrc {
+	__u64 packets;
+	__u64 bytes; /* as queued: the frame's length */
+};
+
+/*
  * Counters of mrc_fab_stats (per-CPU, keyed by ifindex). rx_* and the fault
  * counters of direction "in" belong to the interface a packet arrived on;
  * tx_* and the fault counters of direction "out" to the one it left by.
@@ -162,6 +182,7 @@ struct fab_queue {
 	X(Q_DROPPED, "queue_dropped")           \
 	X(Q_COPIED, "queue_copied")             \
 	X(Q_COPY_FAILED, "queue_copy_failed")   \
+	X(Q_SRC_FULL, "queue_sources_full")     \
 	X(SRV6_SHIFTED, "srv6_shifted")         \
 	X(SRV6_NEXT_SEG, "srv6_next_segment")   \
 	X(SRV6_FORWARDED, "srv6_forwarded")     \

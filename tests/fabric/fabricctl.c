@@ -11,6 +11,7 @@
  *   fabricctl      sid     NODE { ADDR me [PORT] | ADDR next PORT | ADDR del }
  *                           PORT := IFNAME MAC [via NH6]
  *   fabricctl [-j] sids    NODE
+ *   fabricctl  queue-watch NODE IFNAME [interval MS] [count N]
  *
  * NODE is "NETNS:PINDIR": the network namespace (a name under /run/netns)
  * the interfaces live in, and the bpffs directory the maps are pinned in.
@@ -33,6 +34,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
@@ -51,8 +53,8 @@ static const char *const counter_names[] = {
 
 static int json;
 
-static const char *const map_pins[] = { "fault", "sport", "stats",
-					"tx",	 "queue", "sid" };
+static const char *const map_pins[] = { "fault", "sport", "stats", "tx",
+					"queue", "sid",	  "qsrc" };
 #define N_PINS (sizeof(map_pins) / sizeof(map_pins[0]))
 
 struct node {
@@ -75,6 +77,7 @@ static int usage(void)
 		"       fabricctl sid NODE { ADDR me [PORT] | ADDR next PORT |\n"
 		"                 ADDR del }  PORT := IFNAME MAC [via NH6]\n"
 		"       fabricctl [-j] sids NODE\n"
+		"       fabricctl queue-watch NODE IFNAME [interval MS] [count N]\n"
 		"NODE := NETNS:PINDIR  (attach --srv6 BLOCK: an SRv6 uSID router)\n"
 		"ADDR := BLOCK:USID:: (F3216), e.g. fdbb:bb00:0101::\n"
 		"ACTION := { clear | blackhole { on | off } | drop PROB |\n"
@@ -314,6 +317,7 @@ static int cmd_attach(const struct node *n, int argc, char **argv)
 	maps[3] = skel->maps.mrc_fab_tx;
 	maps[4] = skel->maps.mrc_fab_queue;
 	maps[5] = skel->maps.mrc_fab_sid;
+	maps[6] = skel->maps.mrc_fab_qsrc;
 	for (i = 0; i < (int)N_PINS; i++) {
 		snprintf(path, sizeof(path), "%s/%s", n->pindir, map_pins[i]);
 		unlink(path); /* a re-attach replaces the old maps */
@@ -1105,6 +1109,105 @@ static int cmd_sids(const struct node *n)
 	return 0;
 }
 
+/* "interval MS" or "count N": a whole number in 1..max, or -EINVAL. */
+static long watch_arg(const char *key, const char *val, long max)
+{
+	char *end;
+	long v;
+
+	if (!val) {
+		fprintf(stderr, "fabricctl: queue-watch: %s wants a value\n",
+			key);
+		return -EINVAL;
+	}
+	errno = 0;
+	v = strtol(val, &end, 10);
+	if (errno || end == val || *end || v < 1 || v > max) {
+		fprintf(stderr,
+			"fabricctl: queue-watch: bad %s '%s': want 1..%ld\n",
+			key, val, max);
+		return -EINVAL;
+	}
+	return v;
+}
+
+/*
+ * queue-watch: what each source has queued at IFNAME's congestion point
+ * (mrc_fab_qsrc), count times, every interval ms at multiples of it on
+ * the realtime clock, so that watchers of several nodes sample together.
+ * A line per source and sample: "T_NS ADDR PACKETS BYTES", totals since
+ * the interface was attached.
+ */
+static int cmd_queue_watch(const struct node *n, int argc, char **argv)
+{
+	long interval_ms = 100, cnt = 1, v;
+	struct fab_qsrc_key k, next;
+	struct timespec ts;
+	int i, fd, idx, err = 0;
+	__u64 t;
+
+	if (argc < 1)
+		return usage();
+	idx = ifindex_of(argv[0]);
+	if (idx < 0)
+		return idx;
+	for (i = 1; i < argc; i += 2) {
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(argv[i], "interval"))
+			v = interval_ms = watch_arg(argv[i], val, 3600000);
+		else if (!strcmp(argv[i], "count"))
+			v = cnt = watch_arg(argv[i], val, 100000000);
+		else {
+			fprintf(stderr,
+				"fabricctl: queue-watch: unknown '%s': want "
+				"interval MS or count N\n",
+				argv[i]);
+			return 2;
+		}
+		if (v < 0)
+			return 2;
+	}
+	fd = open_pinned(n, "qsrc");
+	if (fd < 0)
+		return fd;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	t = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	for (; cnt > 0 && !err; cnt--) {
+		char addr[INET6_ADDRSTRLEN];
+		struct fab_qsrc val;
+		void *prev = NULL;
+
+		/* The next multiple of the interval, after the last sample. */
+		t = (t / (interval_ms * 1000000ull) + 1) *
+		    (interval_ms * 1000000ull);
+		ts.tv_sec = t / 1000000000ull;
+		ts.tv_nsec = t % 1000000000ull;
+		while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts,
+				       NULL) == EINTR)
+			;
+		while (!bpf_map_get_next_key(fd, prev, &next)) {
+			k = next;
+			prev = &k;
+			if (k.ifindex != (__u32)idx ||
+			    bpf_map_lookup_elem(fd, &k, &val))
+				continue;
+			if (IN6_IS_ADDR_V4MAPPED((struct in6_addr *)k.addr))
+				inet_ntop(AF_INET, &k.addr[12], addr,
+					  sizeof(addr));
+			else
+				inet_ntop(AF_INET6, k.addr, addr, sizeof(addr));
+			printf("%llu %s %llu %llu\n", (unsigned long long)t,
+			       addr, (unsigned long long)val.packets,
+			       (unsigned long long)val.bytes);
+		}
+		if (fflush(stdout))
+			err = -errno;
+	}
+	close(fd);
+	return err;
+}
+
 static int silent_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
@@ -1144,6 +1247,8 @@ int main(int argc, char **argv)
 		err = cmd_sid(&n, argc - 3, argv + 3);
 	else if (!strcmp(argv[1], "sids") && argc == 3)
 		err = cmd_sids(&n);
+	else if (!strcmp(argv[1], "queue-watch"))
+		err = cmd_queue_watch(&n, argc - 3, argv + 3);
 	else
 		return usage();
 	return err == 2 ? 2 : err ? 1 : 0;
