@@ -103,7 +103,8 @@ int mrc_tc_tx(struct __sk_buff *skb)
 	if (!qp->db_token || db->token != qp->db_token)
 		return drop(MRC_DROP_DB_TOKEN);
 
-	if (tx_one(skb, qpn, &port) != TX_SENT)
+	/* One packet a doorbell: each asks for its ACK. */
+	if (tx_one(skb, qpn, 1, &port) != TX_SENT)
 		return TC_ACT_SHOT; /* counted: tx_idle or tx_build_failed */
 	pt = bpf_map_lookup_elem(&mrc_port, &port);
 	if (!pt)

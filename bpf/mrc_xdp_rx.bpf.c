@@ -403,6 +403,7 @@ static __always_inline int rx_bit(const __u64 *bits, __u32 psn)
 struct ack_state {
 	__u32 cum_psn;
 	__u32 peer_qpn;
+	__u32 defer; /* mark_received: no ACK for this packet (ACK_LATER) */
 	__u64 bits[MRC_RX_RING / 64];
 };
 
@@ -412,6 +413,14 @@ struct ack_state {
  * that became due: scratch cqe[k] for the k-th PSN advanced over, opcode
  * 0 where that PSN completes nothing. (Indexing by k, not by a count of
  * completions, keeps the verifier from tracking one state per count.)
+ * Coalesced ACKs: st->defer says the packet needs no ACK of its own. It
+ * asked for none (MRC_DF_ACK_LATER, no CE), and either no ACK has yet
+ * answered a later PSN (the sender asks on a later packet, whose ACK,
+ * snapshotted under this lock after this mark, covers it), or one has,
+ * and PSNs below that one are still missing: it arrived late, as packets
+ * sprayed over several ports do, and the packet that completes them is
+ * answered (cum_psn passes ack_psn_hi), covering all of them at once.
+ * Were that one lost, its resend is (una's, at its PTO: docs/wire.md).
  * Returns 1 if psn had already been received (a duplicate that raced
  * us), else 0.
  */
@@ -420,10 +429,12 @@ static __always_inline int mark_received(struct mrc_qp_rx *qp, struct rx *r,
 					 struct ack_state *st)
 {
 	__u32 i = r->psn % MRC_RX_RING, w = (i / 64) & 7, k = 0;
+	int later = (r->dflags & MRC_DF_ACK_LATER) && r->ecn != 3;
 	struct mrc_rx_slot *slot;
 	int dup = 0;
 
 	s->ndue = 0;
+	st->defer = 0;
 	bpf_spin_lock(&qp->lock);
 	/*
 	 * The window was checked on a copy taken before placing: another
@@ -437,6 +448,12 @@ static __always_inline int mark_received(struct mrc_qp_rx *qp, struct rx *r,
 		goto snapshot;
 	}
 	qp->rx_bits[w] |= 1ull << (i % 64);
+	if (!later) {
+		if (mrc_psn_diff(r->psn, qp->ack_psn_hi) > 0)
+			qp->ack_psn_hi = r->psn;
+	} else {
+		st->defer = 1;
+	}
 	slot = &qp->slot[i & (MRC_RX_RING - 1)];
 	slot->imm = r->imm;
 	slot->msg_len = r->msg_len;
@@ -471,6 +488,10 @@ static __always_inline int mark_received(struct mrc_qp_rx *qp, struct rx *r,
 		qp->cum_psn = (qp->cum_psn + 1) & MRC_BTH_PSN_MASK;
 	}
 	qp->cqe_psn = qp->cum_psn;
+	/* A late one that completes what the last answer left open. */
+	if (st->defer && mrc_psn_diff(r->psn, qp->ack_psn_hi) < 0 &&
+	    mrc_psn_diff(qp->cum_psn, qp->ack_psn_hi) > 0)
+		st->defer = 0;
 snapshot:
 	st->cum_psn = qp->cum_psn;
 	st->peer_qpn = qp->peer_qpn;
@@ -1428,13 +1449,26 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 
 	if (mark_received(qp, &r, s, &st)) {
 		mrc_count_drop(MRC_DROP_DUPLICATE);
-	} else if (s->ndue) {
+		return make_ack(ctx, &r, &st, MRC_NACK_NONE);
+	}
+	if (s->ndue) {
 		struct emit_ctx e = { .s = s, .ring = ring };
 
 		if (e.ring)
 			bpf_loop(MRC_RX_WINDOW_MAX + 1, emit_one, &e, 0);
 		else /* no ring: every completion due is lost */
 			mrc_count_drops(MRC_DROP_CQ_OVERFLOW, s->ndue);
+	}
+	/*
+	 * Coalesced ACKs: placed, and the sender said a later packet's ACK
+	 * will answer for this one (its cumulative PSN and SACK cover it;
+	 * mark_received). A CE mark is answered at once, so that its echo
+	 * names the packet it marked; a duplicate (above) too, for the
+	 * sender resends una when the ACK that covered it was lost.
+	 */
+	if (st.defer) {
+		mrc_count_rx(MRC_RX_ACKS_DEFERRED, 1);
+		return XDP_DROP;
 	}
 	return make_ack(ctx, &r, &st, MRC_NACK_NONE);
 }

@@ -18,13 +18,20 @@
 
 /* The QP this run serves; the caller sets it before each batch. */
 __u32 tx_qpn;
+/*
+ * Runs left in the batch, this one included; the caller sets it with
+ * tx_qpn (one caller at a time: mrcd's pump). The batch's last packet
+ * asks for its ACK (coalesced ACKs, docs/wire.md).
+ */
+__u32 tx_left;
 
 SEC("xdp")
 int mrc_xdp_tx(struct xdp_md *ctx)
 {
-	__u32 port = 0;
+	__u32 port = 0, left = tx_left;
 
-	if (tx_one(ctx, tx_qpn, &port) != TX_SENT)
+	tx_left = left ? left - 1 : 0;
+	if (tx_one(ctx, tx_qpn, left <= 1, &port) != TX_SENT)
 		return XDP_DROP;
 	return bpf_redirect_map(&mrc_tx_port, port, 0);
 }

@@ -69,6 +69,7 @@ static const struct key_desc keys[CONFIG_NKEYS] = {
 	NUM(CONFIG_GRAY_INTERVAL_MS, gray_interval_ms, 10, 60000, 1),
 	NUM(CONFIG_GRAY_FACTOR, gray_factor, 2, 100, 1),
 	NUM(CONFIG_REORDER_US, reorder_us, 10, 100000, 1),
+	NUM(CONFIG_ACK_EVERY, ack_every, 1, MRC_ACK_EVERY_MAX, 1),
 	NUM(CONFIG_AUTO_EVS_PER_PORT, auto_evs_per_port, 1, 256, 0),
 	NUM(CONFIG_AUTO_EV_BASE, auto_ev_base, 1024, 65279, 0),
 	NUM(CONFIG_MAX_CLIENTS, max_clients, 1, 1024, 0),
@@ -91,6 +92,7 @@ static const char *const key_names[CONFIG_NKEYS] = {
 	[CONFIG_GRAY_INTERVAL_MS] = "gray-interval-ms",
 	[CONFIG_GRAY_FACTOR] = "gray-factor",
 	[CONFIG_REORDER_US] = "reorder-us",
+	[CONFIG_ACK_EVERY] = "ack-every",
 	[CONFIG_AUTO_EVS_PER_PORT] = "auto-evs-per-port",
 	[CONFIG_AUTO_EV_BASE] = "auto-ev-base",
 	[CONFIG_MAX_CLIENTS] = "max-clients",
@@ -130,6 +132,7 @@ void config_defaults(struct mrcd_config *c)
 	c->gray_interval_ms = GRAY_INTERVAL_NS / 1000000;
 	c->gray_factor = GRAY_FACTOR;
 	c->reorder_us = MRC_REORDER_NS_DEFAULT / 1000;
+	c->ack_every = MRC_ACK_EVERY_DEFAULT;
 	c->auto_evs_per_port = DEFAULT_EVS_PER_PORT;
 	c->auto_ev_base = DEFAULT_EV_BASE;
 	c->max_clients = DEFAULT_MAX_CLIENTS;

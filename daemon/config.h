@@ -53,6 +53,7 @@ enum config_key {
 	CONFIG_GRAY_INTERVAL_MS,
 	CONFIG_GRAY_FACTOR,
 	CONFIG_REORDER_US,
+	CONFIG_ACK_EVERY,
 	CONFIG_AUTO_EVS_PER_PORT,
 	CONFIG_AUTO_EV_BASE,
 	CONFIG_MAX_CLIENTS,
@@ -79,6 +80,7 @@ struct mrcd_config {
 	uint32_t gray_interval_ms;
 	uint32_t gray_factor;
 	uint32_t reorder_us; /* for QPs reaching RTS after it is set */
+	uint32_t ack_every; /* coalesced ACKs (wire.md); likewise */
 	/* mrcd's own EVs for QPs without an EV profile. */
 	uint32_t auto_evs_per_port;
 	uint32_t auto_ev_base; /* first UDP source port */

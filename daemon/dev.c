@@ -1206,6 +1206,7 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 	qr->recv_cq = a->recv_cq;
 	qr->window = a->window;
 	qr->cum_psn = qr->cqe_psn = a->peer_first_psn;
+	qr->ack_psn_hi = (a->peer_first_psn - 1) & MRC_BTH_PSN_MASK;
 	qt->state = state == MRC_QPS_RTS ? MRC_QPS_RTS : MRC_QPS_RESET;
 	qt->peer_qpn = a->peer_qpn;
 	qt->send_cq = a->send_cq;
@@ -1240,6 +1241,10 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 	qt->ev_min_active = a->ev_min_active ? a->ev_min_active :
 					       (a->nev + 7) / 8;
 	qt->reorder_ns = a->reorder_ns ? a->reorder_ns : MRC_REORDER_NS_DEFAULT;
+	qt->ack_every = (uint8_t)(!a->ack_every ? MRC_ACK_EVERY_DEFAULT :
+				  a->ack_every > MRC_ACK_EVERY_MAX ?
+						  MRC_ACK_EVERY_MAX :
+						  a->ack_every);
 	memcpy(qt->peer_addr, a->peer_addr, sizeof(qt->peer_addr));
 	qt->next_psn = qt->una_psn = a->first_psn;
 	if (a->cc_slot && a->cc_slot < MRC_CC_SLOTS) {
@@ -1418,6 +1423,7 @@ int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
 		return 0;
 	before = tx_packets(d);
 	d->tx->bss->tx_qpn = qpn;
+	d->tx->bss->tx_left = n;
 	if (bpf_prog_test_run_opts(d->prog_fd[DEV_PROG_TX], &o))
 		return -errno;
 	return (int)(tx_packets(d) - before);

@@ -237,6 +237,7 @@ struct dev_qp_attr {
 	int srv6;
 	struct mrc_srv6_route route[MRC_QP_EVS];
 	uint32_t reorder_ns; /* 0: MRC_REORDER_NS_DEFAULT */
+	uint32_t ack_every; /* 0: MRC_ACK_EVERY_DEFAULT; 1: ACK every packet */
 	uint64_t db_token; /* mrc_doorbell.token for this QP */
 	/* Its CC profile's mrc_cc slot (0: none) and parameters, to start
 	 * its window from. */

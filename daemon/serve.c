@@ -363,6 +363,7 @@ static int qp_attr(struct serve *s, const struct qp_ent *q,
 					MRC_QP_EVS);
 	a->nev = s->cfg->auto_evs_per_port * (uint32_t)s->nports;
 	a->reorder_ns = s->cfg->reorder_us * 1000u;
+	a->ack_every = s->cfg->ack_every;
 	if (a->nev > MRC_QP_EVS)
 		a->nev = MRC_QP_EVS;
 	a->db_token = q->db_token;

@@ -100,19 +100,64 @@ static __always_inline int tx_overdue(const struct mrc_qp_tx *qp,
 	       waited < (qp->timeout_ns << (qp->retry_linear ? 0 : 1));
 }
 
+_Static_assert(MRC_DF_ACK_LATER == 1 << 2, "tx_pick shifts it into place");
+
+/* 1 if a < b, else 0, for values below 2^63: no branch (BPF has no
+ * set-on-condition, and a comparison would fork the verifier's walk). */
+static __always_inline __u64 tx_lt(__u64 a, __u64 b)
+{
+	return (a - b) >> 63;
+}
+
+/* 1 if the 32-bit x is not 0, else 0; no branch. */
+static __always_inline __u64 tx_nz32(__u32 x)
+{
+	return ((__u64)x + 0xffffffffull) >> 32;
+}
+
+/*
+ * Under the send lock, for a new packet just picked (qp's next_psn and
+ * sq_head already past it): may it go out MRC_DF_ACK_LATER, its ACK left
+ * to a later packet's? 1 when another packet follows at once (the caller
+ * has a run left after this one, last 0; the WQEs go on; and the peer's
+ * window, the WIMM limit and the congestion window each take one more)
+ * and fewer than ack_every - 1 before it did so. The last packet of a
+ * transmit call asks: when this QP's turn comes again, after every other
+ * QP's, is not known.
+ * Arithmetic, not branches: the verifier walks the sprayer once per path
+ * into it.
+ */
+static __always_inline __u64 tx_ack_later(const struct mrc_qp_tx *qp,
+					  __u32 tail, __u32 last)
+{
+	__u32 inflight = (qp->next_psn - qp->una_psn) & MRC_BTH_PSN_MASK;
+	__u64 wimm_ok = (1 - tx_nz32(qp->max_wimm)) |
+			tx_lt(qp->wimm_inflight, qp->max_wimm);
+	__u64 cwnd_ok = (1 - tx_nz32(qp->cc_slot)) |
+			(1 - tx_lt(qp->cc.cwnd_bytes,
+				   (__u64)qp->cc.inflight_bytes + qp->mtu));
+
+	return (1 - (last & 1)) & tx_lt(1, qp->ack_every) &
+	       tx_lt((__u64)qp->ack_run + 1, qp->ack_every) &
+	       tx_nz32(qp->sq_head ^ tail) & tx_lt(inflight, qp->window) &
+	       wimm_ok & cwnd_ok;
+}
+
 /*
  * Returns 0 with p filled, or -1 when there is nothing to send. cc: the
  * QP's NSCC parameters, NULL for none. New data waits for the congestion
  * window; resends never do (their bytes are in flight already, and a
- * window full of lost packets must not stall the QP).
+ * window full of lost packets must not stall the QP). last: the caller
+ * runs no more for this QP now (tx_ack_later).
  */
 static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
-				   const struct mrc_nscc_params *cc,
+				   const struct mrc_nscc_params *cc, __u32 last,
 				   struct tx_pick *p)
 {
 	struct mrc_tx_rec *rec = NULL;
 	struct mrc_wqe *w;
 	__u32 k, i, psn = 0, nev;
+	__u64 later = 0; /* MRC_DF_ACK_LATER */
 	int found = 0;
 
 	bpf_spin_lock(&qp->lock);
@@ -203,6 +248,10 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			sq->sent = qp->sq_head; /* libmrc's doorbell choice */
 		}
 		p->retx = 0;
+		/* Coalesced ACKs (wire.md): ack_run counts the packets in a
+		 * row that left without asking. */
+		later = tx_ack_later(qp, tail, last);
+		qp->ack_run = (__u32)((qp->ack_run + 1) * later);
 	}
 	if (!rec)
 		goto idle;
@@ -325,7 +374,7 @@ spray:
 	p->ev_idx = rec->ev_idx;
 	p->port = rec->port;
 	p->dflags = (rec->flags & MRC_REC_LAST ? MRC_DF_LAST : 0) |
-		    (p->retx ? MRC_DF_RETX : 0);
+		    (p->retx ? MRC_DF_RETX : 0) | (__u8)(later << 2);
 	p->lkey = w->lkey;
 	p->rkey = w->rkey;
 	p->imm = w->imm;
@@ -601,11 +650,11 @@ static __always_inline void tx_health_event(__u32 qpn, struct mrc_qp_tx *qp,
 #define TX_FAILED 2 /* building failed: counted as tx_build_failed */
 
 /*
- * Turn the packet in ctx into QP qpn's next packet. Returns TX_SENT with
- * the port index to send it from in *port, or why nothing is to be sent
- * (already counted).
+ * Turn the packet in ctx into QP qpn's next packet; last: the caller's
+ * last run for it now. Returns TX_SENT with the port index to send it
+ * from in *port, or why nothing is to be sent (already counted).
  */
-static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
+static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn, __u32 last,
 				  __u32 *port)
 {
 	const struct mrc_srv6_route *route = NULL;
@@ -643,7 +692,7 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn,
 		return TX_IDLE;
 	}
 	p.tx_ns = bpf_ktime_get_ns();
-	busy = tx_pick(qp, sq, mrc_cc_of(qp), &p);
+	busy = tx_pick(qp, sq, mrc_cc_of(qp), last, &p);
 	/* Lost on its EV (timed out after it left, a SACK hole, overdue):
 	 * that holds whether or not a resend follows. */
 	if (p.timed_out)

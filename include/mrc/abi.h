@@ -20,7 +20,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 16
+#define MRC_ABI_VERSION 17
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -94,7 +94,12 @@ struct mrc_qp_rx {
 	__u32 cum_psn; /* first PSN not yet received */
 	__u32 cqe_psn; /* first PSN whose completion is not yet claimed */
 	__u32 cqe_seq; /* receive completions claimed so far */
-	__u32 pad0;
+	/*
+	 * Coalesced ACKs: the highest PSN an ACK has answered. A packet
+	 * flagged ACK_LATER below it came after the ACK that was to cover
+	 * it, and is answered at once (mrc_xdp_rx.bpf.c, mark_received).
+	 */
+	__u32 ack_psn_hi;
 	__u64 rx_bits[MRC_RX_RING / 64]; /* bit PSN % MRC_RX_RING: received */
 	struct mrc_rx_slot slot[MRC_RX_RING];
 };
@@ -162,6 +167,9 @@ _Static_assert(MRC_RETX_Q >= MRC_RX_WINDOW_MAX &&
 		       !(MRC_RETX_Q & (MRC_RETX_Q - 1)),
 	       "resend queue: a window, a power of two");
 #define MRC_REORDER_NS_DEFAULT 500000 /* mrc_qp_tx.reorder_ns */
+/* mrc_qp_tx.ack_every when mrcd's config names none (ack-every). */
+#define MRC_ACK_EVERY_DEFAULT 8
+#define MRC_ACK_EVERY_MAX 64
 /* rtt_hi_ns stops here: an outlier cannot put off the silence rule
  * for long. */
 #define MRC_RTT_HI_MAX_NS 50000000u
@@ -328,7 +336,11 @@ struct mrc_qp_tx {
 	__u8 cq_stalled;
 	/* 1: its EVs are SRv6 source routes (mrc_qp_srv6; docs/wire.md). */
 	__u8 srv6;
-	__u8 pad0;
+	/*
+	 * Coalesced ACKs: at most ack_every - 1 packets in a row go out with
+	 * MRC_DF_ACK_LATER (wire.h); 0 or 1: every packet asks for its ACK.
+	 */
+	__u8 ack_every;
 	__u16 ev[MRC_QP_EVS]; /* UDP source ports to spray over */
 	/*
 	 * ...and, for STEV EVs to an IPv6 peer, the EV's high 16 bits: the
@@ -343,8 +355,8 @@ struct mrc_qp_tx {
 	 * peer's window and WIMM limit gate what it sends.
 	 */
 	__u32 cc_slot;
-	__u32 pad1;
 	/* Owned by the data path. */
+	__u32 ack_run; /* packets sent MRC_DF_ACK_LATER since one that was not */
 	__u32 next_psn;
 	__u32 una_psn; /* oldest PSN not acknowledged */
 	__u32 sq_head; /* free-running: next WQE to send from */
@@ -743,15 +755,16 @@ enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };
 #undef MRC_X_TX_ENUM
 
 /* Receive counters (mrc_rx_stats, per-CPU array indexed by counter). */
-#define MRC_RX_COUNTERS(X)                    \
-	X(PACKETS, "rx_packets")              \
-	X(PLACED_BYTES, "placed_bytes")       \
-	X(ACKS, "acks_sent")                  \
-	X(NACKS, "nacks_sent")                \
-	X(COMPLETIONS, "recv_completions")    \
-	X(ECN_CE, "rx_ecn_ce")                \
-	X(PROBES_ANSWERED, "probes_answered") \
-	X(PROBE_ANSWERS, "probe_answers_received")
+#define MRC_RX_COUNTERS(X)                         \
+	X(PACKETS, "rx_packets")                   \
+	X(PLACED_BYTES, "placed_bytes")            \
+	X(ACKS, "acks_sent")                       \
+	X(NACKS, "nacks_sent")                     \
+	X(COMPLETIONS, "recv_completions")         \
+	X(ECN_CE, "rx_ecn_ce")                     \
+	X(PROBES_ANSWERED, "probes_answered")      \
+	X(PROBE_ANSWERS, "probe_answers_received") \
+	X(ACKS_DEFERRED, "acks_deferred")
 
 #define MRC_X_RX_ENUM(name, str) MRC_RX_##name,
 enum mrc_rx_counter { MRC_RX_COUNTERS(MRC_X_RX_ENUM) MRC_RX_MAX };

@@ -102,6 +102,14 @@ struct mrc_immdt {
 /* DEXT flags */
 #define MRC_DF_LAST 0x01 /* last packet (highest PSN) of its message */
 #define MRC_DF_RETX 0x02 /* a retransmission */
+/*
+ * No ACK of its own is needed: the receiver may let a later ACK (its
+ * cumulative PSN and SACK) answer for it. The sender leaves it off every
+ * ack_every-th packet, a resend, and the last packet before it must wait
+ * (nothing queued, or a window full). A receiver ignoring it ACKs every
+ * packet, as before it existed (docs/wire.md, "Coalesced ACKs").
+ */
+#define MRC_DF_ACK_LATER 0x04
 
 /*
  * MRC data extension, 16 bytes: what the RETH cannot say.

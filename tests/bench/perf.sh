@@ -13,6 +13,7 @@
 #     CPU during bulk transfer.
 # Beside each figure, the machine's CPU seconds over its run (both ends
 # share the CPUs), and for the goodput figures the CPU seconds per GB.
+# PERF_MRCD_ARGS: more arguments for both mrcds (e.g. "-c FILE").
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${BENCH_OUT:-$TOP/build/bench}
@@ -26,9 +27,9 @@ tb up --direct --planes 4 --mtu 3000 >/dev/null
 chmod 0755 "$TMP"
 . "$TOP/tests/bench/lib/mem.sh"
 maps0=$(maps_bytes)
-mrcd_start h1
+mrcd_start h1 ${PERF_MRCD_ARGS:-}
 dev_map_bytes=$(($(maps_bytes) - maps0))
-mrcd_start h2
+mrcd_start h2 ${PERF_MRCD_ARGS:-}
 
 . "$TOP/tests/bench/lib/tcp.sh"
 . "$TOP/tests/bench/lib/cpu.sh"

@@ -86,6 +86,8 @@ static struct mrc_sq *sq; /* the sender's send queue, mmapped */
  * routes on both sides, and the channel plays an SRv6 fabric (srv6_hop).
  */
 static int srv6;
+/* The next reset() gives the sender this ack_every (coalesced ACKs). */
+static uint8_t ack_every = MRC_ACK_EVERY_DEFAULT;
 /* The fabric's uSID block, and what the channel saw of SRv6. */
 static const uint8_t BLOCK[4] = { 0xfd, 0xbb, 0xbb, 0x00 };
 struct srv6_seen {
@@ -310,6 +312,7 @@ static int reset(uint32_t first_psn)
 	qt.nev = NEV;
 	qt.timeout_ns = LONG_TIMEOUT_NS;
 	qt.reorder_ns = MRC_REORDER_NS_DEFAULT;
+	qt.ack_every = ack_every;
 	qt.retry_linear = 3;
 	qt.retry_exp = 4;
 	for (i = 0; i < NEV; i++) {
@@ -417,7 +420,22 @@ struct channel {
 	 * new data ever left with the window already full. */
 	uint32_t cwnd_min;
 	int over_window;
+	/* Lose the ACK that covers a run: the answer to a data packet that
+	 * asks for one after at least 3 that did not (MRC_DF_ACK_LATER). */
+	int drop_covering_acks;
+	unsigned int later_run, covering_dropped, later_seen;
 };
+
+/* A plain (not SRv6) data frame's DEXT flags. */
+static uint8_t dext_flags(const struct frame *f)
+{
+	unsigned int off = 14 + 20 + 8 + 12 + 16;
+
+	if (f->b[off - 16 - 12] == MRC_OP_WRITE_ONLY_IMM)
+		off += 4;
+	assert_true(off + 2 <= f->len);
+	return f->b[off + 1];
+}
 
 static uint64_t percpu(struct bpf_map *m, uint32_t key)
 {
@@ -583,10 +601,12 @@ static int pump(struct channel *ch)
 	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
 	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
 	unsigned int sent = 0, rounds, n, i, k, acks = 0;
+	int covering;
 
 	empty.len = FRAME_MAX + 1;
 	for (rounds = 0; rounds < 100000; rounds++) {
-		/* A burst from the sender. */
+		/* A burst from the sender: 64 runs, as mrcd's pump calls. */
+		tx->bss->tx_left = 64;
 		for (n = 0; n < 64; n++) {
 			int v = run(txp, &empty, &batch[n]);
 
@@ -637,11 +657,27 @@ static int pump(struct channel *ch)
 				srv6_hop(&batch[i], 0, ch->ce, ch->decap);
 			else if (ch->ce)
 				mark_ce(&batch[i]);
+			covering = 0;
+			if (!srv6) {
+				uint8_t fl = dext_flags(&batch[i]);
+
+				if (fl & MRC_DF_ACK_LATER) {
+					ch->later_seen++;
+					ch->later_run++;
+				} else {
+					covering = ch->later_run >= 3;
+					ch->later_run = 0;
+				}
+			}
 			for (int copy = 0; copy < 1 + ch->dup; copy++) {
 				int v = run(rx_r, &batch[i], &ackf);
 
 				if (v != XDP_TX)
 					continue;
+				if (ch->drop_covering_acks && covering) {
+					ch->covering_dropped++;
+					continue;
+				}
 				if (ch->drop_acks_every &&
 				    ++acks % ch->drop_acks_every == 0)
 					continue;
@@ -721,13 +757,74 @@ static void transfer(struct channel *ch, uint32_t first_psn)
 	assert_int_equal(rcv.ncqe, imms);
 }
 
+/* The receiver's ACKs sent and deferred, and data packets taken. */
+struct acks {
+	uint64_t sent, deferred, rx;
+};
+
+static struct acks acks_now(void)
+{
+	return (struct acks){
+		.sent = percpu(rcv.rx->maps.mrc_rx_stats, MRC_RX_ACKS),
+		.deferred =
+			percpu(rcv.rx->maps.mrc_rx_stats, MRC_RX_ACKS_DEFERRED),
+		.rx = percpu(rcv.rx->maps.mrc_rx_stats, MRC_RX_PACKETS),
+	};
+}
+
+/*
+ * Coalesced ACKs, no loss: at most ack_every - 1 packets in a row wait
+ * for a later ACK, the burst's last asks for one, nothing is resent, and
+ * every data packet is answered or deferred, never both.
+ */
 static void clean_channel(void **state)
 {
 	struct channel ch = { 0 };
+	struct acks a0 = acks_now(), a1;
 
 	(void)state;
 	transfer(&ch, 1000);
+	a1 = acks_now();
 	assert_int_equal(percpu(tx->maps.mrc_tx_stats, MRC_TX_RETX), 0);
+	assert_int_equal(a1.sent - a0.sent + a1.deferred - a0.deferred,
+			 a1.rx - a0.rx);
+	assert_int_equal(a1.deferred - a0.deferred, ch.later_seen);
+	/* The transfer's packets less one ACK per burst of 64 at most. */
+	assert_true(a1.deferred - a0.deferred >=
+		    (a1.rx - a0.rx) * (MRC_ACK_EVERY_DEFAULT - 1) /
+				    MRC_ACK_EVERY_DEFAULT -
+			    (a1.rx - a0.rx) / 64 - 1);
+}
+
+/* ack_every 1: every packet asks for its ACK, and gets it. */
+static void every_packet_acked(void **state)
+{
+	struct channel ch = { 0 };
+	struct acks a0 = acks_now(), a1;
+
+	(void)state;
+	ack_every = 1;
+	transfer(&ch, 1000);
+	ack_every = MRC_ACK_EVERY_DEFAULT;
+	a1 = acks_now();
+	assert_int_equal(a1.deferred - a0.deferred, 0);
+	assert_int_equal(ch.later_seen, 0);
+	assert_int_equal(a1.sent - a0.sent, a1.rx - a0.rx);
+}
+
+/*
+ * The one ACK that covers a run of packets is lost, every time: the
+ * sender resends the oldest (overdue, then by timeout), the receiver
+ * answers the duplicate at once, and that ACK delivers the run. Bytes
+ * and completions exactly as on a clean channel.
+ */
+static void coalesced_ack_lost(void **state)
+{
+	struct channel ch = { .drop_covering_acks = 1 };
+
+	(void)state;
+	transfer(&ch, 4242);
+	assert_true(ch.covering_dropped > 10);
 }
 
 static void psn_wrap(void **state)
@@ -1171,7 +1268,9 @@ static void srv6_decapsulated(void **state)
 	struct channel ch = { .decap = 1 };
 
 	(void)state;
+	ack_every = 1; /* every packet answered, each on its route */
 	srv6_transfer(&ch, 300);
+	ack_every = MRC_ACK_EVERY_DEFAULT;
 	assert_int_equal(seen.acks, last_pumped);
 }
 
@@ -1215,8 +1314,10 @@ static void srv6_hostile(void **state)
 
 	(void)state;
 	srv6 = 1;
+	ack_every = 1; /* each packet answered: "no route back" is the ACK's */
 	assert_int_equal(reset(1), 0);
 	srv6 = 0;
+	ack_every = MRC_ACK_EVERY_DEFAULT;
 	post(1, 0, 0, 7 * MTU, 0);
 	for (n = 0; n < 7; n++) {
 		struct frame empty = { .len = FRAME_MAX + 1 };
@@ -1277,6 +1378,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(clean_channel),
+		cmocka_unit_test(every_packet_acked),
+		cmocka_unit_test(coalesced_ack_lost),
 		cmocka_unit_test(psn_wrap),
 		cmocka_unit_test(lossy_channel),
 		cmocka_unit_test(duplicating_channel),

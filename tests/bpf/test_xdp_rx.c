@@ -622,6 +622,111 @@ static void imm_completions_in_order(void **state)
 		assert_true(mr_holds(i * 100, 100, (uint8_t)(CUM + i)));
 }
 
+static uint8_t ack_flags(const struct pkt *a)
+{
+	struct mrc_aext ax;
+
+	memcpy(&ax, a->data + a->len - sizeof(ax), sizeof(ax));
+	return ax.flags;
+}
+
+/*
+ * Coalesced ACKs (MRC_DF_ACK_LATER): the packet is placed and completes
+ * as any other, and its ACK is left to a later packet's (XDP_DROP,
+ * counted acks_deferred); that ACK's cumulative PSN covers it. A CE-marked
+ * one is answered at once, echoing the mark; so is a duplicate, whose
+ * sender lost the ACK that covered it, and one that arrives after an ACK
+ * for a later PSN left.
+ */
+static void ack_later_deferred_then_covered(void **state)
+{
+	static struct pkt out;
+	struct wr w = def_wr();
+	uint64_t deferred = rxc(MRC_RX_ACKS_DEFERRED);
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	for (i = 0; i < 3; i++) {
+		w = def_wr();
+		w.psn = CUM + i;
+		w.va = VA + i * 100;
+		w.flags = MRC_DF_ACK_LATER;
+		if (i == 2) {
+			w.op = MRC_OP_WRITE_ONLY_IMM;
+			w.imm = 77;
+			w.flags |= MRC_DF_LAST;
+		}
+		assert_int_equal(run(&w, &out), XDP_DROP);
+		assert_true(mr_holds(i * 100, 100, (uint8_t)(CUM + i)));
+	}
+	assert_int_equal(rxc(MRC_RX_ACKS_DEFERRED) - deferred, 3);
+	assert_int_equal(total_drops(), 0);
+	/* The receive completion does not wait for an ACK. */
+	assert_int_equal(drain_cq(), 0);
+	assert_int_equal(ncqes, 1);
+	/* CE: answered at once, the mark echoed, covering all before. */
+	w = def_wr();
+	w.psn = CUM + 3;
+	w.va = VA + 300;
+	w.flags = MRC_DF_ACK_LATER;
+	w.tos = 0x03;
+	assert_int_equal(run(&w, &out), XDP_TX);
+	assert_int_equal(ack_cum(&out), CUM + 4);
+	assert_true(ack_flags(&out) & MRC_AF_ECN_CE);
+	/* A later packet that asks: its ACK covers the deferred ones. */
+	w = def_wr();
+	w.psn = CUM + 5;
+	w.va = VA + 500;
+	w.flags = MRC_DF_ACK_LATER;
+	assert_int_equal(run(&w, &out), XDP_DROP);
+	w.psn = CUM + 4;
+	w.va = VA + 400;
+	w.flags = 0;
+	assert_int_equal(run(&w, &out), XDP_TX);
+	assert_int_equal(ack_cum(&out), CUM + 6);
+	/* A resend of a deferred PSN: a duplicate, answered at once. */
+	w.psn = CUM + 5;
+	w.va = VA + 500;
+	w.flags = MRC_DF_ACK_LATER | MRC_DF_RETX;
+	assert_int_equal(run(&w, &out), XDP_TX);
+	assert_int_equal(ack_cum(&out), CUM + 6);
+	assert_int_equal(drops(MRC_DROP_DUPLICATE), 1);
+	assert_int_equal(rxc(MRC_RX_ACKS_DEFERRED) - deferred, 4);
+	/*
+	 * Overtaken: PSN 7 asks and is answered; PSN 6, sent before it and
+	 * flagged ACK_LATER, arrives after that answer left without it, and
+	 * completes what it left open: answered at once (no later ACK is
+	 * sure to come).
+	 */
+	w.psn = CUM + 7;
+	w.va = VA + 700;
+	w.flags = 0;
+	assert_int_equal(run(&w, &out), XDP_TX);
+	assert_int_equal(ack_cum(&out), CUM + 6);
+	w.psn = CUM + 6;
+	w.va = VA + 600;
+	w.flags = MRC_DF_ACK_LATER;
+	assert_int_equal(run(&w, &out), XDP_TX);
+	assert_int_equal(ack_cum(&out), CUM + 8);
+	assert_int_equal(rxc(MRC_RX_ACKS_DEFERRED) - deferred, 4);
+	/* 11 asks with 8-10 missing; late 9 and 10 wait for 8, whose
+	 * answer covers all three. */
+	w.psn = CUM + 11;
+	w.va = VA + 1100;
+	w.flags = 0;
+	assert_int_equal(run(&w, &out), XDP_TX);
+	assert_int_equal(ack_cum(&out), CUM + 8);
+	for (i = 0; i < 3; i++) {
+		w.psn = CUM + (i < 2 ? 9 + i : 8);
+		w.va = VA + (w.psn - CUM) * 100;
+		w.flags = MRC_DF_ACK_LATER;
+		assert_int_equal(run(&w, &out), i < 2 ? XDP_DROP : XDP_TX);
+	}
+	assert_int_equal(ack_cum(&out), CUM + 12);
+	assert_int_equal(rxc(MRC_RX_ACKS_DEFERRED) - deferred, 6);
+}
+
 /*
  * A retransmission of a PSN already received never completes twice and
  * never writes: the application may already have reused that memory.
@@ -938,6 +1043,7 @@ int main(void)
 	const struct CMUnitTest sequences[] = {
 		cmocka_unit_test(imm_completions_in_order),
 		cmocka_unit_test(duplicates_neither_complete_nor_write),
+		cmocka_unit_test(ack_later_deferred_then_covered),
 		cmocka_unit_test(multi_packet_imm_completes_when_whole),
 		cmocka_unit_test(psn_wraps),
 		cmocka_unit_test(beyond_ring_is_out_of_window),

@@ -136,6 +136,7 @@ static const char full[] =
 	"gray-interval-ms 250\n"
 	"gray-factor 12\n"
 	"reorder-us 750\n"
+	"ack-every 3\n"
 	"auto-evs-per-port 8\n"
 	"auto-ev-base 32768\n"
 	"max-clients 64 # fewer\n"
@@ -183,6 +184,7 @@ static void full_file(void **state)
 	assert_int_equal(c.gray_interval_ms, 250);
 	assert_int_equal(c.gray_factor, 12);
 	assert_int_equal(c.reorder_us, 750);
+	assert_int_equal(c.ack_every, 3);
 	assert_int_equal(c.auto_evs_per_port, 8);
 	assert_int_equal(c.auto_ev_base, 32768);
 	assert_int_equal(c.max_clients, 64);
@@ -335,6 +337,10 @@ static void numbers(void **state)
 		   "mrcd.conf:7: gray-factor 1: must be 2 to 100");
 	line_fails(&c, "reorder-us 9",
 		   "mrcd.conf:7: reorder-us 9: must be 10 to 100000");
+	line_fails(&c, "ack-every 0",
+		   "mrcd.conf:7: ack-every 0: must be 1 to 64");
+	line_fails(&c, "ack-every 65",
+		   "mrcd.conf:7: ack-every 65: must be 1 to 64");
 	line_fails(&c, "auto-evs-per-port 257",
 		   "mrcd.conf:7: auto-evs-per-port 257: must be 1 to 256");
 	line_fails(&c, "auto-ev-base 1023",
