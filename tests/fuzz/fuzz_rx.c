@@ -60,6 +60,7 @@
 struct mqp {
 	uint32_t qpn, state, peer, pd, cq, window;
 	uint32_t cum, seq;
+	uint32_t ack_hi; /* the highest PSN an ACK answered (coalesced ACKs) */
 	uint8_t got[MRC_RX_WINDOW_MAX + 1]; /* got[d]: PSN cum + d received */
 	uint32_t imm[MRC_RX_WINDOW_MAX + 1], len[MRC_RX_WINDOW_MAX + 1];
 	uint8_t flags[MRC_RX_WINDOW_MAX + 1]; /* 1: last, 2: with immediate */
@@ -316,7 +317,8 @@ static struct wr valid_wr(void)
 	struct wr w = {
 		.v6 = chance(30),
 		.op = chance(40) ? MRC_OP_WRITE_ONLY_IMM : MRC_OP_WRITE_ONLY,
-		.dflags = chance(50) ? MRC_DF_LAST : 0,
+		.dflags = (chance(50) ? MRC_DF_LAST : 0) |
+			  (chance(50) ? MRC_DF_ACK_LATER : 0),
 		.tos = (uint8_t)(below(64) << 2 | below(4)),
 		.ttl = 64,
 		.sport = (uint16_t)(49152 + below(16384)),
@@ -680,6 +682,7 @@ struct verdict {
 	int drop; /* MRC_DROP_*, 0 none */
 	uint8_t nack; /* for an ACK/NACK answer */
 	int answer; /* 1: an ACK/NACK, 2: a probe answer */
+	int deferred; /* placed, its ACK left to a later one (ACK_LATER) */
 	struct mqp *q; /* the QP the ACK reports on */
 	/* from the headers */
 	int v6;
@@ -978,6 +981,29 @@ static void model_plain(const uint8_t *f, uint32_t n, struct verdict *v)
 	q->len[d] = get32(f + o - 16 + 8);
 	q->flags[d] = (uint8_t)((f[o - 16 + 1] & MRC_DF_LAST ? 1 : 0) |
 				(op == MRC_OP_WRITE_ONLY_IMM ? 2 : 0));
+	/*
+	 * Coalesced ACKs (docs/wire.md): one that asks raises the highest PSN
+	 * answered; one flagged ACK_LATER (not CE) gets no ACK, unless it
+	 * is late (below that PSN) and completes what that ACK left open
+	 * (the cumulative PSN, advanced over it, passes it).
+	 */
+	if (!(f[o - 16 + 1] & MRC_DF_ACK_LATER) || v->ecn == 3) {
+		if (psn_diff(v->psn, q->ack_hi) > 0)
+			q->ack_hi = v->psn;
+	} else {
+		uint32_t k = 0;
+
+		while (k <= MRC_RX_WINDOW_MAX && q->got[k])
+			k++;
+		if (!(psn_diff(v->psn, q->ack_hi) < 0 &&
+		      psn_diff((q->cum + k) & MRC_BTH_PSN_MASK, q->ack_hi) >
+			      0)) {
+			v->q = q;
+			v->deferred = 1;
+			v->action = XDP_DROP;
+			return;
+		}
+	}
 ack:
 	v->q = q;
 	v->answer = 1;
@@ -1118,6 +1144,9 @@ static int setup(void)
 		qp.recv_cq = qps[i].cq;
 		qp.window = qps[i].window;
 		qp.cum_psn = qp.cqe_psn = qps[i].cum;
+		/* As mrcd sets it up (daemon/dev.c). */
+		qps[i].ack_hi = (qps[i].cum - 1) & MRC_BTH_PSN_MASK;
+		qp.ack_psn_hi = qps[i].ack_hi;
 		if (bpf_map_update_elem(bpf_map__fd(skel->maps.mrc_qp),
 					&qps[i].qpn, &qp, BPF_ANY))
 			return -1;
@@ -1253,6 +1282,8 @@ static void one(struct frame *in)
 	}
 	if (v.answer == 1)
 		m_rx[v.nack ? MRC_RX_NACKS : MRC_RX_ACKS]++;
+	if (v.deferred)
+		m_rx[MRC_RX_ACKS_DEFERRED]++;
 
 	rc = run(in, &out);
 	st.frames[in->cls]++;
