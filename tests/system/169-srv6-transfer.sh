@@ -108,22 +108,27 @@ for i in 9 6; do
 	only_ev $i deny
 	snap
 	sent0=$(dp h1 tx_packets)
+	acks0=$(dp h2 acks_sent)
 	start_xfer "ev$i" 1
 	finish_xfer "ev$i"
 	sent=$(($(dp h1 tx_packets) - sent0))
+	# The answers h2 sent (ACKs coalesce: docs/wire.md), each on the
+	# same route back.
+	acks=$(($(dp h2 acks_sent) - ${acks0:-0}))
+	[ "$acks" -gt 0 ] || fail "EV $i alone: h2 sent no ACK"
 	for ((p = 0; p < PLANES; p++)); do
 		for ((s = 0; s < SPINES; s++)); do
 			got=$(delta $p $s)
 			if [ $((s * PLANES + p)) = $i ]; then
-				[ "$got" -ge $((2 * sent)) ] && [ "$got" -le $((2 * sent + 20)) ] ||
-					fail "EV $i alone: its spine $s of plane $p carried $got for $sent sent"
+				[ "$got" -ge $((sent + acks)) ] && [ "$got" -le $((sent + acks + 20)) ] ||
+					fail "EV $i alone: its spine $s of plane $p carried $got for $sent sent and $acks ACKs"
 			else
 				[ "$got" -le 10 ] || fail "EV $i alone: spine $s of plane $p carried $got"
 			fi
 		done
 	done
 	only_ev $i allow
-	log "EV $i alone: spine $((i / PLANES)) of plane $((i % PLANES)) carried its $sent data packets and their ACKs, no other spine any"
+	log "EV $i alone: spine $((i / PLANES)) of plane $((i % PLANES)) carried its $sent data packets and their $acks ACKs, no other spine any"
 done
 
 # --- spine 2 of plane 1 blackholed mid-transfer --------------------------
