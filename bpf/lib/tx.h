@@ -123,7 +123,10 @@ static __always_inline __u64 tx_nz32(__u32 x)
  * window, the WIMM limit and the congestion window each take one more)
  * and fewer than ack_every - 1 before it did so. The last packet of a
  * transmit call asks: when this QP's turn comes again, after every other
- * QP's, is not known.
+ * QP's, is not known. A QP with a CC profile asks on every packet: NSCC
+ * is clocked by its ACKs, and with one ACK opening the window by a run
+ * of packets, 095's drop-tail incast overflowed its queues (1,809
+ * drops) and an EV was blamed by silence in 1 of 7 runs.
  * Arithmetic, not branches: the verifier walks the sprayer once per path
  * into it.
  */
@@ -133,14 +136,12 @@ static __always_inline __u64 tx_ack_later(const struct mrc_qp_tx *qp,
 	__u32 inflight = (qp->next_psn - qp->una_psn) & MRC_BTH_PSN_MASK;
 	__u64 wimm_ok = (1 - tx_nz32(qp->max_wimm)) |
 			tx_lt(qp->wimm_inflight, qp->max_wimm);
-	__u64 cwnd_ok = (1 - tx_nz32(qp->cc_slot)) |
-			(1 - tx_lt(qp->cc.cwnd_bytes,
-				   (__u64)qp->cc.inflight_bytes + qp->mtu));
+	__u64 no_cc = 1 - tx_nz32(qp->cc_slot);
 
 	return (1 - (last & 1)) & tx_lt(1, qp->ack_every) &
 	       tx_lt((__u64)qp->ack_run + 1, qp->ack_every) &
 	       tx_nz32(qp->sq_head ^ tail) & tx_lt(inflight, qp->window) &
-	       wimm_ok & cwnd_ok;
+	       wimm_ok & no_cc;
 }
 
 /*
