@@ -1109,26 +1109,13 @@ static int cmd_sids(const struct node *n)
 	return 0;
 }
 
-/* "interval MS" or "count N": a whole number in 1..max, or -EINVAL. */
-static long watch_arg(const char *key, const char *val, long max)
+/* "interval MS" or "count N": a whole number in 1..max (arg_max). */
+static int watch_arg(const char *key, const char *val, unsigned long max,
+		     const char *want, unsigned long *v)
 {
-	char *end;
-	long v;
-
-	if (!val) {
-		fprintf(stderr, "fabricctl: queue-watch: %s wants a value\n",
-			key);
+	if (arg_max(key, val, max, want, v))
 		return -EINVAL;
-	}
-	errno = 0;
-	v = strtol(val, &end, 10);
-	if (errno || end == val || *end || v < 1 || v > max) {
-		fprintf(stderr,
-			"fabricctl: queue-watch: bad %s '%s': want 1..%ld\n",
-			key, val, max);
-		return -EINVAL;
-	}
-	return v;
+	return *v ? 0 : bad_arg(key, val, want);
 }
 
 /*
@@ -1140,7 +1127,7 @@ static long watch_arg(const char *key, const char *val, long max)
  */
 static int cmd_queue_watch(const struct node *n, int argc, char **argv)
 {
-	long interval_ms = 100, cnt = 1, v;
+	unsigned long interval_ms = 100, cnt = 1;
 	struct fab_qsrc_key k, next;
 	struct timespec ts;
 	int i, fd, idx, err = 0;
@@ -1154,10 +1141,14 @@ static int cmd_queue_watch(const struct node *n, int argc, char **argv)
 	for (i = 1; i < argc; i += 2) {
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 
+		int err2;
+
 		if (!strcmp(argv[i], "interval"))
-			v = interval_ms = watch_arg(argv[i], val, 3600000);
+			err2 = watch_arg("queue-watch interval", val, 3600000,
+					 "1..3600000 ms", &interval_ms);
 		else if (!strcmp(argv[i], "count"))
-			v = cnt = watch_arg(argv[i], val, 100000000);
+			err2 = watch_arg("queue-watch count", val, 100000000,
+					 "1..100000000", &cnt);
 		else {
 			fprintf(stderr,
 				"fabricctl: queue-watch: unknown '%s': want "
@@ -1165,7 +1156,7 @@ static int cmd_queue_watch(const struct node *n, int argc, char **argv)
 				argv[i]);
 			return 2;
 		}
-		if (v < 0)
+		if (err2)
 			return 2;
 	}
 	fd = open_pinned(n, "qsrc");
