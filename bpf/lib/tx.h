@@ -120,7 +120,7 @@ static __always_inline __u64 tx_nz32(__u32 x)
  * sq_head already past it): may it go out MRC_DF_ACK_LATER, its ACK left
  * to a later packet's? 1 when another packet follows at once (the caller
  * has a run left after this one, last 0; the WQEs go on; and the peer's
- * window, the WIMM limit and the congestion window each take one more)
+ * window and the WIMM limit each take one more)
  * and fewer than ack_every - 1 before it did so. The last packet of a
  * transmit call asks: when this QP's turn comes again, after every other
  * QP's, is not known. A QP with a CC profile asks on every packet: NSCC
