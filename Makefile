@@ -195,7 +195,8 @@ MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/gray.c daemon/ctl.c daemon/profiles.c daemon/config.c \
 	     daemon/notify.c daemon/books.c daemon/log.c daemon/loop.c \
 	     daemon/pump.c daemon/events.c daemon/clients.c daemon/objects.c \
-	     daemon/probe.c daemon/clock.c daemon/nscc_params.c daemon/peer.c
+	     daemon/probe.c daemon/clock.c daemon/nscc_params.c daemon/peer.c \
+	     daemon/txthreads.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h $(BUILD)/libmrc-common.a \
 		$(wildcard include/mrc/*.h)
@@ -230,10 +231,10 @@ $(BUILD)/tests/fuzz_rx: tests/fuzz/fuzz_rx.c tests/fuzz/model.h $(BUILD)/bpf/mrc
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_BPF)
 
 $(BUILD)/tests/fuzz_ack: tests/fuzz/fuzz_ack.c tests/fuzz/model.h $(BUILD)/bpf/mrc_xdp_rx.skel.h \
-		$(BUILD)/bpf/mrc_xdp_tx.skel.h $(wildcard include/mrc/*.h)
+		$(BUILD)/bpf/mrc_xdp_tx.skel.h tests/lib/tx_call.h $(wildcard include/mrc/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBS_BPF)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib -o $@ $< $(LIBS_BPF)
 
 $(BUILD)/tests/fuzz_tc: tests/fuzz/fuzz_tc.c tests/fuzz/model.h $(BUILD)/bpf/mrc_xdp_rx.skel.h \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h $(wildcard include/mrc/*.h)
@@ -375,7 +376,9 @@ UNIT_SRCS_test_health      := daemon/health.c daemon/gray.c daemon/links.c \
 			      daemon/link_msg.c daemon/loop.c daemon/config.c \
 			      daemon/plane.c $(UNIT_FAKE_DEV)
 UNIT_LIBS_test_health      := -lmnl
-UNIT_SRCS_test_pump        := daemon/pump.c daemon/loop.c $(UNIT_FAKE_DEV)
+UNIT_SRCS_test_pump        := daemon/pump.c daemon/txthreads.c daemon/loop.c \
+			      $(UNIT_FAKE_DEV)
+UNIT_LIBS_test_pump        := -lpthread
 UNIT_SRCS_test_peer        := daemon/peer.c $(UNIT_SRCS_test_health)
 UNIT_LIBS_test_peer        := -lmnl
 UNIT_SRCS_test_ctl         := daemon/ctl.c daemon/objects.c daemon/profiles.c \
@@ -385,8 +388,9 @@ UNIT_SRCS_test_ctl         := daemon/ctl.c daemon/objects.c daemon/profiles.c \
 			      $(UNIT_SRCS_test_health)
 UNIT_LIBS_test_ctl         := -lmnl
 UNIT_SRCS_test_serve       := daemon/serve.c daemon/clients.c daemon/pump.c \
+			      daemon/txthreads.c \
 			      $(UNIT_SRCS_test_ctl)
-UNIT_LIBS_test_serve       := -lmnl
+UNIT_LIBS_test_serve       := -lmnl -lpthread
 UNIT_SRCS_test_clients     := daemon/clients.c daemon/loop.c daemon/log.c \
 			      daemon/clock.c lib/common/msg.c
 UNIT_SRCS_test_lib_log     := lib/log.c

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The device's bulk transmit path: each run builds one packet of the QP in
- * tx_qpn (bpf/lib/tx.h: pick, build, account) and redirects it to the
- * port its EV belongs to through mrc_tx_port.
+ * The device's bulk transmit path: each run builds one packet of the QP its
+ * caller names in this CPU's tx_call slot (bpf/lib/tx.h: pick, build,
+ * account) and redirects it to the port its EV belongs to through
+ * mrc_tx_port.
  *
  * mrcd runs it through BPF_PROG_TEST_RUN with live frames, one frame per
  * packet it wants sent. Live frames recycle pages with stale bytes and
@@ -16,24 +17,29 @@
 #include "lib/maps.h"
 #include "lib/tx.h"
 
-/* The QP this run serves; the caller sets it before each batch. */
-__u32 tx_qpn;
-/*
- * Runs left in the batch, this one included; the caller sets it with
- * tx_qpn (one caller at a time: mrcd's pump). The batch's last packet
- * asks for its ACK (coalesced ACKs, docs/wire.md).
- */
-__u32 tx_left;
+/* The calls in progress, by CPU (struct mrc_tx_call). */
+struct mrc_tx_call tx_call[MRC_TX_CALL_CPUS];
 
 SEC("xdp")
 int mrc_xdp_tx(struct xdp_md *ctx)
 {
-	__u32 port = 0, left = tx_left;
+	__u32 cpu = bpf_get_smp_processor_id(), port = 0, left;
+	struct mrc_tx_call *c;
 
-	tx_left = left ? left - 1 : 0;
-	if (tx_one(ctx, tx_qpn, left <= 1, &port) != TX_SENT)
+	if (cpu >= MRC_TX_CALL_CPUS)
+		goto not_caller;
+	c = &tx_call[cpu];
+	if (c->tid != (__u32)bpf_get_current_pid_tgid())
+		goto not_caller;
+	left = c->left;
+	c->left = left ? left - 1 : 0;
+	if (tx_one(ctx, c->qpn, left <= 1, &port) != TX_SENT)
 		return XDP_DROP;
+	c->sent++;
 	return bpf_redirect_map(&mrc_tx_port, port, 0);
+not_caller:
+	mrc_count_tx(MRC_TX_NOT_CALLER, 1);
+	return XDP_DROP;
 }
 
 char LICENSE[] SEC("license") = "GPL";

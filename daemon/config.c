@@ -15,6 +15,7 @@
 #include "config.h"
 #include "gray.h"
 #include "pin.h"
+#include "txthreads.h"
 #include "mrc/mrcd_proto.h"
 
 #define MAX_WORDS 8 /* a port line has at most 6: more is an error anyway */
@@ -73,6 +74,7 @@ static const struct key_desc keys[CONFIG_NKEYS] = {
 	NUM(CONFIG_AUTO_EVS_PER_PORT, auto_evs_per_port, 1, 256, 0),
 	NUM(CONFIG_AUTO_EV_BASE, auto_ev_base, 1024, 65279, 0),
 	NUM(CONFIG_MAX_CLIENTS, max_clients, 1, 1024, 0),
+	NUM(CONFIG_TX_THREADS, tx_threads, 0, TXT_MAX, 0),
 };
 
 /* Kept apart so that the designated table above stays readable. */
@@ -96,6 +98,7 @@ static const char *const key_names[CONFIG_NKEYS] = {
 	[CONFIG_AUTO_EVS_PER_PORT] = "auto-evs-per-port",
 	[CONFIG_AUTO_EV_BASE] = "auto-ev-base",
 	[CONFIG_MAX_CLIENTS] = "max-clients",
+	[CONFIG_TX_THREADS] = "tx-threads",
 };
 
 /* The EV base must leave room for a QP's EVs below 65536. */

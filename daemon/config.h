@@ -57,6 +57,7 @@ enum config_key {
 	CONFIG_AUTO_EVS_PER_PORT,
 	CONFIG_AUTO_EV_BASE,
 	CONFIG_MAX_CLIENTS,
+	CONFIG_TX_THREADS,
 	CONFIG_NKEYS
 };
 
@@ -85,6 +86,7 @@ struct mrcd_config {
 	uint32_t auto_evs_per_port;
 	uint32_t auto_ev_base; /* first UDP source port */
 	uint32_t max_clients;
+	uint32_t tx_threads; /* 0: one per CPU mrcd may run on */
 	/* Where each key was given (port: the first port line); 0: default. */
 	unsigned int line[CONFIG_NKEYS];
 };

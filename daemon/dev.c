@@ -1372,23 +1372,6 @@ int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
 	return 0;
 }
 
-/*
- * Packets sent, every CPU's: what the tc doorbell path sent meanwhile on
- * another CPU counts as this batch's too. The pump relies on that today:
- * it keeps polling a QP at once while any of the application's packets
- * leave. Counted exactly (the transmit program's own count), the pump
- * backs off while posters skip the doorbell, and the 64 B WRITE_IMM rate
- * over 4 QPs fell by 28 % (tests/bench/ab.sh, docs/architecture.md); so
- * this stays until the pump decides by posted-but-unsent work instead.
- */
-static uint64_t tx_packets(struct dev *d)
-{
-	uint64_t n = 0;
-
-	dev_tx_stat(d, MRC_TX_PACKETS, &n);
-	return n;
-}
-
 int dev_tx_stat(const struct dev *d, uint32_t key, uint64_t *sum)
 {
 	int ncpu = libbpf_num_possible_cpus(), i, err;
@@ -1407,26 +1390,71 @@ int dev_tx_stat(const struct dev *d, uint32_t key, uint64_t *sum)
 	return 0;
 }
 
-int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
+/* The calling thread's id, the program's test for its slot (abi.h). */
+static uint32_t this_tid(void)
 {
-	static uint8_t frame[TX_FRAME_MAX + 1];
+	static __thread uint32_t tid;
+
+	if (!tid)
+		tid = (uint32_t)gettid();
+	return tid;
+}
+
+/*
+ * One transmit call in the slot of the CPU this thread is on. Returns what
+ * it sent; 0 when no run used the slot (the thread moved to another CPU
+ * before the call began, or another thread took the slot while this one
+ * was preempted); or -errno.
+ */
+static int tx_call(struct dev *d, uint32_t qpn, uint32_t n, int *moved)
+{
+	static __thread uint8_t frame[TX_FRAME_MAX + 1];
 	struct xdp_md ctx = { .data_end = sizeof(frame),
 			      .ingress_ifindex = d->anchor_ifindex };
-	uint64_t before;
+	uint32_t tid = this_tid(), left;
+	struct mrc_tx_call *slot;
+	int cpu = sched_getcpu(), err = 0;
 
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame,
 		    .data_size_in = sizeof(frame), .ctx_in = &ctx,
 		    .ctx_size_in = sizeof(ctx), .repeat = n,
 		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 
-	if (!n)
-		return 0;
-	before = tx_packets(d);
-	d->tx->bss->tx_qpn = qpn;
-	d->tx->bss->tx_left = n;
+	*moved = 0;
+	if (cpu < 0 || cpu >= MRC_TX_CALL_CPUS)
+		return cpu < 0 ? -errno : -ERANGE;
+	slot = &d->tx->bss->tx_call[cpu];
+	/* The thread first: a run of another thread's call preempted on
+	 * this CPU then stops there, before it could read our QP as its. */
+	__atomic_store_n(&slot->tid, tid, __ATOMIC_SEQ_CST);
+	slot->qpn = qpn;
+	slot->left = n;
+	slot->sent = 0;
 	if (bpf_prog_test_run_opts(d->prog_fd[DEV_PROG_TX], &o))
-		return -errno;
-	return (int)(tx_packets(d) - before);
+		err = -errno;
+	/* Cleared, or a later run of ours on that CPU would serve this
+	 * call's QP; but only if still ours: another thread on this CPU may
+	 * have taken it meanwhile, and its count is its own. */
+	if (!__atomic_compare_exchange_n(&slot->tid, &tid, 0, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return err;
+	left = slot->left;
+	*moved = !err && left == n;
+	return err ? err : (int)slot->sent;
+}
+
+int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
+{
+	int tries, sent = 0, moved = 0;
+
+	/* A thread that moved before its call began sent nothing: again,
+	 * from the CPU it is on now (a few times, then the caller's poll). */
+	for (tries = 0; n && tries < 4; tries++) {
+		sent = tx_call(d, qpn, n, &moved);
+		if (!moved)
+			break;
+	}
+	return sent;
 }
 
 int dev_emit(struct dev *d, uint32_t port, const void *frame, uint32_t len)

@@ -291,8 +291,9 @@ int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
 
 /*
  * Run the transmit program for qpn over up to n frames with live frames.
- * Returns how many packets went out meanwhile (every CPU's counter, the
- * tc doorbell path's included: see tx_packets in dev.c), or -errno.
+ * Returns how many packets this call sent, or -errno. Threads may call at
+ * once: each call names its QP in the slot of the CPU it runs on (struct
+ * mrc_tx_call, txthreads.h).
  */
 int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n);
 /*

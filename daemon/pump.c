@@ -13,10 +13,11 @@
 #include "log.h"
 #include "pump.h"
 
-int pump_init(struct pump *p, struct dev *d, struct loop *l)
+int pump_init(struct pump *p, struct dev *d, struct loop *l,
+	      uint32_t tx_threads)
 {
 	uint32_t i;
-	int fd = dev_map_fd(d, DEV_MAP_WAKE);
+	int fd = dev_map_fd(d, DEV_MAP_WAKE), err;
 
 	memset(p, 0, sizeof(*p));
 	p->dev = d;
@@ -33,7 +34,10 @@ int pump_init(struct pump *p, struct dev *d, struct loop *l)
 		log_err("mapping mrc_wake: %s\n", strerror(errno));
 		return -EIO;
 	}
-	return 0;
+	err = txt_start(&p->txt, d, tx_threads);
+	if (err)
+		log_err("transmit threads: %s\n", strerror(-err));
+	return err;
 }
 
 void pump_close(struct pump *p)
@@ -42,6 +46,7 @@ void pump_close(struct pump *p)
 
 	if (!p->loop)
 		return; /* never started */
+	txt_stop(&p->txt);
 	for (i = 0; i < MRC_MAX_QP; i++)
 		loop_del(p->loop, &p->qp[i].db);
 	if (p->wake)
@@ -176,7 +181,7 @@ static void wait_acks(struct pump_qp *q, uint64_t now, int sent)
 int pump_pass(struct pump *p, uint64_t *next_ns)
 {
 	uint64_t now = now_ns();
-	int i, progress = 0, n;
+	int i, progress = 0, ncalls = 0;
 
 	*next_ns = UINT64_MAX;
 	for (i = 0; i < p->nactive; i++) {
@@ -203,8 +208,19 @@ int pump_pass(struct pump *p, uint64_t *next_ns)
 		 * of setup, docs/mrcd.md).
 		 */
 		__atomic_store_n(&p->wake[qpn], 1, __ATOMIC_SEQ_CST);
-		n = dev_tx_burst(p->dev, qpn, q->burst);
-		p->tx_calls++;
+		q->tail0 = __atomic_load_n(&q->sq->tail, __ATOMIC_ACQUIRE);
+		/* One call per QP, on the shares in turn (txthreads.h). */
+		p->calls[ncalls] = (struct txt_call){ .qpn = qpn,
+						      .burst = q->burst,
+						      .share = ncalls };
+		ncalls++;
+	}
+	txt_run(&p->txt, p->calls, ncalls);
+	p->tx_calls += (uint64_t)ncalls;
+	for (i = 0; i < ncalls; i++) {
+		struct pump_qp *q = &p->qp[p->calls[i].qpn];
+		int n = p->calls[i].sent;
+
 		if (n > 0)
 			progress = 1;
 		if (n > 0 && (uint32_t)n >= q->burst) {
@@ -212,6 +228,14 @@ int pump_pass(struct pump *p, uint64_t *next_ns)
 			q->burst = q->burst * 2 > PUMP_BURST_MAX ?
 					   PUMP_BURST_MAX :
 					   q->burst * 2;
+			q->poll_ns = PUMP_POLL_MIN_NS;
+			q->next_ns = 0;
+			continue;
+		}
+		/* The application posted during the call, skipping the
+		 * doorbell (pumping): look again at once. */
+		if (n > 0 && __atomic_load_n(&q->sq->tail, __ATOMIC_ACQUIRE) !=
+				     q->tail0) {
 			q->poll_ns = PUMP_POLL_MIN_NS;
 			q->next_ns = 0;
 			continue;

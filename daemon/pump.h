@@ -16,6 +16,7 @@
 #include "loop.h"
 #include "mrc/abi.h"
 #include "qpset.h"
+#include "txthreads.h"
 
 struct dev;
 
@@ -39,6 +40,7 @@ struct pump_qp {
 	uint64_t poll_ns; /* interval while waiting for ACKs */
 	int wait_unsent; /* ...with work unsent (an ACK wakes it) */
 	uint64_t timeout_ns; /* the QP's ACK timeout */
+	uint32_t tail0; /* sq->tail before this pass's call */
 };
 
 struct pump {
@@ -50,10 +52,14 @@ struct pump {
 	int nactive;
 	struct qpset rts; /* the QPs whose rts is set: what pump_scan walks */
 	uint64_t tx_calls; /* transmit program runs */
+	struct txthreads txt; /* where the calls run */
+	struct txt_call calls[MRC_MAX_QP]; /* a pass's */
 };
 
-/* 0 or -errno. */
-int pump_init(struct pump *p, struct dev *d, struct loop *l);
+/* With tx_threads transmit threads (txthreads.h; 0: one per CPU). 0 or
+ * -errno. */
+int pump_init(struct pump *p, struct dev *d, struct loop *l,
+	      uint32_t tx_threads);
 void pump_close(struct pump *p);
 /*
  * QP qpn's send queue (sq, mapped by its owner) and doorbell (db_fd,

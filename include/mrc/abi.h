@@ -20,7 +20,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 17
+#define MRC_ABI_VERSION 18
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -725,6 +725,25 @@ struct mrc_qp_srv6 {
 	struct mrc_srv6_route route[MRC_QP_EVS];
 };
 
+/*
+ * One transmit call of mrc_xdp_tx (BPF_PROG_TEST_RUN, live frames): its
+ * arguments and its result, in the program's tx_call[], one slot per CPU.
+ * A call runs on one CPU from start to end (the kernel disables migration
+ * for it), so a caller fills the slot of the CPU it is on, and callers on
+ * different CPUs transmit at once without sharing one (mrcd's transmit
+ * threads, docs/mrcd.md). A run whose slot names another thread sends
+ * nothing (tx_runs_not_caller): its caller moved to another CPU before
+ * the call began, or another thread took the slot while it was preempted.
+ */
+struct mrc_tx_call {
+	__u32 tid; /* the calling thread (gettid()), 0: no call */
+	__u32 qpn; /* the QP this call serves */
+	__u32 left; /* runs left, this one included; the last asks for an ACK */
+	__u32 sent; /* packets this call sent, counted by the program */
+};
+/* CPUs with a slot; a run on another sends nothing */
+#define MRC_TX_CALL_CPUS 1024
+
 /* Send counters (mrc_tx_stats, per-CPU array indexed by counter). */
 #define MRC_TX_COUNTERS(X)                             \
 	X(PACKETS, "tx_packets")                       \
@@ -748,7 +767,8 @@ struct mrc_qp_srv6 {
 	X(RETX_Q_FULL, "retx_queue_full")              \
 	X(OVERDUE, "overdue_resends")                  \
 	X(MRCD_FRAMES, "mrcd_frames_sent")             \
-	X(MRCD_FRAMES_FAILED, "mrcd_frames_failed")
+	X(MRCD_FRAMES_FAILED, "mrcd_frames_failed")    \
+	X(NOT_CALLER, "tx_runs_not_caller")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
 enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };

@@ -40,6 +40,7 @@
 #include "../../bpf/lib/nscc.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
+#include "tx_call.h"
 
 #define S_QPN 5 /* the sender */
 #define R_QPN 77 /* its peer */
@@ -911,7 +912,7 @@ static int setup(void)
 	tx = mrc_xdp_tx__open();
 	if (!tx || fixture_share_maps(tx->obj, rx->obj) || mrc_xdp_tx__load(tx))
 		return -1;
-	tx->bss->tx_qpn = S_QPN;
+	tx_call_set(tx->bss->tx_call, S_QPN, 0);
 	inet_pton(AF_INET, "198.18.1.2", port.saddr);
 	for (p = 0; p < NEV; p++) {
 		/* lo, with no egress program */

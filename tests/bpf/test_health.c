@@ -34,6 +34,7 @@
 #include "mrc_xdp_ctl.skel.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
+#include "tx_call.h"
 
 #define S_QPN 5 /* the prober / sender */
 #define R_QPN 77 /* its peer */
@@ -1698,7 +1699,7 @@ static int setup(void)
 	if (!tx || !ctl || share_maps(tx->obj) || share_maps(ctl->obj) ||
 	    mrc_xdp_tx__load(tx) || mrc_xdp_ctl__load(ctl))
 		return -1;
-	tx->bss->tx_qpn = S_QPN;
+	tx_call_set(tx->bss->tx_call, S_QPN, 0);
 	inet_pton(AF_INET, "198.18.1.2", port.saddr);
 	for (p = 0; p < 4; p++) {
 		/* lo, with no egress program */

@@ -37,6 +37,7 @@
 #include "mrc/wire.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
+#include "tx_call.h"
 
 #define S_QPN 5 /* sender's QP */
 #define R_QPN 77 /* receiver's QP */
@@ -166,7 +167,7 @@ static int setup_tx(void)
 	}
 	if (mrc_xdp_tx__load(tx))
 		return -1;
-	tx->bss->tx_qpn = S_QPN;
+	tx_call_set(tx->bss->tx_call, S_QPN, 0);
 	return 0;
 }
 
@@ -606,7 +607,7 @@ static int pump(struct channel *ch)
 	empty.len = FRAME_MAX + 1;
 	for (rounds = 0; rounds < 100000; rounds++) {
 		/* A burst from the sender: 64 runs, as mrcd's pump calls. */
-		tx->bss->tx_left = 64;
+		tx_call_set(tx->bss->tx_call, S_QPN, 64);
 		for (n = 0; n < 64; n++) {
 			int v = run(txp, &empty, &batch[n]);
 

@@ -106,6 +106,7 @@
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
 #include "model.h"
+#include "tx_call.h"
 
 #define FRAME_MAX 512
 #define ACK_LEN 68 /* BTH 12 + AETH 4 + AEXT 52 */
@@ -1932,7 +1933,7 @@ static int send_one(struct mq *q)
 		rc = tc_run(in, DB_LEN, out, &out_len);
 		want = p.out && !p.fail_build ? TC_ACT_REDIRECT : TC_ACT_SHOT;
 	} else {
-		tx->bss->tx_qpn = q->qpn;
+		tx_call_set(tx->bss->tx_call, q->qpn, 0);
 		rc = xdp_run(bpf_program__fd(tx->progs.mrc_xdp_tx), in,
 			     sizeof(in), out, &out_len);
 		want = p.out && !p.fail_build ? XDP_REDIRECT : XDP_DROP;

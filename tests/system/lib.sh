@@ -207,6 +207,17 @@ mrcd_start() {
 	fail "mrcd did not start in $host: $(cat "$TMP/$host.mrcd.log")"
 }
 
+# mrcd_stop HOST: HOST's mrcd (mrcd_start's) stopped by SIGTERM; waits
+# until it has removed its socket, up to 10 s.
+mrcd_stop() {
+	kill -TERM "$(cat "$TMP/$1.mrcd.pid")" 2>/dev/null || true
+	for _ in $(seq 200); do
+		[ -S "$TMP/$1.sock" ] || return 0
+		sleep 0.05
+	done
+	fail "$1: mrcd did not stop"
+}
+
 # A link of their own between h1 and h2 (198.19.254.1 and .2/30) for
 # mrc-perf's side channel (TCP) where the fabric carries SRv6 only; it
 # goes with the hosts' namespaces. Its peer address: SC_ADDR_H2.

@@ -427,11 +427,13 @@ int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
 int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
 {
 	uint32_t sent = n < fake.tx_budget[qpn] ? n : fake.tx_budget[qpn];
+	uint32_t tid = (uint32_t)gettid();
 
 	(void)d;
-	fake.tx_calls++;
+	fake.tx_tid[qpn] = tid;
+	__atomic_add_fetch(&fake.tx_calls, 1, __ATOMIC_RELAXED);
 	fake.tx_budget[qpn] -= sent;
-	fake.tx_frames += sent;
+	__atomic_add_fetch(&fake.tx_frames, sent, __ATOMIC_RELAXED);
 	return (int)sent;
 }
 

@@ -51,6 +51,8 @@ struct fake_device {
 	/* Frames each QP's transmit program may still send. */
 	uint32_t tx_budget[MRC_MAX_QP];
 	uint64_t tx_calls, tx_frames;
+	/* The thread of each QP's latest transmit call (gettid()). */
+	uint32_t tx_tid[MRC_MAX_QP];
 	struct fake_cmd cmd[FAKE_MAX];
 	int ncmd;
 	/* EV events the data path would have queued, oldest first. */

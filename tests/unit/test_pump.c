@@ -35,7 +35,7 @@ static int setup(void **state)
 	(void)state;
 	fake_reset(4);
 	assert_int_equal(loop_init(&loop), 0);
-	assert_int_equal(pump_init(&p, &dev, &loop), 0);
+	assert_int_equal(pump_init(&p, &dev, &loop, 1), 0);
 	assert_int_equal(dev_sq_create(&dev, QPN, &sq, &fd), 0);
 	close(fd);
 	db = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -239,6 +239,60 @@ static void deleted_qp_not_watched(void **state)
 	assert_int_equal(pump_qp_add(&p, MRC_MAX_QP, sq, db), -EINVAL);
 }
 
+/*
+ * With two shares, the QPs of one pass transmit on two threads at once
+ * (the pump's and a helper), and the pass returns only when every call is
+ * done.
+ */
+static void qps_transmit_on_threads(void **state)
+{
+	enum { NQP = 8 };
+	struct mrc_sq *q[NQP];
+	int fd[NQP], i, passes = 0;
+	uint32_t tids[NQP], distinct = 0, j;
+	uint64_t next, total = 0;
+
+	(void)state;
+	pump_close(&p);
+	assert_int_equal(pump_init(&p, &dev, &loop, 2), 0);
+	if (txt_count(&p.txt) < 2)
+		skip(); /* one CPU: no second thread to run on */
+	for (i = 0; i < NQP; i++) {
+		uint32_t qpn = 100 + (uint32_t)i;
+
+		assert_int_equal(dev_sq_create(&dev, qpn, &q[i], &fd[i]), 0);
+		close(fd[i]);
+		fd[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		assert_int_equal(pump_qp_add(&p, qpn, q[i], fd[i]), 0);
+		pump_qp_rts(&p, qpn, 1000000000ull);
+		q[i]->tail = 100000;
+		fake.tx_budget[qpn] = 1000 + 37 * (uint32_t)i;
+		total += fake.tx_budget[qpn];
+		pump_activate(&p, qpn);
+	}
+	while (fake.tx_frames < total && passes++ < 100) {
+		uint64_t left = 0;
+
+		pump_pass(&p, &next);
+		/* Every call returned before the pass did. */
+		for (i = 0; i < NQP; i++)
+			left += fake.tx_budget[100 + i];
+		assert_int_equal(fake.tx_frames, total - left);
+	}
+	assert_int_equal(fake.tx_frames, total);
+	for (i = 0; i < NQP; i++) {
+		uint32_t qpn = 100 + (uint32_t)i;
+
+		for (j = 0; j < distinct && tids[j] != fake.tx_tid[qpn]; j++)
+			;
+		if (j == distinct)
+			tids[distinct++] = fake.tx_tid[qpn];
+		pump_qp_del(&p, qpn);
+		close(fd[i]);
+	}
+	assert_int_equal(distinct, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +309,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(scan_finds_unrung_work, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(deleted_qp_not_watched, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(qps_transmit_on_threads, setup,
 						teardown),
 	};
 

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * This file contains the tests' way to name the QP mrc_xdp_tx serves: the
+ * program reads its caller's slot for the CPU it runs on (struct
+ * mrc_tx_call, include/mrc/abi.h). A test runs the program from one
+ * thread, one test run at a time, so it pins that thread to the CPU it is
+ * on (the first time) and fills that CPU's slot.
+ */
+#ifndef MRC_TESTS_TX_CALL_H
+#define MRC_TESTS_TX_CALL_H
+
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "mrc/abi.h"
+
+/*
+ * Runs of this thread serve qpn; the next left of them count down to the
+ * one that asks for its ACK (0: every run asks). Aborts if the thread
+ * cannot be pinned: the program would then read a slot nobody filled.
+ */
+static inline void tx_call_set(struct mrc_tx_call *slot, __u32 qpn, __u32 left)
+{
+	static int cpu = -1;
+
+	if (cpu < 0) {
+		cpu_set_t one;
+
+		cpu = sched_getcpu();
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (cpu < 0 || cpu >= MRC_TX_CALL_CPUS ||
+		    sched_setaffinity(0, sizeof(one), &one))
+			abort();
+	}
+	slot[cpu].qpn = qpn;
+	slot[cpu].left = left;
+	slot[cpu].sent = 0;
+	slot[cpu].tid = (__u32)gettid();
+}
+
+#endif /* MRC_TESTS_TX_CALL_H */
