@@ -62,12 +62,30 @@ measured qps --test bw --verify -q 4096 -s 4K -n 163840 -D 20 --mtu 4096
 wait "$sq_pid"
 read -r sq_n sq_bytes <"$TMP/sq_maps"
 perf_clean qps
+# The same bulk row at MTU 1500, Ethernet's default: every link of both
+# hosts set to 1500, mrcds started again (a QP's packets are what its
+# ports carry when it connects: 1444 bytes), TCP on the same links.
+mrcd_stop h1
+mrcd_stop h2
+for h in h1 h2; do
+	for i in $(tb exec "$h" ip -o link show | awk -F': ' '$2 ~ /^p[0-9]+@/ { split($2, a, "@"); print a[1] }'); do
+		tb exec "$h" ip link set dev "$i" mtu 1500
+	done
+done
+mrcd_start h1 ${PERF_MRCD_ARGS:-}
+mrcd_start h2 ${PERF_MRCD_ARGS:-}
+measured bw1500 --test bw -s 1M -D 5 --mtu 4096
+b0=$(cpu_busy_ns)
+tcp1500=$(tcp_gbps)
+tcp1500_cpu=$(jq -n "$(cpu_ns_since "$b0") / 1e9")
 cpus() { jq -s . "$TMP"/{bw,rate1,rate4,lat,qps}.cpu; }
 
 jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" \
 	--argjson tcp4 "$tcp4" --argjson tcp4_cpu "$tcp4_cpu" --slurpfile bw4 "$TMP/bw4.json" \
 	--argjson bw4_cpu "$(cat "$TMP/bw4.cpu")" \
 	--argjson tcp_s "$TCP_S" \
+	--argjson tcp1500 "$tcp1500" --argjson tcp1500_cpu "$tcp1500_cpu" \
+	--slurpfile bw1500 "$TMP/bw1500.json" --argjson bw1500_cpu "$(cat "$TMP/bw1500.cpu")" \
 	--slurpfile bw "$TMP/bw.json" \
 	--slurpfile r1 "$TMP/rate1.json" --slurpfile r4 "$TMP/rate4.json" \
 	--slurpfile lat "$TMP/lat.json" --slurpfile q "$TMP/qps.json" \
@@ -88,6 +106,10 @@ jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" 
 	bw_4qp_machine_cpu_s: $bw4_cpu, tcp_4flows_machine_cpu_s: $tcp4_cpu,
 	bw_4qp_cpu_s_per_gb: per_gb($bw4_cpu; $bw4[0].results[0].msgs * $bw4[0].results[0].size_bytes),
 	tcp_4flows_cpu_s_per_gb: per_gb($tcp4_cpu; $tcp4 * 1e9 * $tcp_s / 8),
+	bw_mtu1500_gbit_per_s: $bw1500[0].results[0].gbit_per_s, tcp_mtu1500_gbit_per_s: $tcp1500,
+	bw_mtu1500_vs_tcp: ($bw1500[0].results[0].gbit_per_s / $tcp1500),
+	bw_mtu1500_cpu_s_per_gb: per_gb($bw1500_cpu; $bw1500[0].results[0].msgs * $bw1500[0].results[0].size_bytes),
+	tcp_mtu1500_cpu_s_per_gb: per_gb($tcp1500_cpu; $tcp1500 * 1e9 * $tcp_s / 8),
 	rate1_machine_cpu_s: $cpu[1], rate4_machine_cpu_s: $cpu[2],
 	lat_machine_cpu_s: $cpu[3], qps_machine_cpu_s: $cpu[4],
 	receiver_cpu_s: $b.server_cpu_s, bw_seconds: $b.seconds,
@@ -104,6 +126,7 @@ jq -n --argjson tcp "$tcp" --argjson tcp_cpu "$tcp_cpu" --argjson cpu "$(cpus)" 
 jq -r '
 	"one QP, 1 MiB WRITEs, 4 planes:  \(.bw_1mib_gbit_per_s) Gbit/s vs TCP \(.tcp_gbit_per_s * 100 | floor / 100) Gbit/s (\(.bw_vs_tcp * 100 | floor / 100)x); CPU per GB \(.bw_cpu_s_per_gb) s vs TCP \(.tcp_cpu_s_per_gb) s; receiver process CPU \(.receiver_cpu_s) s in \(.bw_seconds) s",
 	"4 QPs, 1 MiB WRITEs, 4 planes:   \(.bw_4qp_gbit_per_s) Gbit/s vs 4 TCP flows \(.tcp_4flows_gbit_per_s * 100 | floor / 100) Gbit/s (\(.bw_4qp_vs_tcp_4flows * 100 | floor / 100)x); CPU per GB \(.bw_4qp_cpu_s_per_gb) s vs TCP \(.tcp_4flows_cpu_s_per_gb) s",
+	"one QP at MTU 1500:              \(.bw_mtu1500_gbit_per_s) Gbit/s vs TCP \(.tcp_mtu1500_gbit_per_s * 100 | floor / 100) Gbit/s (\(.bw_mtu1500_vs_tcp * 100 | floor / 100)x); CPU per GB \(.bw_mtu1500_cpu_s_per_gb) s vs TCP \(.tcp_mtu1500_cpu_s_per_gb) s",
 	"64 B WRITE_IMM rate:              \(.rate_64b_1qp_msg_per_s | floor) msg/s (1 QP, machine CPU \(.rate1_machine_cpu_s * 100 | round / 100) s), \(.rate_64b_4qp_msg_per_s | floor) msg/s (4 QPs, \(.rate4_machine_cpu_s * 100 | round / 100) s)",
 	"8 B ping-pong RTT p50 / p99:      \(.lat_8b_rtt_us_p50) / \(.lat_8b_rtt_us_p99) us vs TCP \(.tcp_8b_rtt_us_p50) / \(.tcp_8b_rtt_us_p99) us (\(.lat_vs_tcp_p50 * 100 | floor / 100)x; machine CPU \(.lat_machine_cpu_s * 100 | round / 100) s, both)",
 	"4096 QPs at once, verified:       \(.qps_4096_gbit_per_s) Gbit/s, \(.mem_per_qp_bytes) B per QP (client), \(.server_mem_per_qp_bytes) B (server); machine CPU \(.qps_machine_cpu_s * 100 | round / 100) s",
