@@ -1235,6 +1235,7 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 		qt->ev[i] = a->evs_given ? a->ev[i] : a->ev_base + i;
 		qt->ev_fl[i] = a->evs_given ? a->ev_fl[i] : 0;
 		qt->ev_port[i] = a->evs_given ? a->ev_port[i] : i % d->nports;
+		evm_set(&qt->port_evs[qt->ev_port[i] % MRC_MAX_PORTS], i);
 		qt->ev_state[i] = MRC_EV_GOOD;
 	}
 	evm_first(&qt->ev_use, a->nev);

@@ -348,6 +348,9 @@ struct mrc_qp_tx {
 	 */
 	__u16 ev_fl[MRC_QP_EVS];
 	__u8 ev_port[MRC_QP_EVS]; /* ...and the port each leaves by */
+	/* Bit i of port_evs[p]: ev[i] leaves by port p. A resend avoids
+	 * the port its packet was lost on (health_next_ev). */
+	struct mrc_evmask port_evs[MRC_MAX_PORTS];
 	__u8 peer_addr[MRC_MAX_PORTS][16]; /* peer's address per port */
 	/*
 	 * Its CC profile: the slot of mrc_cc whose parameters NSCC runs

@@ -132,6 +132,7 @@ static int send_some(uint32_t send_cq)
 	for (i = 0; i < NEV; i++) {
 		qt.ev[i] = (uint16_t)(EV0 + i);
 		qt.ev_port[i] = (uint8_t)i;
+		evm_set(&qt.port_evs[i], i);
 		qt.ev_state[i] = MRC_EV_GOOD;
 		inet_pton(AF_INET, "198.18.2.2", qt.peer_addr[i]);
 	}

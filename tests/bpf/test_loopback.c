@@ -319,6 +319,7 @@ static int reset(uint32_t first_psn)
 	for (i = 0; i < NEV; i++) {
 		qt.ev[i] = srv6 ? MRC_SRV6_SPORT(i) : 49152 + i;
 		qt.ev_port[i] = i % PORTS;
+		evm_set(&qt.port_evs[i % PORTS], i);
 	}
 	for (p = 0; p < PORTS; p++)
 		host_addr(qt.peer_addr[p], srv6, p, 2);

@@ -1574,8 +1574,19 @@ static uint32_t next_ev(struct mq *q, uint32_t avoid)
 				m_set(&use, i);
 	if (!m_count(&use))
 		return MRC_QP_EVS;
-	if (avoid < MRC_QP_EVS && m_has(&use, avoid) && m_count(&use) > 1)
-		m_clear(&use, avoid);
+	if (avoid < MRC_QP_EVS) {
+		struct mrc_evmask other = {};
+
+		/* A resend: another port's EV if one is in use (EV i leaves
+		 * by port i % NPORT), else another EV. */
+		for (i = 0; i < MRC_QP_EVS; i++)
+			if (m_has(&use, i) && i % NPORT != avoid % NPORT)
+				m_set(&other, i);
+		if (m_count(&other))
+			use = other;
+		else if (m_has(&use, avoid) && m_count(&use) > 1)
+			m_clear(&use, avoid);
+	}
 	if (m_count(&q->cur.ev_cool)) {
 		i = in_turn(&use, c);
 		if (m_has(&q->cur.ev_cool, i) &&
@@ -2180,6 +2191,7 @@ static int make_qp(struct mq *q)
 	for (i = 0; i < q->nev; i++) {
 		qt.ev[i] = (uint16_t)(EV0 + i);
 		qt.ev_port[i] = (uint8_t)(i % NPORT);
+		m_set(&qt.port_evs[i % NPORT], i);
 		qt.ev_state[i] = MRC_EV_GOOD;
 	}
 	for (i = 0; i < NPORT; i++)

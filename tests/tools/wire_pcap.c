@@ -189,6 +189,7 @@ static void setup_sender(void)
 	for (i = 0; i < NEV; i++) {
 		qt.ev[i] = (uint16_t)(49152 + 17 * i);
 		qt.ev_port[i] = (uint8_t)i;
+		evm_set(&qt.port_evs[i], i);
 		qt.peer_addr[i][0] = 198;
 		qt.peer_addr[i][1] = 18;
 		qt.peer_addr[i][2] = (uint8_t)(16 * i + 2);
