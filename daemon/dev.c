@@ -1403,11 +1403,11 @@ static uint32_t this_tid(void)
 
 /*
  * One transmit call in the slot of the CPU this thread is on. Returns what
- * it sent; 0 when no run used the slot (the thread moved to another CPU
- * before the call began, or another thread took the slot while this one
- * was preempted); or -errno.
+ * it sent; -EAGAIN when no run used the slot (the thread moved to another
+ * CPU before the call began); 0 as well when another thread took the slot
+ * while this one was preempted (its count is lost); or -errno.
  */
-static int tx_call(struct dev *d, uint32_t qpn, uint32_t n, int *moved)
+static int tx_call(struct dev *d, uint32_t qpn, uint32_t n)
 {
 	static __thread uint8_t frame[TX_FRAME_MAX + 1];
 	struct xdp_md ctx = { .data_end = sizeof(frame),
@@ -1421,7 +1421,6 @@ static int tx_call(struct dev *d, uint32_t qpn, uint32_t n, int *moved)
 		    .ctx_size_in = sizeof(ctx), .repeat = n,
 		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 
-	*moved = 0;
 	if (cpu < 0 || cpu >= MRC_TX_CALL_CPUS)
 		return cpu < 0 ? -errno : -ERANGE;
 	slot = &d->tx->bss->tx_call[cpu];
@@ -1440,22 +1439,23 @@ static int tx_call(struct dev *d, uint32_t qpn, uint32_t n, int *moved)
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return err;
 	left = slot->left;
-	*moved = !err && left == n;
-	return err ? err : (int)slot->sent;
+	if (err)
+		return err;
+	return left == n ? -EAGAIN : (int)slot->sent;
 }
 
 int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
 {
-	int tries, sent = 0, moved = 0;
+	int tries, sent = 0;
 
 	/* A thread that moved before its call began sent nothing: again,
 	 * from the CPU it is on now (a few times, then the caller's poll). */
 	for (tries = 0; n && tries < 4; tries++) {
-		sent = tx_call(d, qpn, n, &moved);
-		if (!moved)
-			break;
+		sent = tx_call(d, qpn, n);
+		if (sent != -EAGAIN)
+			return sent;
 	}
-	return sent;
+	return 0;
 }
 
 int dev_emit(struct dev *d, uint32_t port, const void *frame, uint32_t len)

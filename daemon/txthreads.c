@@ -82,7 +82,6 @@ int txt_start(struct txthreads *t, struct dev *d, uint32_t want)
 			txt_stop(t);
 			return -err;
 		}
-		th->started = 1;
 		t->nthreads = i + 1;
 	}
 	t->shares = n;
@@ -104,7 +103,6 @@ void txt_stop(struct txthreads *t)
 	for (i = 0; i < t->nthreads; i++) {
 		pthread_join(t->t[i].id, NULL);
 		pthread_cond_destroy(&t->t[i].go);
-		t->t[i].started = 0;
 	}
 	pthread_cond_destroy(&t->done);
 	pthread_mutex_destroy(&t->lock);
@@ -124,12 +122,15 @@ void txt_run(struct txthreads *t, struct txt_call *calls, int n)
 
 	if (n <= 0)
 		return;
-	for (i = 0; i < n; i++)
-		has[share_of(t, &calls[i])] = 1;
-	if (t->shares > 1)
-		pthread_mutex_lock(&t->lock);
 	t->calls = calls;
 	t->ncalls = n;
+	if (t->shares == 1) {
+		make_share(t, 0);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		has[share_of(t, &calls[i])] = 1;
+	pthread_mutex_lock(&t->lock);
 	t->busy = 0;
 	for (k = 0; k < t->shares; k++) {
 		if (!has[k])
@@ -142,13 +143,10 @@ void txt_run(struct txthreads *t, struct txt_call *calls, int n)
 		t->busy++;
 		pthread_cond_signal(&t->t[helper++].go);
 	}
-	if (t->shares > 1)
-		pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&t->lock);
 	make_share(t, mine);
-	if (t->shares > 1) {
-		pthread_mutex_lock(&t->lock);
-		while (t->busy)
-			pthread_cond_wait(&t->done, &t->lock);
-		pthread_mutex_unlock(&t->lock);
-	}
+	pthread_mutex_lock(&t->lock);
+	while (t->busy)
+		pthread_cond_wait(&t->done, &t->lock);
+	pthread_mutex_unlock(&t->lock);
 }

@@ -33,7 +33,6 @@ struct txt_call {
 struct txt_thread {
 	struct txthreads *pool;
 	pthread_t id;
-	int started;
 	int share; /* under lock: the share it makes this round, -1 none */
 	pthread_cond_t go;
 };
@@ -45,7 +44,7 @@ struct txthreads {
 	struct txt_thread t[TXT_MAX];
 	pthread_mutex_t lock;
 	pthread_cond_t done;
-	struct txt_call *calls; /* under lock: this round's */
+	struct txt_call *calls; /* this round's, set before helpers start it */
 	int ncalls;
 	int busy; /* under lock: threads still working on this round */
 	int stop; /* under lock */

@@ -27,9 +27,10 @@ static __always_inline int health_all_denied(const struct mrc_qp_tx *qp)
 
 /*
  * Under the QP lock: the next EV in turn among those in use, other than
- * avoid (a retransmission leaves the EV that lost it): on another port
- * when one has an EV in use, else another EV when there is one. With none in use it sprays over every EV
- * not DENIED: path health never stalls a QP. Returns MRC_QP_EVS when
+ * avoid when there is another (a retransmission leaves the EV that lost
+ * it), and on another port when one has an EV in use (the port it was
+ * lost on may be dead, and a second loss there waits out the ACK
+ * timeout). With none in use it sprays over every EV not DENIED: path health never stalls a QP. Returns MRC_QP_EVS when
  * every EV is DENIED: then nothing may be sent until the controller
  * allows one.
  *
@@ -53,23 +54,18 @@ static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
 		evm_andnot(&use, &all, &qp->ev_denied);
 	if (!evm_any(&use))
 		return MRC_QP_EVS;
+	if (avoid < MRC_QP_EVS && evm_has(&use, avoid)) {
+		evm_clear(&use, avoid);
+		if (!evm_any(&use))
+			evm_set(&use, avoid);
+	}
 	if (avoid < MRC_QP_EVS) {
 		struct mrc_evmask other;
 
-		/* A resend: on another port if one has an EV in use (the
-		 * port it was lost on may be dead, and a second loss there
-		 * waits out the ACK timeout), else on another EV. */
-		const struct mrc_evmask *same =
-			&qp->port_evs[qp->ev_port[avoid] % MRC_MAX_PORTS];
-
-		evm_andnot(&other, &use, same);
-		if (evm_has(same, avoid) && evm_any(&other)) {
+		evm_andnot(&other, &use,
+			   &qp->port_evs[qp->ev_port[avoid] % MRC_MAX_PORTS]);
+		if (evm_any(&other))
 			use = other;
-		} else if (evm_has(&use, avoid)) {
-			evm_clear(&use, avoid);
-			if (!evm_any(&use))
-				evm_set(&use, avoid);
-		}
 	}
 	if (evm_any(&qp->ev_cool)) {
 		i = evm_in_turn(&use, c);

@@ -743,7 +743,11 @@ struct mrc_tx_call {
 	__u32 qpn; /* the QP this call serves */
 	__u32 left; /* runs left, this one included; the last asks for an ACK */
 	__u32 sent; /* packets this call sent, counted by the program */
+	/* A cache line each: the program writes left and sent for every
+	 * packet, and two CPUs' slots must not share a line. */
+	__u32 pad[12];
 };
+_Static_assert(sizeof(struct mrc_tx_call) == 64, "a slot per cache line");
 /* CPUs with a slot; a run on another sends nothing */
 #define MRC_TX_CALL_CPUS 1024
 
