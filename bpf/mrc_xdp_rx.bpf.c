@@ -505,6 +505,7 @@ snapshot:
 struct emit_ctx {
 	struct mrc_scratch *s;
 	void *ring;
+	__u64 ts_ns; /* every completion of the run: mrc_cqe.ts_ns */
 };
 
 static long emit_one(__u32 i, void *data)
@@ -522,6 +523,7 @@ static long emit_one(__u32 i, void *data)
 		return 0;
 	}
 	*out = e->s->cqe[i];
+	out->ts_ns = e->ts_ns;
 	bpf_ringbuf_submit(out, 0);
 	if (e->s->cqe[i].opcode == MRC_WC_RECV_RDMA_WITH_IMM)
 		mrc_count_rx(MRC_RX_COMPLETIONS, 1);
@@ -1314,6 +1316,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 		__u32 cq = qp->send_cq;
 
 		e.ring = bpf_map_lookup_elem(&mrc_cq, &cq);
+		e.ts_ns = s->now_ns;
 		if (e.ring)
 			bpf_loop(MRC_SQ_DEPTH, emit_one, &e, 0);
 		else /* no ring: every completion due is lost */
@@ -1452,7 +1455,9 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 		return make_ack(ctx, &r, &st, MRC_NACK_NONE);
 	}
 	if (s->ndue) {
-		struct emit_ctx e = { .s = s, .ring = ring };
+		struct emit_ctx e = { .s = s,
+				      .ring = ring,
+				      .ts_ns = bpf_ktime_get_ns() };
 
 		if (e.ring)
 			bpf_loop(MRC_RX_WINDOW_MAX + 1, emit_one, &e, 0);

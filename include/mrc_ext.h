@@ -78,6 +78,18 @@ int mrcx_query_qp_health(struct mrc_qp *qp, uint32_t after,
 			 struct mrcd_qp_health *h);
 
 /*
+ * mrc_poll_cq(), and for each completion the time it completed:
+ * ts_ns[i] is CLOCK_MONOTONIC in ns when the data path made wc[i] (the
+ * sender's program taking the ACK that finished the WR, the receiver's
+ * placing the message's last PSN), not when the application polled it;
+ * what ibv_wc_read_completion_wallclock_ns() gives on a NIC. Flush
+ * completions (IBV_WC_WR_FLUSH_ERR) are libmrc's and carry the time of
+ * the poll. ts_ns has room for num_entries. Returns as mrc_poll_cq().
+ */
+int mrcx_poll_cq_ts(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc,
+		    uint64_t *ts_ns);
+
+/*
  * Controller extensions (need CAP_NET_ADMIN like mrc_ctl.h; EPERM
  * otherwise): what mrcctl shows beyond the OCP controller API.
  */

@@ -14,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -185,12 +186,15 @@ int mrc_destroy_cq(struct mrc_cq *cq)
 }
 
 /* Turns one record into a work completion; 0 if it is not for us. */
-static int to_wc(struct mrc_cq *cq, const struct mrc_cqe *c, struct ibv_wc *wc)
+static int to_wc(struct mrc_cq *cq, const struct mrc_cqe *c, struct ibv_wc *wc,
+		 uint64_t *ts_ns)
 {
 	struct mrc_context *ctx = cq->ctx;
 	struct mrc_qp *qp = c->qpn < MRC_MAX_QP ? ctx->qp[c->qpn] : NULL;
 
 	memset(wc, 0, sizeof(*wc));
+	if (ts_ns)
+		*ts_ns = c->ts_ns;
 	wc->wr_id = c->wr_id;
 	wc->status = c->status;
 	wc->qp_num = c->qpn;
@@ -226,8 +230,15 @@ static uint32_t *expected(struct mrc_cq *cq, const struct mrc_cqe *c)
 			  [c->opcode == MRC_WC_RECV_RDMA_WITH_IMM];
 }
 
+/* The i-th timestamp slot of a poll's, if it asked for them. */
+static uint64_t *ts_at(uint64_t *ts_ns, int i)
+{
+	return ts_ns ? &ts_ns[i] : NULL;
+}
+
 /* Stashed records that are now next in their order go out first. */
-static int from_stash(struct mrc_cq *cq, int n, struct ibv_wc *wc)
+static int from_stash(struct mrc_cq *cq, int n, struct ibv_wc *wc,
+		      uint64_t *ts_ns)
 {
 	int got = 0, i, again = 1;
 
@@ -240,7 +251,7 @@ static int from_stash(struct mrc_cq *cq, int n, struct ibv_wc *wc)
 			if (c->seq != *e)
 				continue;
 			(*e)++;
-			got += to_wc(cq, c, &wc[got]);
+			got += to_wc(cq, c, &wc[got], ts_at(ts_ns, got));
 			cq->stash[i--] = cq->stash[--cq->nstash];
 			again = 1;
 		}
@@ -249,7 +260,8 @@ static int from_stash(struct mrc_cq *cq, int n, struct ibv_wc *wc)
 }
 
 /* Reads ring records until n completions are out or the ring is empty. */
-static int from_ring(struct mrc_cq *cq, int n, struct ibv_wc *wc)
+static int from_ring(struct mrc_cq *cq, int n, struct ibv_wc *wc,
+		     uint64_t *ts_ns)
 {
 	uint64_t *cons = cq->cons_page, pos, prod;
 	uint8_t *data = (uint8_t *)cq->prod_page + PAGE;
@@ -274,8 +286,10 @@ static int from_ring(struct mrc_cq *cq, int n, struct ibv_wc *wc)
 			e = expected(cq, &c);
 			if (c.seq == *e) {
 				(*e)++;
-				got += to_wc(cq, &c, &wc[got]);
-				got += from_stash(cq, n - got, &wc[got]);
+				got += to_wc(cq, &c, &wc[got],
+					     ts_at(ts_ns, got));
+				got += from_stash(cq, n - got, &wc[got],
+						  ts_at(ts_ns, got));
 			} else {
 				cq->stash[cq->nstash++] = c;
 			}
@@ -364,10 +378,11 @@ void qp_unmark_failed(struct mrc_qp *qp)
 	pthread_mutex_unlock(&qp->ctx->lock);
 }
 
-int mrc_poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc)
+static int poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc,
+		   uint64_t *ts_ns)
 {
 	struct mrc_context *ctx;
-	int got, i;
+	int got, i, flushed;
 
 	if (!cq || cq->evq || num_entries < 0 || (num_entries && !wc)) {
 		errno = EINVAL; /* an EV event queue: mrc_ctl_poll_ev_event */
@@ -378,8 +393,9 @@ int mrc_poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc)
 	 * mrcd restarted and resume (a clock read, a poll() each 100 ms). */
 	soft_check_link(ctx->sc);
 	pthread_mutex_lock(&cq->lock);
-	got = from_stash(cq, num_entries, wc);
-	got += from_ring(cq, num_entries - got, wc + got);
+	got = from_stash(cq, num_entries, wc, ts_ns);
+	got += from_ring(cq, num_entries - got, wc + got, ts_at(ts_ns, got));
+	flushed = got;
 	/* Flushes follow the error completion that marked the QP failed. */
 	if (__atomic_load_n(&ctx->nfailed, __ATOMIC_ACQUIRE)) {
 		struct mrc_qp *f[64];
@@ -398,7 +414,31 @@ int mrc_poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc)
 			got += flush_qp(cq, f[k], num_entries - got, wc + got);
 	}
 	pthread_mutex_unlock(&cq->lock);
+	/* Flushes are libmrc's, made now; the data path stamped the rest. */
+	if (ts_ns && flushed < got) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		for (i = flushed; i < got; i++)
+			ts_ns[i] = (uint64_t)now.tv_sec * 1000000000ull +
+				   (uint64_t)now.tv_nsec;
+	}
 	return got;
+}
+
+int mrc_poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	return poll_cq(cq, num_entries, wc, NULL);
+}
+
+int mrcx_poll_cq_ts(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc,
+		    uint64_t *ts_ns)
+{
+	if (num_entries > 0 && !ts_ns) {
+		errno = EINVAL;
+		return -1;
+	}
+	return poll_cq(cq, num_entries, wc, ts_ns);
 }
 
 int mrc_req_notify_cq(struct mrc_cq *cq, int solicited_only)

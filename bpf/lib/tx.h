@@ -582,6 +582,7 @@ static __always_inline void tx_fail_wqe(struct mrc_qp_tx *qp, struct tx_pick *p,
 		.seq = p->err_seq,
 		.opcode = MRC_WC_RDMA_WRITE,
 		.status = MRC_WC_RETRY_EXC_ERR,
+		.ts_ns = bpf_ktime_get_ns(),
 	};
 	__u32 cq = qp->send_cq;
 	void *ring = bpf_map_lookup_elem(&mrc_cq, &cq);

@@ -20,7 +20,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 18
+#define MRC_ABI_VERSION 19
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -150,8 +150,11 @@ struct mrc_cqe {
 	__u32 psn; /* PSN that completed the message */
 	__u16 opcode; /* MRC_WC_* (enum ibv_wc_opcode) */
 	__u16 status; /* enum ibv_wc_status */
+	/* CLOCK_MONOTONIC ns when the data path completed the work: the
+	 * completion timestamp a NIC gives (mrcx_poll_cq_ts). */
+	__u64 ts_ns;
 };
-_Static_assert(sizeof(struct mrc_cqe) == 32, "cqe layout");
+_Static_assert(sizeof(struct mrc_cqe) == 40, "cqe layout");
 
 /* --- the send side ---------------------------------------------------------- */
 

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -76,6 +77,26 @@ static int drain(void)
 {
 	ncqe[0] = ncqe[1] = 0;
 	return ring_buffer__consume(cqs) < 0 ? -1 : 0;
+}
+
+/*
+ * A completion is want, and the data path stamped it at most a second
+ * before now (CLOCK_MONOTONIC, as bpf_ktime_get_ns).
+ */
+static void assert_cqe(const struct mrc_cqe *got, struct mrc_cqe want)
+{
+	struct timespec now;
+	uint64_t now_ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	now_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	if (!got->ts_ns || got->ts_ns > now_ns ||
+	    now_ns - got->ts_ns > 1000000000ull)
+		fail_msg("completion stamped %llu, now %llu",
+			 (unsigned long long)got->ts_ns,
+			 (unsigned long long)now_ns);
+	want.ts_ns = got->ts_ns;
+	assert_memory_equal(got, &want, sizeof(want));
 }
 
 static uint64_t percpu(struct bpf_map *m, uint32_t key)
@@ -445,7 +466,7 @@ static void stale_fatal_nack_fails_nothing(void **state)
 	assert_int_equal(sq->state, MRC_QPS_ERR);
 	assert_int_equal(drain(), 0);
 	assert_int_equal(ncqe[0], 1);
-	assert_memory_equal(&cqe[0][0], &want, sizeof(want));
+	assert_cqe(&cqe[0][0], want);
 }
 
 /* A retryable NACK (trimmed) queues a resend only for a PSN in flight. */
@@ -793,7 +814,7 @@ static void send_completion_is_whole(void **state)
 		assert_int_equal(ncqe[0], 1);
 		want.wr_id = 100 + i;
 		want.seq = i;
-		assert_memory_equal(&cqe[0][0], &want, sizeof(want));
+		assert_cqe(&cqe[0][0], want);
 	}
 }
 

@@ -696,6 +696,19 @@ static int pump(struct channel *ch)
 
 static int last_pumped; /* packets the last transfer put on the channel */
 
+/* A completion's timestamp: made during the pump, and in order. */
+static void assert_cqe_time(const struct side *s, int i, uint64_t t0,
+			    uint64_t t1)
+{
+	uint64_t ts = s->cqe[i].ts_ns;
+
+	if (ts < t0 || ts > t1 || (i && ts < s->cqe[i - 1].ts_ns))
+		fail_msg("completion %d stamped %llu, outside [%llu, %llu] "
+			 "or before the previous one",
+			 i, (unsigned long long)ts, (unsigned long long)t0,
+			 (unsigned long long)t1);
+}
+
 /* Post a mixed workload; check bytes and completions after pumping. */
 static void transfer(struct channel *ch, uint32_t first_psn)
 {
@@ -715,12 +728,14 @@ static void transfer(struct channel *ch, uint32_t first_psn)
 	};
 	const unsigned int n = sizeof(wr) / sizeof(wr[0]);
 	unsigned int i, imms = 0;
-	uint64_t off;
+	uint64_t off, t0, t1;
 
 	assert_int_equal(reset(first_psn), 0);
 	for (i = 0; i < n; i++)
 		post(i + 1, wr[i].off, wr[i].off, wr[i].len, wr[i].imm);
+	t0 = mono_ns();
 	last_pumped = pump(ch);
+	t1 = mono_ns();
 	assert_true(last_pumped > 0);
 	ring_buffer__consume(snd.cq);
 	ring_buffer__consume(rcv.cq);
@@ -744,6 +759,7 @@ static void transfer(struct channel *ch, uint32_t first_psn)
 		assert_int_equal(snd.cqe[i].status, MRC_WC_SUCCESS);
 		assert_int_equal(snd.cqe[i].seq, i);
 		assert_int_equal(snd.cqe[i].byte_len, wr[i].len);
+		assert_cqe_time(&snd, i, t0, t1);
 	}
 	/* Receive completions: one per WRITE_IMM, in order, its immediate. */
 	for (i = 0; i < n; i++) {
@@ -754,6 +770,7 @@ static void transfer(struct channel *ch, uint32_t first_psn)
 				 0xab000000 | (i + 1));
 		assert_int_equal(rcv.cqe[imms].byte_len, wr[i].len);
 		assert_int_equal(rcv.cqe[imms].seq, imms);
+		assert_cqe_time(&rcv, imms, t0, t1);
 		imms++;
 	}
 	assert_int_equal(rcv.ncqe, imms);

@@ -102,7 +102,7 @@ static int server(int port, double seconds, const char *const *at, int nat,
 			tl_start(t, t0, NULL);
 		}
 		bytes += (uint64_t)n;
-		tl_completion(t, now, (uint64_t)n);
+		tl_completion(t, now, 0, (uint64_t)n); /* no stamp: TCP */
 	}
 	tl_finish_surviving(t, now_ns(), surviving);
 	printf("{\"bytes\":%llu,\"gbit_per_s\":%.3f", (unsigned long long)bytes,

@@ -72,7 +72,7 @@ static void test_samples_without_the_poller(void **state)
 	     i++)
 		usleep(1000);
 	assert_true(__atomic_load_n(&asked, __ATOMIC_RELAXED) >= 3);
-	tl_completion(t, mono_ns(), 65536);
+	tl_completion(t, mono_ns(), 0, 65536);
 	tl_finish(t, mono_ns());
 	tl_free(t);
 }
@@ -115,6 +115,53 @@ static void test_command_beside_the_poller(void **state)
 	rmdir(dir);
 }
 
+/* A figure of tl_json's, or -1 if it is missing. */
+static double json_num(const char *json, const char *key)
+{
+	char k[128];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(json, k);
+	return p ? strtod(p + strlen(k), NULL) : -1;
+}
+
+/*
+ * The longest gap is measured twice: by when the application polled
+ * (a poller off its CPU for 5 s) and by the data path's completion
+ * timestamps (never more than 1 ms apart, two of them polled out of
+ * order). All completions come 2 s after the fault command started, so
+ * the stretch from its return to the first is the same for both, and
+ * under 4 s.
+ */
+static void test_gap_by_completion_timestamps(void **state)
+{
+	const char *ats[1] = { "0:true" };
+	struct tl *t = tl_new(NULL, ats, 1);
+	static const struct {
+		uint64_t poll_ms, done_ms;
+	} c[] = { { 0, 0 }, { 1, 2 }, { 2, 1 }, { 5002, 3 }, { 5003, 4 } };
+	uint64_t now = mono_ns(), base = now + 2000000000ull;
+	double dp;
+	char *json;
+	size_t i;
+
+	(void)state;
+	assert_non_null(t);
+	tl_start(t, now, NULL);
+	tl_tick(t, now);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		tl_completion(t, base + c[i].poll_ms * 1000000ull,
+			      base + c[i].done_ms * 1000000ull, 4096);
+	tl_finish(t, base + 5003000000ull);
+	json = json_of(t);
+	assert_float_equal(json_num(json, "longest_gap_ms"), 5000.0, 1e-9);
+	dp = json_num(json, "longest_gap_by_completion_ts_ms");
+	assert_true(dp > 0 && dp < 4000.0);
+	free(json);
+	tl_free(t);
+}
+
 /* A timeline freed without tl_finish ends its threads first. */
 static void test_free_before_finish(void **state)
 {
@@ -134,6 +181,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_samples_without_the_poller),
 		cmocka_unit_test(test_command_beside_the_poller),
+		cmocka_unit_test(test_gap_by_completion_timestamps),
 		cmocka_unit_test(test_free_before_finish),
 	};
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mrc_ext.h"
 #include "perf.h"
 #include "post.h"
 #include "timeline.h"
@@ -163,9 +164,10 @@ static void note_send_error(struct perf_dev *d, const struct ibv_wc *wc)
 int poll_send(struct perf_dev *d)
 {
 	struct ibv_wc wc[PERF_POLL_BATCH];
+	uint64_t ts[PERF_POLL_BATCH];
 	int n, i;
 
-	n = mrc_poll_cq(d->scq, PERF_POLL_BATCH, wc);
+	n = mrcx_poll_cq_ts(d->scq, PERF_POLL_BATCH, wc, ts);
 	if (n < 0) {
 		pr_err("polling the send CQ failed");
 		return -EIO;
@@ -203,7 +205,7 @@ int poll_send(struct perf_dev *d)
 			q->ok += idx + 1 - q->completed;
 			d->send_last_ok_ns = now_ns();
 			if (d->tl)
-				tl_completion(d->tl, d->send_last_ok_ns,
+				tl_completion(d->tl, d->send_last_ok_ns, ts[i],
 					      (idx + 1 - q->completed) *
 						      d->wr_bytes);
 		}

@@ -76,12 +76,14 @@ struct tl {
 	size_t nevs, capev;
 	struct tl_done {
 		uint64_t ns, bytes;
-	} * done; /* completions, in time order */
+		uint64_t dp_ns; /* the data path's completion timestamp */
+	} * done; /* completions, in the order polled */
 	size_t ndone, capdone;
 	double surviving_frac; /* 0: from the EVs that failed */
 	/* the summary */
 	bool have;
 	double cmd_ms, detect_ms, quiet_ms, gap_ms, gap_cmd_ms, t90_ms;
+	double gap_dp_ms, gap_dp_cmd_ms; /* by completion timestamps */
 	double before_gbps, surviving_gbps;
 	unsigned int failed;
 	uint64_t retx;
@@ -140,12 +142,14 @@ void tl_start(struct tl *t, uint64_t now_ns, struct mrc_qp *qp)
 	t->sampling = qp && !pthread_create(&t->sampler, NULL, sampler_main, t);
 }
 
-void tl_completion(struct tl *t, uint64_t now_ns, uint64_t bytes)
+void tl_completion(struct tl *t, uint64_t now_ns, uint64_t done_ns,
+		   uint64_t bytes)
 {
 	__atomic_add_fetch(&t->bytes, bytes, __ATOMIC_RELAXED);
 	if (grow((void **)&t->done, &t->capdone, t->ndone, sizeof(*t->done)))
 		return;
 	t->done[t->ndone].ns = now_ns;
+	t->done[t->ndone].dp_ns = done_ns;
 	t->done[t->ndone++].bytes = bytes;
 }
 
@@ -309,23 +313,62 @@ static double gbps(uint64_t bytes, uint64_t ns)
 	return ns ? (double)bytes * 8 / (double)ns : 0;
 }
 
-/* The longest stretch in [from, stop) with no completion. */
-static uint64_t longest_gap(const struct tl *t, uint64_t from, uint64_t stop,
-			    uint64_t end_ns)
+/* The longest stretch in [from, stop) with none of the n times, in
+ * order, in it. */
+static uint64_t longest_gap(const uint64_t *ns, size_t n, uint64_t from,
+			    uint64_t stop, uint64_t end_ns)
 {
 	uint64_t prev = from, w = 0;
 	size_t i;
 
-	for (i = 0; i < t->ndone; i++) {
-		if (t->done[i].ns < from || t->done[i].ns >= stop)
+	for (i = 0; i < n; i++) {
+		if (ns[i] < from || ns[i] >= stop)
 			continue;
-		if (t->done[i].ns - prev > w)
-			w = t->done[i].ns - prev;
-		prev = t->done[i].ns;
+		if (ns[i] - prev > w)
+			w = ns[i] - prev;
+		prev = ns[i];
 	}
 	if (stop - prev > w && prev < stop && end_ns > stop)
 		w = stop - prev;
 	return w;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The longest stretches with no completion, as polled and as the data
+ * path stamped them (in time order: two CPUs' completions of several QPs
+ * may be polled out of it). A completion with no stamp counts at its poll.
+ */
+static void gaps(struct tl *t, uint64_t start, uint64_t fail, uint64_t stop,
+		 uint64_t end_ns)
+{
+	uint64_t *ns = malloc((t->ndone + 1) * sizeof(*ns));
+	size_t i;
+
+	if (!ns) {
+		t->gap_ms = t->gap_cmd_ms = NAN;
+		t->gap_dp_ms = t->gap_dp_cmd_ms = NAN;
+		return;
+	}
+	for (i = 0; i < t->ndone; i++)
+		ns[i] = t->done[i].ns;
+	t->gap_ms = (double)longest_gap(ns, t->ndone, fail, stop, end_ns) / 1e6;
+	t->gap_cmd_ms =
+		(double)longest_gap(ns, t->ndone, start, stop, end_ns) / 1e6;
+	for (i = 0; i < t->ndone; i++)
+		ns[i] = t->done[i].dp_ns ? t->done[i].dp_ns : t->done[i].ns;
+	qsort(ns, t->ndone, sizeof(*ns), cmp_u64);
+	t->gap_dp_ms =
+		(double)longest_gap(ns, t->ndone, fail, stop, end_ns) / 1e6;
+	t->gap_dp_cmd_ms =
+		(double)longest_gap(ns, t->ndone, start, stop, end_ns) / 1e6;
+	free(ns);
 }
 
 static void summarize(struct tl *t, uint64_t end_ns)
@@ -368,8 +411,7 @@ static void summarize(struct tl *t, uint64_t end_ns)
 	/* The longest stretch with no completion, the fault to the heal;
 	 * and from the command's start (a command that is the fault itself
 	 * while it runs, like a daemon restart). */
-	t->gap_ms = (double)longest_gap(t, fail, stop, end_ns) / 1e6;
-	t->gap_cmd_ms = (double)longest_gap(t, start, stop, end_ns) / 1e6;
+	gaps(t, start, fail, stop, end_ns);
 	if (t->surviving_frac > 0)
 		t->surviving_gbps = t->before_gbps * t->surviving_frac;
 	else if (t->nev)
@@ -564,6 +606,9 @@ void tl_json(const struct tl *t, FILE *f)
 		json_ms(f, "no_traffic_on_failed_evs_ms", t->quiet_ms);
 		json_ms(f, "longest_gap_ms", t->gap_ms);
 		json_ms(f, "longest_gap_from_cmd_start_ms", t->gap_cmd_ms);
+		json_ms(f, "longest_gap_by_completion_ts_ms", t->gap_dp_ms);
+		json_ms(f, "longest_gap_from_cmd_start_by_completion_ts_ms",
+			t->gap_dp_cmd_ms);
 		json_ms(f, "t90_ms", t->t90_ms);
 		fprintf(f,
 			",\"goodput_before_gbit_per_s\":%.3f,"
@@ -586,13 +631,14 @@ void tl_human(const struct tl *t, FILE *f)
 		"  (negative: before it returned; nan: never):\n"
 		"  first EV ASSUMED_BAD after        %8.3f ms\n"
 		"  no traffic on the %2u failed EVs   %8.3f ms\n"
-		"  longest gap with no completion    %8.3f ms\n"
+		"  longest gap with no completion    %8.3f ms"
+		" (%.3f ms by completion timestamps)\n"
 		"  back to 90 %% of surviving after   %8.3f ms"
 		" (%.2f of %.2f Gbit/s before)\n"
 		"  retransmissions                   %8llu\n",
 		t->at[0].cmd, t->cmd_ms, t->detect_ms, t->failed, t->quiet_ms,
-		t->gap_ms, t->t90_ms, t->surviving_gbps, t->before_gbps,
-		(unsigned long long)t->retx);
+		t->gap_ms, t->gap_dp_ms, t->t90_ms, t->surviving_gbps,
+		t->before_gbps, (unsigned long long)t->retx);
 }
 
 void tl_free(struct tl *t)

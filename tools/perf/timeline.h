@@ -28,8 +28,10 @@ struct tl;
 struct tl *tl_new(const char *csv, const char *const *at, int nat);
 /* The run starts now; qp's EVs are the ones watched. */
 void tl_start(struct tl *t, uint64_t now_ns, struct mrc_qp *qp);
-/* Completions with bytes between them arrived now. */
-void tl_completion(struct tl *t, uint64_t now_ns, uint64_t bytes);
+/* Completions with bytes between them were polled now; the data path
+ * made the last of them at done_ns (its completion timestamp). */
+void tl_completion(struct tl *t, uint64_t now_ns, uint64_t done_ns,
+		   uint64_t bytes);
 /* Call often: samples each millisecond, starts and reaps the commands. */
 void tl_tick(struct tl *t, uint64_t now_ns);
 /* The run ended: waits for the commands, computes, writes the files. */
