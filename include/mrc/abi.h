@@ -119,19 +119,19 @@ struct mrc_mr_info {
 	__u32 head; /* bytes before the registered buffer, < page size */
 };
 
-/* Bytes of one completion ring: 32768 completions. */
+/* Bytes of one completion ring: 21845 completions (a 48-byte record). */
 #define MRC_CQ_RING_BYTES (1u << 20)
 /*
  * Room a receive CQ ring must have for a packet to be taken: a window of
  * completions (a ring record is 8 header bytes and the CQE) on each of two
  * CPUs at once.
  */
-#define MRC_CQ_ROOM_BYTES (2u * (MRC_RX_WINDOW_MAX + 1) * (8 + 32))
+#define MRC_CQ_ROOM_BYTES (2u * (MRC_RX_WINDOW_MAX + 1) * (8 + 40))
 /*
  * ...and a send CQ ring for an ACK to be taken or a QP to send: the
  * completions of a whole send queue on each of two CPUs.
  */
-#define MRC_SCQ_ROOM_BYTES (2u * (MRC_SQ_DEPTH + 1) * (8 + 32))
+#define MRC_SCQ_ROOM_BYTES (2u * (MRC_SQ_DEPTH + 1) * (8 + 40))
 
 /* Receive completion opcode, as enum ibv_wc_opcode numbers it. */
 #define MRC_WC_RECV_RDMA_WITH_IMM 129
@@ -155,10 +155,16 @@ struct mrc_cqe {
 	__u64 ts_ns;
 };
 _Static_assert(sizeof(struct mrc_cqe) == 40, "cqe layout");
+_Static_assert(MRC_CQ_ROOM_BYTES == 2u * (MRC_RX_WINDOW_MAX + 1) *
+					    (8 + sizeof(struct mrc_cqe)),
+	       "CQ room: a ring record is 8 header bytes and the CQE");
 
 /* --- the send side ---------------------------------------------------------- */
 
 #define MRC_SQ_DEPTH 128 /* WQEs per QP */
+_Static_assert(MRC_SCQ_ROOM_BYTES ==
+		       2u * (MRC_SQ_DEPTH + 1) * (8 + sizeof(struct mrc_cqe)),
+	       "send CQ room: the same records");
 #define MRC_TX_RING 512 /* in-flight records per QP: PSN % MRC_TX_RING */
 /* CC profiles' parameters in mrc_cc: slot = profile id; 0 is "none". */
 #define MRC_CC_SLOTS 16

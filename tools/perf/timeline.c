@@ -84,6 +84,8 @@ struct tl {
 	bool have;
 	double cmd_ms, detect_ms, quiet_ms, gap_ms, gap_cmd_ms, t90_ms;
 	double gap_dp_ms, gap_dp_cmd_ms; /* by completion timestamps */
+	uint64_t gap_at_ns,
+		gap_dp_at_ns; /* where they begin (CLOCK_MONOTONIC) */
 	double before_gbps, surviving_gbps;
 	unsigned int failed;
 	uint64_t retx;
@@ -314,22 +316,28 @@ static double gbps(uint64_t bytes, uint64_t ns)
 }
 
 /* The longest stretch in [from, stop) with none of the n times, in
- * order, in it. */
+ * order, in it; *at (if given) is when it began. */
 static uint64_t longest_gap(const uint64_t *ns, size_t n, uint64_t from,
-			    uint64_t stop, uint64_t end_ns)
+			    uint64_t stop, uint64_t end_ns, uint64_t *at)
 {
-	uint64_t prev = from, w = 0;
+	uint64_t prev = from, w = 0, w_at = from;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (ns[i] < from || ns[i] >= stop)
 			continue;
-		if (ns[i] - prev > w)
+		if (ns[i] - prev > w) {
 			w = ns[i] - prev;
+			w_at = prev;
+		}
 		prev = ns[i];
 	}
-	if (stop - prev > w && prev < stop && end_ns > stop)
+	if (stop - prev > w && prev < stop && end_ns > stop) {
 		w = stop - prev;
+		w_at = prev;
+	}
+	if (at)
+		*at = w_at;
 	return w;
 }
 
@@ -358,16 +366,21 @@ static void gaps(struct tl *t, uint64_t start, uint64_t fail, uint64_t stop,
 	}
 	for (i = 0; i < t->ndone; i++)
 		ns[i] = t->done[i].ns;
-	t->gap_ms = (double)longest_gap(ns, t->ndone, fail, stop, end_ns) / 1e6;
+	t->gap_ms = (double)longest_gap(ns, t->ndone, fail, stop, end_ns,
+					&t->gap_at_ns) /
+		    1e6;
 	t->gap_cmd_ms =
-		(double)longest_gap(ns, t->ndone, start, stop, end_ns) / 1e6;
+		(double)longest_gap(ns, t->ndone, start, stop, end_ns, NULL) /
+		1e6;
 	for (i = 0; i < t->ndone; i++)
 		ns[i] = t->done[i].dp_ns ? t->done[i].dp_ns : t->done[i].ns;
 	qsort(ns, t->ndone, sizeof(*ns), cmp_u64);
-	t->gap_dp_ms =
-		(double)longest_gap(ns, t->ndone, fail, stop, end_ns) / 1e6;
+	t->gap_dp_ms = (double)longest_gap(ns, t->ndone, fail, stop, end_ns,
+					   &t->gap_dp_at_ns) /
+		       1e6;
 	t->gap_dp_cmd_ms =
-		(double)longest_gap(ns, t->ndone, start, stop, end_ns) / 1e6;
+		(double)longest_gap(ns, t->ndone, start, stop, end_ns, NULL) /
+		1e6;
 	free(ns);
 }
 
@@ -609,6 +622,13 @@ void tl_json(const struct tl *t, FILE *f)
 		json_ms(f, "longest_gap_by_completion_ts_ms", t->gap_dp_ms);
 		json_ms(f, "longest_gap_from_cmd_start_by_completion_ts_ms",
 			t->gap_dp_cmd_ms);
+		/* where the two gaps begin, to find them in a trace taken
+		 * with CLOCK_MONOTONIC (perf record -k CLOCK_MONOTONIC) */
+		fprintf(f,
+			",\"longest_gap_at_ns\":%llu"
+			",\"longest_gap_by_completion_ts_at_ns\":%llu",
+			(unsigned long long)t->gap_at_ns,
+			(unsigned long long)t->gap_dp_at_ns);
 		json_ms(f, "t90_ms", t->t90_ms);
 		fprintf(f,
 			",\"goodput_before_gbit_per_s\":%.3f,"
