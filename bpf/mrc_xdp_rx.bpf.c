@@ -30,6 +30,7 @@
 #include "mrc/abi.h"
 #include "mrc/drop.h"
 #include "mrc/wire.h"
+#include "lib/cq.h"
 #include "lib/csum.h"
 #include "lib/health.h"
 #include "lib/maps.h"
@@ -506,6 +507,7 @@ struct emit_ctx {
 	struct mrc_scratch *s;
 	void *ring;
 	__u64 ts_ns; /* every completion of the run: mrc_cqe.ts_ns */
+	__u64 flags; /* to commit them with: cq_submit_flags */
 };
 
 static long emit_one(__u32 i, void *data)
@@ -524,7 +526,7 @@ static long emit_one(__u32 i, void *data)
 	}
 	*out = e->s->cqe[i];
 	out->ts_ns = e->ts_ns;
-	bpf_ringbuf_submit(out, 0);
+	bpf_ringbuf_submit(out, e->flags);
 	if (e->s->cqe[i].opcode == MRC_WC_RECV_RDMA_WITH_IMM)
 		mrc_count_rx(MRC_RX_COMPLETIONS, 1);
 	else
@@ -1317,9 +1319,13 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 
 		e.ring = bpf_map_lookup_elem(&mrc_cq, &cq);
 		e.ts_ns = s->now_ns;
-		if (e.ring)
+		if (e.ring) {
+			__u32 *word = cq_notify_word(cq);
+
+			e.flags = cq_submit_flags(word);
 			bpf_loop(MRC_SQ_DEPTH, emit_one, &e, 0);
-		else /* no ring: every completion due is lost */
+			cq_notify(word, e.ring);
+		} else /* no ring: every completion due is lost */
 			mrc_count_drops(MRC_DROP_CQ_OVERFLOW, s->ndue);
 	}
 	/* After the error completion, so the poster flushes behind it. */
@@ -1459,9 +1465,13 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 				      .ring = ring,
 				      .ts_ns = bpf_ktime_get_ns() };
 
-		if (e.ring)
+		if (e.ring) {
+			__u32 *word = cq_notify_word(cq);
+
+			e.flags = cq_submit_flags(word);
 			bpf_loop(MRC_RX_WINDOW_MAX + 1, emit_one, &e, 0);
-		else /* no ring: every completion due is lost */
+			cq_notify(word, e.ring);
+		} else /* no ring: every completion due is lost */
 			mrc_count_drops(MRC_DROP_CQ_OVERFLOW, s->ndue);
 	}
 	/*

@@ -954,27 +954,63 @@ static int cq_sample(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-int dev_cq_map(struct dev *d, uint32_t idx)
+/* CQ idx's notify word, MRC_CQ_POLLED: its fd or -errno. */
+static int cq_notify_map(struct dev *d, uint32_t idx)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
+	int fd, err;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_cq_notify", 4, 4, 1, &mm);
+	if (fd < 0)
+		return err_msg(-errno, "creating a CQ's notify word", NULL);
+	err = add_inner(d->rx->maps.mrc_cq_notify, idx, fd);
+	if (err) {
+		close(fd);
+		return err_msg(err, "adding a CQ's notify word", NULL);
+	}
+	return fd;
+}
+
+int dev_cq_map(struct dev *d, uint32_t idx, int *notify_fd)
 {
 	int fd, err;
 
 	if (idx >= MRC_MAX_CQ)
 		return -EINVAL;
+	/* The word first: a ring never runs without the word it has. */
+	bpf_map_delete_elem(bpf_map__fd(d->rx->maps.mrc_cq_notify), &idx);
+	if (notify_fd) {
+		*notify_fd = cq_notify_map(d, idx);
+		if (*notify_fd < 0)
+			return *notify_fd;
+	}
 	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mrc_cq", 0, 0,
 			    MRC_CQ_RING_BYTES, NULL);
-	if (fd < 0)
-		return err_msg(-errno, "creating a completion ring", NULL);
+	if (fd < 0) {
+		err = err_msg(-errno, "creating a completion ring", NULL);
+		goto fail;
+	}
 	err = add_inner(d->rx->maps.mrc_cq, idx, fd);
 	if (err) {
 		close(fd);
-		return err_msg(err, "adding a completion ring", NULL);
+		err = err_msg(err, "adding a completion ring", NULL);
+		goto fail;
 	}
 	return fd;
+fail:
+	if (notify_fd) {
+		bpf_map_delete_elem(bpf_map__fd(d->rx->maps.mrc_cq_notify),
+				    &idx);
+		close(*notify_fd);
+		*notify_fd = -1;
+	}
+	return err;
 }
 
 void dev_cq_remove(struct dev *d, uint32_t idx)
 {
 	bpf_map_delete_elem(bpf_map__fd(d->rx->maps.mrc_cq), &idx);
+	bpf_map_delete_elem(bpf_map__fd(d->rx->maps.mrc_cq_notify), &idx);
 }
 
 int dev_cq_create(struct dev *d, uint32_t idx, struct dev_cq *cq)
@@ -982,7 +1018,7 @@ int dev_cq_create(struct dev *d, uint32_t idx, struct dev_cq *cq)
 	int fd, err = 0;
 
 	memset(cq, 0, sizeof(*cq));
-	fd = dev_cq_map(d, idx);
+	fd = dev_cq_map(d, idx, NULL);
 	if (fd < 0)
 		return fd;
 	cq->rb = ring_buffer__new(fd, cq_sample, cq, NULL);

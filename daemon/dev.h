@@ -207,8 +207,13 @@ void dev_mr_remove(struct dev *d, uint32_t idx);
 /* Unmap and close what dev_mr_create left in *mr. */
 void dev_mr_destroy(struct dev_mr *mr);
 
-/* A completion ring as CQ idx; returns its fd (the caller's) or -errno. */
-int dev_cq_map(struct dev *d, uint32_t idx);
+/*
+ * A completion ring as CQ idx; returns its fd (the caller's) or -errno.
+ * notify_fd, if given, gets the fd of the CQ's notify word (abi.h,
+ * MRC_CQ_POLLED), the caller's too; without, the CQ has none and its
+ * ring wakes its readers as the ring buffer decides.
+ */
+int dev_cq_map(struct dev *d, uint32_t idx, int *notify_fd);
 void dev_cq_remove(struct dev *d, uint32_t idx);
 /* A completion ring and an in-process consumer of it. */
 int dev_cq_create(struct dev *d, uint32_t idx, struct dev_cq *cq);

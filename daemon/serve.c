@@ -216,16 +216,17 @@ static void mr_free(struct serve *s, uint32_t idx)
 	s->obj->mr_owner[idx] = NULL;
 }
 
+/* fd[0]: the completion ring; fd[1]: its notify word (dev_cq_map). */
 static int do_cq_create(struct serve *s, struct client *c, struct mrcd_rep *rep,
-			int *fd)
+			int fd[2])
 {
 	int idx = free_slot(s->obj->cq_owner, 0, MRC_MAX_CQ);
 
 	if (idx < 0)
 		return ENOMEM;
-	*fd = dev_cq_map(s->dev, idx);
-	if (*fd < 0)
-		return -*fd;
+	fd[0] = dev_cq_map(s->dev, idx, &fd[1]);
+	if (fd[0] < 0)
+		return -fd[0];
 	s->obj->cq_owner[idx] = c;
 	rep->obj.idx = idx;
 	return 0;
@@ -555,8 +556,8 @@ int serve_request(struct serve *s, struct client *c, const struct mrcd_req *req,
 			mr_free(s, req->obj.idx);
 		break;
 	case MRCD_CQ_CREATE:
-		err = do_cq_create(s, c, &rep, &fds[0]);
-		nfds = err ? 0 : 1;
+		err = do_cq_create(s, c, &rep, fds);
+		nfds = err ? 0 : 2;
 		break;
 	case MRCD_CQ_DESTROY:
 		err = do_cq_destroy(s, c, req->obj.idx);
@@ -620,8 +621,9 @@ int serve_request(struct serve *s, struct client *c, const struct mrcd_req *req,
 	/* The application has its copies now (the doorbell stays ours). */
 	if (nfds)
 		close(fds[0]);
-	if (nfds == 2 && req->op == MRCD_CTL_EVENTS)
-		close(fds[1]); /* a dup: mrcd keeps its own */
+	if (nfds == 2 &&
+	    (req->op == MRCD_CTL_EVENTS || req->op == MRCD_CQ_CREATE))
+		close(fds[1]); /* a dup, or the device's inner map holds it */
 	if (err)
 		log_debug("client pid %u: reply: %s\n", c->pid, strerror(-err));
 	return err;

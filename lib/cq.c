@@ -5,7 +5,9 @@
  * one QP and direction carry consecutive seq numbers; two CPUs may commit
  * neighbours out of order, so a record that runs ahead waits in a stash
  * until its predecessor arrives. A completion channel is an epoll fd over
- * the CQs' rings, armed one-shot by mrc_req_notify_cq().
+ * the CQs' rings, armed one-shot by mrc_req_notify_cq(), which also arms
+ * the CQ's notify word: the data path wakes the ring's readers only for
+ * an armed CQ, so a polled one costs no wakeup per completion.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -80,7 +82,8 @@ struct mrc_cq *mrc_create_cq(struct mrc_context *ctx, int cqe, void *cq_context,
 	struct mrcd_req req = { .op = MRCD_CQ_CREATE };
 	struct mrcd_rep rep;
 	struct mrc_cq *cq;
-	int err;
+	int err, fds[2] = { -1, -1 };
+	void *notify;
 
 	if (!ctx || cqe < 1 || cqe > (int)(MRC_CQ_RING_BYTES / 64) ||
 	    comp_vector != 0) {
@@ -94,10 +97,21 @@ struct mrc_cq *mrc_create_cq(struct mrc_context *ctx, int cqe, void *cq_context,
 	}
 	cq->fd = -1;
 	cq->cons_page = cq->prod_page = MAP_FAILED;
-	err = soft_call(ctx->sc, &req, &rep, &cq->fd, 1);
+	err = soft_call(ctx->sc, &req, &rep, fds, 2);
 	if (err)
 		goto fail;
+	cq->fd = fds[0];
 	cq->idx = rep.obj.idx;
+	notify = fds[1] < 0 ? MAP_FAILED :
+			      mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fds[1], 0);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	if (cq->fd < 0 || notify == MAP_FAILED) {
+		err = cq->fd < 0 || fds[1] < 0 ? EPROTO : errno;
+		goto fail_dev;
+	}
+	cq->notify = notify;
 	cq->mask = MRC_CQ_RING_BYTES - 1;
 	cq->cons_page =
 		mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, cq->fd, 0);
@@ -117,6 +131,8 @@ fail_dev : {
 	soft_call(ctx->sc, &d, &rep, NULL, 0);
 }
 fail:
+	if (cq->notify)
+		munmap(cq->notify, PAGE);
 	if (cq->cons_page != MAP_FAILED)
 		munmap(cq->cons_page, PAGE);
 	if (cq->prod_page != MAP_FAILED)
@@ -178,6 +194,7 @@ int mrc_destroy_cq(struct mrc_cq *cq)
 	if (err)
 		return fail_errno(err); /* EBUSY while a QP uses it */
 	cq_detach(cq);
+	munmap(cq->notify, PAGE);
 	munmap(cq->cons_page, PAGE);
 	munmap(cq->prod_page, PAGE + 2 * (size_t)MRC_CQ_RING_BYTES);
 	close(cq->fd);
@@ -449,6 +466,15 @@ int mrc_req_notify_cq(struct mrc_cq *cq, int solicited_only)
 	(void)solicited_only; /* every completion is an event */
 	if (!cq || !cq->ch)
 		return fail_errno(EINVAL);
+	/*
+	 * Armed first, then epoll looks at the ring: a completion committed
+	 * before the word was seen armed is in the ring for epoll to see,
+	 * and one after wakes the channel (the data path reads the word
+	 * after each commit; bpf/lib/cq.h). Sequentially consistent: this
+	 * store must not pass the ring's read in the call below.
+	 */
+	if (cq->notify)
+		__atomic_store_n(cq->notify, MRC_CQ_ARMED, __ATOMIC_SEQ_CST);
 	if (epoll_ctl(cq->ch->epfd, EPOLL_CTL_MOD, cq->fd, &ev))
 		return fail_errno(errno);
 	return 0;

@@ -64,6 +64,10 @@ struct mrc_cq {
 	int fd; /* the completion ring */
 	void *cons_page; /* consumer position, ours to write */
 	void *prod_page; /* producer position, then the data twice */
+	/* MRC_CQ_POLLED or MRC_CQ_ARMED (abi.h), shared with the data path:
+	 * a completion wakes the channel only once armed (NULL: an EV event
+	 * queue's, which has none). */
+	uint32_t *notify;
 	uint64_t mask; /* ring bytes - 1 */
 	struct mrc_comp_channel *ch;
 	void *cq_context;

@@ -66,6 +66,22 @@ struct {
 		});
 } mrc_cq SEC(".maps");
 
+/* CQ index -> its notify word (MRC_CQ_POLLED, MRC_CQ_ARMED: abi.h);
+ * mrcd inserts one with each ring, the CQ's owner maps it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, MRC_MAX_CQ);
+	__type(key, __u32);
+	__array(
+		values, struct {
+			__uint(type, BPF_MAP_TYPE_ARRAY);
+			__uint(map_flags, BPF_F_MMAPABLE);
+			__uint(max_entries, 1);
+			__uint(key_size, sizeof(__u32));
+			__uint(value_size, sizeof(__u32));
+		});
+} mrc_cq_notify SEC(".maps");
+
 /* QP number -> its send side; mrcd configures, the data path owns state. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -36,6 +36,7 @@
 
 #include "mrc/abi.h"
 #include "mrc/wire.h"
+#include "cq.h"
 #include "csum.h"
 #include "ctx.h"
 #include "health.h"
@@ -584,11 +585,14 @@ static __always_inline void tx_fail_wqe(struct mrc_qp_tx *qp, struct tx_pick *p,
 		.status = MRC_WC_RETRY_EXC_ERR,
 		.ts_ns = bpf_ktime_get_ns(),
 	};
-	__u32 cq = qp->send_cq;
+	__u32 cq = qp->send_cq, *word = cq_notify_word(cq);
 	void *ring = bpf_map_lookup_elem(&mrc_cq, &cq);
 
-	if (!ring || bpf_ringbuf_output(ring, &cqe, sizeof(cqe), 0))
+	if (!ring ||
+	    bpf_ringbuf_output(ring, &cqe, sizeof(cqe), cq_submit_flags(word)))
 		mrc_count_drop(MRC_DROP_CQ_OVERFLOW);
+	else
+		cq_notify(word, ring);
 }
 
 /*

@@ -133,6 +133,21 @@ struct mrc_mr_info {
  */
 #define MRC_SCQ_ROOM_BYTES (2u * (MRC_SQ_DEPTH + 1) * (8 + 40))
 
+/*
+ * A CQ's notify word: one __u32 in an mmapable array of its own
+ * (mrc_cq_notify), which mrcd makes with the ring and the CQ's owner maps.
+ * A completion on a CQ that is MRC_CQ_POLLED wakes no one: the
+ * application polls, as on a NIC, and the data path saves the ring
+ * buffer's wakeup (an IPI to its own CPU, a VM exit in a guest) per
+ * completion batch. mrc_req_notify_cq() writes MRC_CQ_ARMED; the data
+ * path, after committing completions to an armed CQ, sets it back to
+ * MRC_CQ_POLLED and wakes the ring's waiters once (ibv_req_notify_cq's
+ * one-shot event). A CQ with no word (mrcd's own) wakes as the ring
+ * buffer decides. docs/libmrc.md.
+ */
+#define MRC_CQ_POLLED 0
+#define MRC_CQ_ARMED 1
+
 /* Receive completion opcode, as enum ibv_wc_opcode numbers it. */
 #define MRC_WC_RECV_RDMA_WITH_IMM 129
 

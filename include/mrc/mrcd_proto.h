@@ -32,7 +32,7 @@ MRC_EV_REASONS(MRCD_SAME_REASON)
 
 #define MRCD_SOCKET_DEFAULT "/run/mrc/mrcd.sock"
 #define MRCD_SOCKET_ENV "MRC_SOCKET" /* overrides the default path */
-#define MRCD_PROTO_VERSION 7
+#define MRCD_PROTO_VERSION 8
 
 enum mrcd_op {
 	MRCD_HELLO = 1, /* -> mrcd_dev_info */
@@ -40,7 +40,7 @@ enum mrcd_op {
 	MRCD_PD_FREE, /* obj.idx */
 	MRCD_MR_REG, /* mr -> mr_rep, fd: the chunk map (mmap it) */
 	MRCD_MR_DEREG, /* obj.idx */
-	MRCD_CQ_CREATE, /* -> obj.idx, fd: the completion ring */
+	MRCD_CQ_CREATE, /* -> obj.idx, fds: completion ring, notify word */
 	MRCD_CQ_DESTROY, /* obj.idx */
 	MRCD_QP_CREATE, /* qp_create -> qp_rep, fds: send queue, doorbell */
 	MRCD_QP_MODIFY, /* qp_modify */

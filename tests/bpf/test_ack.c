@@ -55,6 +55,7 @@
 #define VA 0x7f0000000000ull
 #define NO_RING_CQ 9
 #define FULL_CQ 10 /* a ring smaller than MRC_SCQ_ROOM_BYTES: never room */
+#define NOTIFY_CQ 11 /* a ring with a notify word (armed_cq_wakes_once) */
 
 static struct mrc_xdp_rx *rx;
 static struct mrc_xdp_tx *tx;
@@ -838,6 +839,70 @@ static void ringless_cq_counts_only_completions(void **state)
 }
 
 /*
+ * A CQ with a notify word: its completions are committed without a
+ * wakeup while it is polled; once armed (mrc_req_notify_cq), the next
+ * completion is followed by one wakeup, a discarded record, and the word
+ * is polled again. Read from the ring's producer position: a completion
+ * is 48 bytes (8 of header), the wakeup 16.
+ */
+static void armed_cq_wakes_once(void **state)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
+	uint32_t idx = NOTIFY_CQ, i;
+	int ring = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mrc_cq", 0, 0, 1 << 16,
+				  NULL);
+	int word_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_cq_notify", 4, 4,
+				     1, &mm);
+	volatile uint64_t *prod;
+	uint32_t *word;
+	uint64_t at;
+	static const struct {
+		uint32_t word, after; /* the word before and after the ACK */
+		uint64_t bytes; /* the ring grows by */
+	} step[] = {
+		{ MRC_CQ_POLLED, MRC_CQ_POLLED, 48 },
+		{ MRC_CQ_ARMED, MRC_CQ_POLLED, 48 + 16 },
+		{ MRC_CQ_POLLED, MRC_CQ_POLLED, 48 },
+		{ MRC_CQ_ARMED, MRC_CQ_POLLED, 48 + 16 },
+	};
+
+	(void)state;
+	assert_int_equal(8 + sizeof(struct mrc_cqe), 48);
+	assert_true(ring >= 0 && word_fd >= 0);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_cq), &idx,
+					     &ring, BPF_ANY),
+			 0);
+	assert_int_equal(
+		bpf_map_update_elem(bpf_map__fd(rx->maps.mrc_cq_notify), &idx,
+				    &word_fd, BPF_ANY),
+		0);
+	prod = mmap(NULL, 4096, PROT_READ, MAP_SHARED, ring, 4096);
+	word = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, word_fd, 0);
+	assert_true(prod != MAP_FAILED && word != MAP_FAILED);
+	assert_int_equal(send_some(NOTIFY_CQ), 0);
+	for (i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+		*word = step[i].word;
+		at = *prod;
+		assert_int_equal(take(FIRST + i, FIRST + i + 1, 0, NULL),
+				 XDP_DROP);
+		assert_int_equal(*prod - at, step[i].bytes);
+		assert_int_equal(*word, step[i].after);
+	}
+	/* A word of another value is not armed: no wakeup, left as it is. */
+	*word = 7;
+	at = *prod;
+	assert_int_equal(take(FIRST + i, FIRST + i + 1, 0, NULL), XDP_DROP);
+	assert_int_equal(*prod - at, 48);
+	assert_int_equal(*word, 7);
+	munmap((void *)prod, 4096);
+	munmap(word, 4096);
+	bpf_map_delete_elem(bpf_map__fd(rx->maps.mrc_cq_notify), &idx);
+	bpf_map_delete_elem(bpf_map__fd(rx->maps.mrc_cq), &idx);
+	close(ring);
+	close(word_fd);
+}
+
+/*
  * Back-pressure from a send CQ with no room: a valid ACK is refused
  * (cq_full) and takes nothing in; the transmit path sends nothing and
  * runs no timeout, though una's has passed (tx_send_cq_full). Once there
@@ -979,6 +1044,7 @@ int main(void)
 		cmocka_unit_test(send_completion_is_whole),
 		cmocka_unit_test(ringless_cq_counts_only_completions),
 		cmocka_unit_test(full_send_cq_holds_back),
+		cmocka_unit_test(armed_cq_wakes_once),
 	};
 	int failed;
 

@@ -88,13 +88,16 @@ mrcd_start h1
 mrcd_start h2
 server=$(tb addr h2 0)
 
-# transfer NAME TCP_PORT: mrc_rc server in h2, client in h1, as nobody.
+# transfer NAME TCP_PORT [ARGS]: mrc_rc server in h2, client in h1, as
+# nobody, both with ARGS. Each has 60 s: with -e a lost completion event
+# would leave it asleep for good (exit 124).
 transfer() {
 	local name=$1 port=$2 rc=0
-	PIDNAME=$name.srv as_nobody h2 "$TMP/$name" -d mrc0 -p "$port" >"$TMP/$name.srv" 2>&1 &
-	as_nobody h1 "$TMP/$name" -d mrc0 -g 3 -p "$port" "$server" >"$TMP/$name.cli" 2>&1 || rc=$?
-	wait $! || rc=$((rc + 100))
-	[ $rc = 0 ] || fail "$name: exit $rc: client: $(cat "$TMP/$name.cli") server: $(cat "$TMP/$name.srv")"
+	shift 2
+	PIDNAME=$name.srv as_nobody h2 timeout 60 "$TMP/$name" -d mrc0 -p "$port" "$@" >"$TMP/$name.srv" 2>&1 &
+	as_nobody h1 timeout 60 "$TMP/$name" -d mrc0 -g 3 -p "$port" "$@" "$server" >"$TMP/$name.cli" 2>&1 || rc=$?
+	wait $! || rc=$((rc + 1000))
+	[ $rc = 0 ] || fail "$name: exit $rc (124: timed out, 1000 + the server's): client: $(cat "$TMP/$name.cli") server: $(cat "$TMP/$name.srv")"
 	grep -q "received 1048576 bytes: 0 wrong, byte-exact" "$TMP/$name.srv" ||
 		fail "$name: server: $(cat "$TMP/$name.srv")"
 	grep -q "server says Y" "$TMP/$name.cli" || fail "$name: client: $(cat "$TMP/$name.cli")"
@@ -106,6 +109,10 @@ transfer rc-101 18601
 grep -q "gid index 3, RoCE v2" "$TMP/rc-101.cli" || fail "rc-101: GID index 3 is no RoCE v2 GID: $(cat "$TMP/rc-101.cli")"
 transfer rc-100 18602
 transfer rc-latest 18603
+# Event-driven: both sleep on a completion channel (mrc_req_notify_cq,
+# mrc_get_cq_event) wherever a poll finds nothing.
+transfer rc-101 18605 -e
+grep -q "completion events" "$TMP/rc-101.srv" || fail "rc-101 -e: not event-driven: $(cat "$TMP/rc-101.srv")"
 
 # Strict: refused at INIT, one line for each of the four uses there.
 rc=0

@@ -4,7 +4,7 @@
  * the RC way, for tests/system/140-drop-in.sh. It uses only the public
  * headers and builds against either API version (-DMRC_API_VER_USED=...):
  *
- *   mrc_rc -d DEV [-i PORT] [-g GID_INDEX] [-p TCP_PORT] [-s BYTES]
+ *   mrc_rc -d DEV [-i PORT] [-g GID_INDEX] [-p TCP_PORT] [-s BYTES] [-e]
  *   mrc_rc -d DEV ... SERVER_ADDRESS
  *
  * What makes it "the RC way": the API version is a small constant
@@ -15,7 +15,9 @@
  * WRITEs a pattern into the server's buffer, the last piece with an
  * immediate; the server checks every byte once the immediate arrives and
  * answers Y or N over the TCP connection both used to exchange QPs. Exit
- * 0 only for a byte-exact transfer.
+ * 0 only for a byte-exact transfer. With -e both wait for completions the
+ * event-driven way: a completion channel, mrc_req_notify_cq, and a
+ * blocking mrc_get_cq_event (no timeout: a lost event hangs it).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -43,7 +45,10 @@ struct opts {
 	int port, gid_index;
 	unsigned int tcp_port;
 	uint32_t len;
+	int events; /* -e */
 };
+
+static unsigned int nevents; /* waits a completion event ended */
 
 static int die(const char *what, int err)
 {
@@ -124,6 +129,33 @@ static void modify(struct mrc_qp *qp, struct ibv_qp_attr *v, int mask,
 		die(step, err);
 }
 
+/*
+ * The next completion of cq. With a channel, the event-driven way: poll;
+ * none, arm, poll again (what completed before the arm); none, sleep
+ * until the channel's event. Returns mrc_poll_cq's count (1), or < 0.
+ */
+static int next_wc(struct mrc_comp_channel *ch, struct mrc_cq *cq,
+		   struct ibv_wc *wc)
+{
+	for (;;) {
+		struct mrc_cq *ev_cq;
+		void *ctx;
+		int n = mrc_poll_cq(cq, 1, wc);
+
+		if (n || !ch)
+			return n;
+		if (mrc_req_notify_cq(cq, 0))
+			die("mrc_req_notify_cq", errno);
+		n = mrc_poll_cq(cq, 1, wc);
+		if (n)
+			return n;
+		if (mrc_get_cq_event(ch, &ev_cq, &ctx))
+			die("mrc_get_cq_event", errno);
+		mrc_ack_cq_events(ev_cq, 1);
+		nevents++;
+	}
+}
+
 static void run(const struct opts *o)
 {
 	struct mrc_context_attr ca = { .mrc_api_version_used =
@@ -137,6 +169,7 @@ static void run(const struct opts *o)
 			   .len = o->len },
 		    peer;
 	struct ibv_qp_attr v;
+	struct mrc_comp_channel *ch = NULL;
 	struct mrc_context *mctx;
 	struct ibv_mr *mr;
 	struct mrc_qp *qp;
@@ -187,8 +220,10 @@ static void run(const struct opts *o)
 	printf("\n");
 	memcpy(me.gid, gid.raw, 16);
 	qa.pd = ibv_alloc_pd(vctx);
-	qa.send_cq = mrc_create_cq(mctx, 16, NULL, NULL, 0);
-	qa.recv_cq = mrc_create_cq(mctx, 16, NULL, NULL, 0);
+	if (o->events && mrc_create_comp_channel(mctx, &ch))
+		die("mrc_create_comp_channel", errno);
+	qa.send_cq = mrc_create_cq(mctx, 16, NULL, ch, 0);
+	qa.recv_cq = mrc_create_cq(mctx, 16, NULL, ch, 0);
 	if (!qa.pd || !qa.send_cq || !qa.recv_cq)
 		die("PD and CQs", errno);
 	qa.sq_sig_all = 1;
@@ -278,7 +313,7 @@ static void run(const struct opts *o)
 		if (mrc_post_send(qp, &w[0], &bad))
 			die("mrc_post_send", errno);
 		for (int got = 0; got < 2;) {
-			n = mrc_poll_cq(qa.send_cq, 1, &wc);
+			n = next_wc(ch, qa.send_cq, &wc);
 			if (n < 0)
 				die("mrc_poll_cq", errno);
 			if (n && wc.status != IBV_WC_SUCCESS) {
@@ -291,12 +326,15 @@ static void run(const struct opts *o)
 		}
 		if (recv(fd, &verdict, 1, MSG_WAITALL) != 1)
 			die("verdict", EPROTO);
-		printf("wrote %u bytes: server says %c\n", o->len, verdict);
+		printf("wrote %u bytes: server says %c", o->len, verdict);
+		if (ch)
+			printf(" (%u completion events)", nevents);
+		printf("\n");
 	} else {
 		uint32_t bad = 0, first = 0;
 
 		do
-			n = mrc_poll_cq(qa.recv_cq, 1, &wc);
+			n = next_wc(ch, qa.recv_cq, &wc);
 		while (!n);
 		if (n < 0 || wc.status != IBV_WC_SUCCESS ||
 		    wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
@@ -312,6 +350,8 @@ static void run(const struct opts *o)
 		       bad ? "" : ", byte-exact");
 		if (bad)
 			printf(" (first at %u)", first);
+		if (ch)
+			printf(" (%u completion events)", nevents);
 		printf("\n");
 		if (write(fd, &verdict, 1) != 1)
 			die("verdict", EPIPE);
@@ -321,6 +361,8 @@ static void run(const struct opts *o)
 	ibv_dereg_mr(mr);
 	mrc_destroy_cq(qa.send_cq);
 	mrc_destroy_cq(qa.recv_cq);
+	if (ch)
+		mrc_destroy_comp_channel(ch);
 	ibv_dealloc_pd(qa.pd);
 	mrc_destroy_context(mctx);
 	ibv_close_device(vctx);
@@ -334,8 +376,11 @@ int main(int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt(argc, argv, "d:i:g:p:s:")) != -1) {
+	while ((c = getopt(argc, argv, "d:i:g:p:s:e")) != -1) {
 		switch (c) {
+		case 'e':
+			o.events = 1;
+			break;
 		case 'd':
 			o.dev = optarg;
 			break;
@@ -359,7 +404,7 @@ int main(int argc, char **argv)
 		o.server = argv[optind];
 	if (!o.dev || !o.len) {
 		fprintf(stderr,
-			"usage: mrc_rc -d DEV [-i PORT] [-g GID] [-p TCP] [-s BYTES] [SERVER]\n");
+			"usage: mrc_rc -d DEV [-i PORT] [-g GID] [-p TCP] [-s BYTES] [-e] [SERVER]\n");
 		return 2;
 	}
 	run(&o);

@@ -267,11 +267,13 @@ void dev_mr_remove(struct dev *d, uint32_t idx)
 	fake.mr_len[idx] = 0;
 }
 
-int dev_cq_map(struct dev *d, uint32_t idx)
+int dev_cq_map(struct dev *d, uint32_t idx, int *notify_fd)
 {
 	(void)d;
 	if (fake.cq[idx] <= 0)
 		fake.cq[idx] = memfd_of(4096);
+	if (notify_fd)
+		*notify_fd = memfd_of(4096);
 	return dup(fake.cq[idx]);
 }
 
