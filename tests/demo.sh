@@ -89,7 +89,7 @@ mrcd_start() {
 }
 # The server is waited for by its PID: a bare wait would also wait for the
 # daemons started in the background above, which run until the end.
-perf() {
+mrc_perf() {
 	local server
 	"$TB" exec h2 env MRC_SOCKET="$TMP/h2.sock" "$PERF" server --wait 60 >/dev/null 2>&1 &
 	server=$!
@@ -101,9 +101,9 @@ perf() {
 echo "== the same through mrcd and libmrc (the OCP MRC API): mrc-perf h1 -> h2"
 mrcd_start h1
 mrcd_start h2
-perf --test bw --verify --sweep 4K-4M -D 1
+mrc_perf --test bw --verify --sweep 4K-4M -D 1
 echo "   (srv CPU s: the receiving process's CPU time while data landed in its memory)"
-perf --test lat --transport both -n 5000
+mrc_perf --test lat --transport both -n 5000
 
 # failover NAME WHAT FAULT HEAL: a verified 4 s transfer through mrcd, FAULT
 # 1 s in, HEAL 1.5 s later; the timeline summary and the EVs' states.

@@ -47,7 +47,7 @@ for r in $(seq "$ROUNDS"); do
 			x0=$(counter h1 retransmits) e0=$(counter h1 ev_assumed_bad)
 			m0=$(counter h1 tx_runs_not_caller)
 			b0=$(cpu_busy_ns)
-			perf "$t" "${args[@]}"
+			mrc_perf "$t" "${args[@]}"
 			jq -c --argjson round "$r" --arg conf "$n" --arg test "$t" \
 				--argjson cpu_s "$(jq -n "$(cpu_ns_since "$b0") / 1e9")" \
 				--argjson acks "$(($(counter h2 acks_sent) - a0))" \

@@ -40,7 +40,7 @@ ctl ev-profile set 2 mode gen fmt 1 count 64 min-active 8 events good,bad \
 	field width 16 init 0xb000 max 63 mask 63 state offline
 ctl ev-profile set 2 state online
 
-# measured NAME ARGS: perf NAME ARGS, the machine's CPU s in $TMP/NAME.cpu,
+# measured NAME ARGS: mrc_perf NAME ARGS, the machine's CPU s in $TMP/NAME.cpu,
 # and the EVs its QP sprays over (mrcctl, polled while it runs) in
 # $TMP/NAME.evs.
 measured() {
@@ -52,7 +52,7 @@ measured() {
 			jq -e '[.[] | select(.state == "RTS") | .evs] | first // empty' && break
 	done) >"$TMP/$1.evs" &
 	poll=$!
-	perf "$@"
+	mrc_perf "$@"
 	wait "$poll" || true
 	jq -n "$(cpu_ns_since "$b0") / 1e9" >"$TMP/$1.cpu"
 }

@@ -24,8 +24,8 @@ for r in $(seq "$ROUNDS"); do
 		MRCD=$bin mrcd_start h2
 		pid=$(cat "$TMP/h1.mrcd.pid")
 		c0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
-		perf r4 --test rate -D 3 -q 4
-		perf r1 --test rate -D 3
+		mrc_perf r4 --test rate -D 3 -q 4
+		mrc_perf r1 --test rate -D 3
 		c1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
 		echo "$r $side $(jq '.results[0].server_msg_per_s | floor' "$TMP/r4.json") $(jq '.results[0].server_msg_per_s | floor' "$TMP/r1.json") $((c1 - c0))" |
 			tee -a "$TMP/rounds"

@@ -36,11 +36,11 @@ mrcd_start h2 ${PERF_MRCD_ARGS:-}
 TCP_S=5
 tcp_gbps() { bench_tcp_gbit "$TOP/tests/testbed/testbed" "$(tb addr h2 0)" $TCP_S "${1:-1}"; }
 
-# measured NAME ARGS: perf NAME ARGS, the machine's CPU s in $TMP/NAME.cpu.
+# measured NAME ARGS: mrc_perf NAME ARGS, the machine's CPU s in $TMP/NAME.cpu.
 measured() {
 	local b0
 	b0=$(cpu_busy_ns)
-	perf "$@"
+	mrc_perf "$@"
 	jq -n "$(cpu_ns_since "$b0") / 1e9" >"$TMP/$1.cpu"
 }
 measured bw --test bw -s 1M -D 5 --mtu 4096

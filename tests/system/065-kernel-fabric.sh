@@ -21,7 +21,7 @@ chmod 0755 "$TMP"
 mrcd_start h1
 mrcd_start h2
 
-perf xfer --test bw --verify -s 64K -n 400
+mrc_perf xfer --test bw --verify -s 64K -n 400
 perf_clean xfer
 log "verified: $(jq '.results[0].msgs' "$TMP/xfer.json") x 64 KiB at $(jq '.results[0].gbit_per_s' "$TMP/xfer.json") Gbit/s"
 

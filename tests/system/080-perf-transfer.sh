@@ -26,7 +26,7 @@ mrcd_start h2
 sweep() {
 	local name=$1
 	shift
-	perf "$name" --test bw --verify --sweep 1-8M -D 0.25 --idle-us 50 "$@"
+	mrc_perf "$name" --test bw --verify --sweep 1-8M -D 0.25 --idle-us 50 "$@"
 	perf_clean "$name"
 }
 
@@ -81,21 +81,21 @@ sweep blackhole
 tb heal plane 2 >/dev/null
 log "plane 2 blackholed: verified"
 
-perf rate --test rate --verify -n 200000 -q 4
+mrc_perf rate --test rate --verify -n 200000 -q 4
 jq -e '.results[0].count_ok == true and .results[0].bad_bytes == 0' "$TMP/rate.json" >/dev/null ||
 	fail "rate: $(cat "$TMP/rate.json")"
 log "200000 WRITE_IMMs, each completed once at the receiver ($(jq '.results[0].server_msg_per_s | floor' "$TMP/rate.json") msg/s)"
 
-perf qps --test bw --verify -q 4096 -s 4K -n 16384 -D 20
+mrc_perf qps --test bw --verify -q 4096 -s 4K -n 16384 -D 20
 perf_clean qps
 log "4096 QPs at once: verified, $(jq .mem_per_qp_bytes "$TMP/qps.json") bytes per QP (client RSS)"
 
-perf lat --test lat -n 2000
+mrc_perf lat --test lat -n 2000
 log "ping-pong: RTT p50 $(jq '.results[0].rtt_us_p50' "$TMP/lat.json") us"
 
 # More round trips than a second holds: the time limit ends the row
 # between two of them, time-limited, not as an error.
-perf latd --test lat -n 10000000 -D 1
+mrc_perf latd --test lat -n 10000000 -D 1
 jq -e '.results[0].time_limited == true and .results[0].samples > 0' \
 	"$TMP/latd.json" >/dev/null || fail "latd: $(cat "$TMP/latd.json")"
 log "ping-pong with -D 1: time-limited after $(jq '.results[0].samples' "$TMP/latd.json") round trips"

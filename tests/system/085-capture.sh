@@ -152,7 +152,7 @@ grep -q "a capture of another port of its device takes what the device turns aro
 	fail "probe: $(cat "$TMP/probe.json" "$TMP/probe.err")"
 # Data with 10% of plane 0's packets to h2 trimmed: h2 NACKs them.
 tb fault p0l2 host trim 10% keep 64 dir out >/dev/null
-perf xfer --test bw --verify -s 64K -n 200
+mrc_perf xfer --test bw --verify -s 64K -n 200
 perf_clean xfer
 tb fault p0l2 host clear >/dev/null
 
@@ -321,7 +321,7 @@ for _ in $(seq 600); do
 done
 [ "$(xdp_name h1 "$h1p1")" = mrc_xdp_rx ] || fail "dir out changed the XDP program of $h1p1"
 [ "$(tx_prog h1 1)" = mrc_cap_out ] || fail "dir out: '$(tx_prog h1 1)' in mrc_tx_port"
-perf guarded --test bw --verify -s 4K -n 100
+mrc_perf guarded --test bw --verify -s 4K -n 100
 perf_clean guarded
 wait "$opid" || fail "dir out to stdout: exit $?: $(cat "$TMP/o.err")"
 [ "$(tx_prog h1 1)" = none ] || fail "dir out: '$(tx_prog h1 1)' left in mrc_tx_port"
@@ -354,6 +354,6 @@ grep -q "took a dead capture's program out of mrc_turn_hook" "$TMP/r.err" || fai
 [ "$(xdp_name h1 "$h1p0")" = mrc_xdp_rx ] || fail "after the repair: $(xdp_name h1 "$h1p0") on the port"
 [ "$(tx_prog h1 0)" = none ] || fail "after the repair: '$(tx_prog h1 0)' in mrc_tx_port"
 [ "$(turn_prog h1)" = none ] || fail "after the repair: '$(turn_prog h1)' in mrc_turn_hook"
-perf after --test bw --verify -s 4K -n 100
+mrc_perf after --test bw --verify -s 4K -n 100
 perf_clean after
 log "SIGKILLed capture (both): its guard put mrc_xdp_rx back and took mrc_cap_out and mrc_cap_turn out; guard and capture killed: the next capture did all three; transfers verified after each"

@@ -194,7 +194,7 @@ MRC_SOCKET=$TMP/h1.sock "$CTL" array 1 | grep -qx "3:$DENY_EV DENIED" || fail "E
 MRC_SOCKET=$TMP/h1.sock "$CTL" allow 1 "3:$DENY_EV" || fail "allow"
 MRC_SOCKET=$TMP/h1.sock "$CTL" array 1 | grep -qx "3:$DENY_EV GOOD" || fail "EV $DENY_EV not GOOD once allowed"
 den_before=$(spine_rx 2 "$DENY_SPINE" 1)
-perf allowed --test bw --verify -s 1M -D 2 --ev-profile 1
+mrc_perf allowed --test bw --verify -s 1M -D 2 --ev-profile 1
 perf_clean allowed
 d=$(($(spine_rx 2 "$DENY_SPINE" 1) - den_before))
 [ $d -gt 1000 ] || fail "allowed EV $DENY_EV: its spine carried only $d packets"
@@ -210,7 +210,7 @@ for ((i = 0; i < 16; i++)); do
 		fail "generated EV $i: $(cat "$TMP/array2")"
 done
 for p in 0 1 2 3; do read -ra "g_before_$p" <<<"$(counts $p)"; done
-perf gen --test bw --verify -s 1M -D 2 --ev-profile 2
+mrc_perf gen --test bw --verify -s 1M -D 2 --ev-profile 2
 perf_clean gen
 unused=0
 # Not plane 0: mrc-perf's TCP side channel runs there.

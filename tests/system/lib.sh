@@ -278,11 +278,11 @@ as_nobody() {
 		--inh-caps=-all --bounding-set=-all env MRC_SOCKET="$TMP/$host.sock" "${args[@]}"
 }
 
-# perf NAME [mrc-perf client options]: mrc-perf server in h2, client in h1
+# mrc_perf NAME [mrc-perf client options]: mrc-perf server in h2, client in h1
 # (both through their mrcd, as nobody), JSON in $TMP/NAME.json; fails on a
 # non-zero exit. Needs mrcd_start h1 and h2, and a world-readable $TMP.
 PERF=$TOP/build/tools/mrc-perf
-perf() {
+mrc_perf() {
 	local name=$1 rc=0
 	shift
 	as_nobody h2 "$PERF" server --wait 60 >"$TMP/$name.srv" 2>&1 &
@@ -293,7 +293,7 @@ perf() {
 	jq -e . "$TMP/$name.json" >/dev/null || fail "$name: not JSON: $(cat "$TMP/$name.json")"
 }
 
-# perf_start NAME ARGS: perf's server and client in the background (their
+# perf_start NAME ARGS: mrc-perf's server and client in the background (their
 # pids in PERF_SPID, PERF_CPID), for a test that looks at mrcd while
 # they run; perf_wait NAME: both ended, the client well.
 perf_start() {
