@@ -37,6 +37,8 @@
 # 4->1 incast 5-10 s to drain after the end, and mrc-perf gives up on a
 # flow 10 s after it: the "WRITEs still incomplete" runs).
 #
+# INCAST_PIN=1 pins sender i's mrcd and mrc-perf (h2, h3, ...) to CPU
+# (i - 2) mod the CPUs: which CPU a sender gets, apart from the algorithm.
 # INCAST_MTU sets the links' MTU (default 3000) and INCAST_PATH_MTU the
 # QPs' path MTU (mrc-perf --mtu, default 4096: cut to the links, a packet
 # carries 2924 bytes at 3000 over IPv4, as a TCP segment carries 2948;
@@ -316,6 +318,8 @@ run_mrc() {
 	mrcd_start h1
 	for ((i = 2; i <= N + 1; i++)); do
 		mrcd_start "h$i" -v
+		[ -z "${INCAST_PIN:-}" ] ||
+			taskset -a -p -c $(((i - 2) % $(nproc))) "$(cat "$TMP/h$i.mrcd.pid")" >/dev/null
 		if [ "$CC" = nscc ]; then
 			"$TOP/build/tools/mrcctl" -s "$TMP/h$i.sock" cc-profile set 1 \
 				algorithm uet-1.0-nscc $nscc_opts state offline >/dev/null
@@ -349,7 +353,9 @@ run_mrc() {
 			size=64K
 			tl=(--timeline "$TMP/tl/$i.csv" --at "0:date +%s%N >$TMP/tl/$i.t0")
 		fi
-		(sleep "$late" && PIDNAME=cli$i as_nobody "h$i" "$PERF" client "$(tb addr h1 0)" \
+		local -a pin=()
+		[ -z "${INCAST_PIN:-}" ] || pin=(taskset -c $(((i - 2) % $(nproc))))
+		(sleep "$late" && PIDNAME=cli$i as_nobody "h$i" "${pin[@]}" "$PERF" client "$(tb addr h1 0)" \
 			-p $((18515 + i)) --wait 10 -j --test bw --verify -s "$size" \
 			--mtu "${INCAST_PATH_MTU:-4096}" -d "$DEPTH" -D "$secs" "${ccarg[@]}" "${tl[@]}" >"$TMP/flow$i.json" 2>"$TMP/flow$i.err") &
 		pids+=($!)
