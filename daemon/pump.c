@@ -217,6 +217,15 @@ int pump_pass(struct pump *p, uint64_t *next_ns)
 	}
 	txt_run(&p->txt, p->calls, ncalls);
 	p->tx_calls += (uint64_t)ncalls;
+	if (ncalls) {
+		uint64_t took = now_ns() - now;
+
+		p->call_passes++;
+		if (took > p->pass_ns_max)
+			p->pass_ns_max = took;
+		if (took > 1000000)
+			p->passes_over_1ms++;
+	}
 	for (i = 0; i < ncalls; i++) {
 		struct pump_qp *q = &p->qp[p->calls[i].qpn];
 		int n = p->calls[i].sent;
