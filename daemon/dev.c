@@ -977,7 +977,7 @@ int dev_cq_map(struct dev *d, uint32_t idx, int *notify_fd)
 
 	if (idx >= MRC_MAX_CQ)
 		return -EINVAL;
-	/* The word first: a ring never runs without the word it has. */
+	/* No word the slot's last CQ left applies to this one. */
 	bpf_map_delete_elem(bpf_map__fd(d->rx->maps.mrc_cq_notify), &idx);
 	if (notify_fd) {
 		*notify_fd = cq_notify_map(d, idx);

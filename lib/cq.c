@@ -102,15 +102,15 @@ struct mrc_cq *mrc_create_cq(struct mrc_context *ctx, int cqe, void *cq_context,
 		goto fail;
 	cq->fd = fds[0];
 	cq->idx = rep.obj.idx;
+	/* Both fds, or mrcd is not of this library's protocol. */
 	notify = fds[1] < 0 ? MAP_FAILED :
 			      mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
 				   MAP_SHARED, fds[1], 0);
+	err = cq->fd < 0 || fds[1] < 0 ? EPROTO : errno;
 	if (fds[1] >= 0)
 		close(fds[1]);
-	if (cq->fd < 0 || notify == MAP_FAILED) {
-		err = cq->fd < 0 || fds[1] < 0 ? EPROTO : errno;
+	if (cq->fd < 0 || notify == MAP_FAILED)
 		goto fail_dev;
-	}
 	cq->notify = notify;
 	cq->mask = MRC_CQ_RING_BYTES - 1;
 	cq->cons_page =
