@@ -353,10 +353,28 @@ static int cmp_u64(const void *a, const void *b)
  * path stamped them (in time order: two CPUs' completions of several QPs
  * may be polled out of it). A completion with no stamp counts at its poll.
  */
+/* One clock's gaps: from the fault's return (and where it begins), and
+ * from the command's start; in ms. */
+struct gap {
+	double ms, cmd_ms;
+	uint64_t at_ns;
+};
+
+static struct gap gap_of(const uint64_t *ns, size_t n, uint64_t start,
+			 uint64_t fail, uint64_t stop, uint64_t end_ns)
+{
+	struct gap g;
+
+	g.ms = (double)longest_gap(ns, n, fail, stop, end_ns, &g.at_ns) / 1e6;
+	g.cmd_ms = (double)longest_gap(ns, n, start, stop, end_ns, NULL) / 1e6;
+	return g;
+}
+
 static void gaps(struct tl *t, uint64_t start, uint64_t fail, uint64_t stop,
 		 uint64_t end_ns)
 {
 	uint64_t *ns = malloc((t->ndone + 1) * sizeof(*ns));
+	struct gap polled, stamped;
 	size_t i;
 
 	if (!ns) {
@@ -366,22 +384,18 @@ static void gaps(struct tl *t, uint64_t start, uint64_t fail, uint64_t stop,
 	}
 	for (i = 0; i < t->ndone; i++)
 		ns[i] = t->done[i].ns;
-	t->gap_ms = (double)longest_gap(ns, t->ndone, fail, stop, end_ns,
-					&t->gap_at_ns) /
-		    1e6;
-	t->gap_cmd_ms =
-		(double)longest_gap(ns, t->ndone, start, stop, end_ns, NULL) /
-		1e6;
+	polled = gap_of(ns, t->ndone, start, fail, stop, end_ns);
 	for (i = 0; i < t->ndone; i++)
 		ns[i] = t->done[i].dp_ns ? t->done[i].dp_ns : t->done[i].ns;
 	qsort(ns, t->ndone, sizeof(*ns), cmp_u64);
-	t->gap_dp_ms = (double)longest_gap(ns, t->ndone, fail, stop, end_ns,
-					   &t->gap_dp_at_ns) /
-		       1e6;
-	t->gap_dp_cmd_ms =
-		(double)longest_gap(ns, t->ndone, start, stop, end_ns, NULL) /
-		1e6;
+	stamped = gap_of(ns, t->ndone, start, fail, stop, end_ns);
 	free(ns);
+	t->gap_ms = polled.ms;
+	t->gap_cmd_ms = polled.cmd_ms;
+	t->gap_at_ns = polled.at_ns;
+	t->gap_dp_ms = stamped.ms;
+	t->gap_dp_cmd_ms = stamped.cmd_ms;
+	t->gap_dp_at_ns = stamped.at_ns;
 }
 
 static void summarize(struct tl *t, uint64_t end_ns)
