@@ -534,6 +534,25 @@ static long emit_one(__u32 i, void *data)
 	return 0;
 }
 
+/*
+ * The run's completions due (scratch cqe[0..loops)) into ring, stamped
+ * ts_ns, and the CQ's waiters woken if it is armed (lib/cq.h); with no
+ * ring every one due is lost, counted.
+ */
+static __always_inline void emit_due(struct emit_ctx *e, __u32 cq, __u32 loops)
+{
+	__u32 *word;
+
+	if (!e->ring) {
+		mrc_count_drops(MRC_DROP_CQ_OVERFLOW, e->s->ndue);
+		return;
+	}
+	word = cq_notify_word(cq);
+	e->flags = cq_submit_flags(word);
+	bpf_loop(loops, emit_one, e, 0);
+	cq_notify(word, e->ring);
+}
+
 /* A consistent copy of the receive state, for window checks and NACKs. */
 static __always_inline void peek_state(struct mrc_qp_rx *qp,
 				       struct ack_state *st)
@@ -1319,14 +1338,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 
 		e.ring = bpf_map_lookup_elem(&mrc_cq, &cq);
 		e.ts_ns = s->now_ns;
-		if (e.ring) {
-			__u32 *word = cq_notify_word(cq);
-
-			e.flags = cq_submit_flags(word);
-			bpf_loop(MRC_SQ_DEPTH, emit_one, &e, 0);
-			cq_notify(word, e.ring);
-		} else /* no ring: every completion due is lost */
-			mrc_count_drops(MRC_DROP_CQ_OVERFLOW, s->ndue);
+		emit_due(&e, cq, MRC_SQ_DEPTH);
 	}
 	/* After the error completion, so the poster flushes behind it. */
 	if (qp->state == MRC_QPS_ERR)
@@ -1465,14 +1477,7 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 				      .ring = ring,
 				      .ts_ns = bpf_ktime_get_ns() };
 
-		if (e.ring) {
-			__u32 *word = cq_notify_word(cq);
-
-			e.flags = cq_submit_flags(word);
-			bpf_loop(MRC_RX_WINDOW_MAX + 1, emit_one, &e, 0);
-			cq_notify(word, e.ring);
-		} else /* no ring: every completion due is lost */
-			mrc_count_drops(MRC_DROP_CQ_OVERFLOW, s->ndue);
+		emit_due(&e, cq, MRC_RX_WINDOW_MAX + 1);
 	}
 	/*
 	 * Coalesced ACKs: placed, and the sender said a later packet's ACK

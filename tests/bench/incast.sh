@@ -315,11 +315,13 @@ join_reaction() {
 
 # One verified mrc-perf bulk transfer per sender, through mrcd.
 run_mrc() {
+	local NCPU
+	NCPU=$(nproc)
 	mrcd_start h1
 	for ((i = 2; i <= N + 1; i++)); do
 		mrcd_start "h$i" -v
 		[ -z "${INCAST_PIN:-}" ] ||
-			taskset -a -p -c $(((i - 2) % $(nproc))) "$(cat "$TMP/h$i.mrcd.pid")" >/dev/null
+			taskset -a -p -c $(((i - 2) % NCPU)) "$(cat "$TMP/h$i.mrcd.pid")" >/dev/null
 		if [ "$CC" = nscc ]; then
 			"$TOP/build/tools/mrcctl" -s "$TMP/h$i.sock" cc-profile set 1 \
 				algorithm uet-1.0-nscc $nscc_opts state offline >/dev/null
@@ -354,7 +356,7 @@ run_mrc() {
 			tl=(--timeline "$TMP/tl/$i.csv" --at "0:date +%s%N >$TMP/tl/$i.t0")
 		fi
 		local -a pin=()
-		[ -z "${INCAST_PIN:-}" ] || pin=(taskset -c $(((i - 2) % $(nproc))))
+		[ -z "${INCAST_PIN:-}" ] || pin=(taskset -c $(((i - 2) % NCPU)))
 		(sleep "$late" && PIDNAME=cli$i as_nobody "h$i" "${pin[@]}" "$PERF" client "$(tb addr h1 0)" \
 			-p $((18515 + i)) --wait 10 -j --test bw --verify -s "$size" \
 			--mtu "${INCAST_PATH_MTU:-4096}" -d "$DEPTH" -D "$secs" "${ccarg[@]}" "${tl[@]}" >"$TMP/flow$i.json" 2>"$TMP/flow$i.err") &
