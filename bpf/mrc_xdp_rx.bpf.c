@@ -726,7 +726,7 @@ static __always_inline int make_ack(struct xdp_md *ctx, struct rx *r,
 	if (!s)
 		return XDP_DROP;
 	sum = mrc_udp_sum(ctx, r->l3_off, r->udp_off,
-			  sizeof(*udp) + MRC_ACK_LEN, r->v6, s);
+			  sizeof(*udp) + MRC_ACK_LEN, r->v6);
 	udp = at(ctx, r->udp_off, sizeof(*udp));
 	if (sum < 0 || !udp)
 		return XDP_DROP;
@@ -1154,7 +1154,7 @@ __attribute__((noinline)) int ev_account(__u32 qpn, const struct ackin *a,
  * reverse path; svc_ns says how long the answer took to make.
  */
 static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
-					struct mrc_scratch *s, __u64 t0)
+					__u64 t0)
 {
 	struct mrc_qp_rx *qp = r->qpn < MRC_MAX_QP ?
 				       bpf_map_lookup_elem(&mrc_qp, &r->qpn) :
@@ -1186,7 +1186,7 @@ static __always_inline int answer_probe(struct xdp_md *ctx, struct rx *r,
 	udp->check = 0;
 	px->svc_ns = bpf_htonl((__u32)(bpf_ktime_get_ns() - t0));
 	sum = mrc_udp_sum(ctx, r->l3_off, r->udp_off,
-			  sizeof(*udp) + MRC_PROBE_LEN, r->v6, s);
+			  sizeof(*udp) + MRC_PROBE_LEN, r->v6);
 	udp = at(ctx, r->udp_off, sizeof(*udp));
 	if (sum < 0 || !udp)
 		return XDP_DROP;
@@ -1283,7 +1283,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 		mrc_count_drop(MRC_DROP_UNKNOWN_QP);
 		return XDP_DROP;
 	}
-	if (mrc_udp_sum(ctx, r->l3_off, r->udp_off, r->udp_len, r->v6, s) !=
+	if (mrc_udp_sum(ctx, r->l3_off, r->udp_off, r->udp_len, r->v6) !=
 	    0xffff) {
 		mrc_count_drop(MRC_DROP_CHECKSUM);
 		return XDP_DROP;
@@ -1378,13 +1378,13 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 		s = bpf_map_lookup_elem(&mrc_scratch, &zero);
 		if (!s)
 			return XDP_DROP;
-		if (mrc_udp_sum(ctx, r.l3_off, r.udp_off, r.udp_len, r.v6, s) !=
+		if (mrc_udp_sum(ctx, r.l3_off, r.udp_off, r.udp_len, r.v6) !=
 		    0xffff) {
 			mrc_count_drop(MRC_DROP_CHECKSUM);
 			return XDP_DROP;
 		}
 		if (r.opcode == MRC_OP_PROBE)
-			return answer_probe(ctx, &r, s, t0);
+			return answer_probe(ctx, &r, t0);
 		return take_probe_answer(ctx, &r);
 	}
 	if (rc)
@@ -1410,7 +1410,7 @@ int mrc_xdp_rx(struct xdp_md *ctx)
 		if (!udp->check)
 			return reject(ctx, &r, qp, MRC_DROP_NO_CHECKSUM);
 	}
-	if (mrc_udp_sum(ctx, r.l3_off, r.udp_off, r.udp_len, r.v6, s) != 0xffff)
+	if (mrc_udp_sum(ctx, r.l3_off, r.udp_off, r.udp_len, r.v6) != 0xffff)
 		return reject(ctx, &r, qp, MRC_DROP_CHECKSUM);
 
 	/* A trimming switch marks what it cut; the length tells in any case. */

@@ -65,41 +65,119 @@ static __always_inline __s64 mrc_pseudo_sum(struct __ctx_buff *ctx,
 }
 
 /*
- * sum plus the unfolded one's-complement sum of the udp_len bytes at
- * udp_off, or -1 when the frame is shorter than that. The datagram is
- * copied through the per-CPU scratch buffer 512 bytes at a time, so
- * bpf_csum_diff always sees constant bounds.
+ * sum plus the unfolded one's-complement sum of the len bytes at off, read
+ * in place: they lie in the frame's linear part (the caller checks). Whole
+ * 512-byte blocks first, then the rest in blocks of 256 down to 4 bytes,
+ * so every bpf_csum_diff call has a constant size and a bounds check the
+ * verifier can follow; then the last 1-3 bytes, padded with zeros as the
+ * checksum pads an odd tail. No copy: this is the sum both ends take of
+ * every data packet (docs/perf.md).
  */
-static __always_inline __s64 mrc_data_sum(struct __ctx_buff *ctx, __u32 udp_off,
-					  __u32 udp_len, struct mrc_scratch *s,
-					  __s64 sum)
+static __always_inline __s64 mrc_sum_linear(struct __ctx_buff *ctx, __u32 off,
+					    __u32 len, __s64 sum)
 {
-	__u32 i, len, pad_at;
+	__u8 tail[4] = {};
+	__u32 i, n;
+	void *p;
 
-	if (sum < 0)
+	for (i = 0; i < 9 && len >= 512 && sum >= 0; i++) {
+		p = at(ctx, off, 512);
+		if (!p)
+			return -1;
+		sum = bpf_csum_diff(NULL, 0, p, 512, sum);
+		off += 512;
+		len -= 512;
+	}
+#define MRC_SUM_BLOCK(sz)                                   \
+	if (len >= (sz) && sum >= 0) {                      \
+		p = at(ctx, off, (sz));                     \
+		if (!p)                                     \
+			return -1;                          \
+		sum = bpf_csum_diff(NULL, 0, p, (sz), sum); \
+		off += (sz);                                \
+		len -= (sz);                                \
+	}
+	MRC_SUM_BLOCK(256)
+	MRC_SUM_BLOCK(128)
+	MRC_SUM_BLOCK(64)
+	MRC_SUM_BLOCK(32)
+	MRC_SUM_BLOCK(16)
+	MRC_SUM_BLOCK(8)
+	MRC_SUM_BLOCK(4)
+#undef MRC_SUM_BLOCK
+	if (sum < 0 || len > 3)
+		return -1;
+	for (n = 0; n < 3 && n < len; n++) {
+		__u8 *b = at(ctx, off + n, 1);
+
+		if (!b)
+			return -1;
+		tail[n] = *b;
+	}
+	if (len)
+		sum = bpf_csum_diff(NULL, 0, (__be32 *)tail, 4, sum);
+	return sum;
+}
+
+#ifdef MRC_CTX_SKB
+/*
+ * The same sum for bytes that are not all linear (an skb with paged data):
+ * copied through the per-CPU scratch buffer 512
+ * bytes at a time, so bpf_csum_diff always sees constant bounds. Slower by
+ * a copy.
+ */
+static __always_inline __s64 mrc_sum_copied(struct __ctx_buff *ctx, __u32 off,
+					    __u32 len, __s64 sum)
+{
+	__u32 i, n, pad_at, zero = 0;
+	struct mrc_scratch *s = bpf_map_lookup_elem(&mrc_scratch, &zero);
+
+	if (!s)
 		return -1;
 	for (i = 0; i < 9; i++) { /* 9 x 512 > UDP + headers + 4096 */
-		if (i * 512 >= udp_len)
+		if (i * 512 >= len)
 			break;
-		len = udp_len - i * 512;
-		if (len > 512)
-			len = 512;
-		pad_at = len & ~3u;
-		if (len < 1 || pad_at > 512)
+		n = len - i * 512;
+		if (n > 512)
+			n = 512;
+		pad_at = n & ~3u;
+		if (n < 1 || pad_at > 512)
 			return -1;
 		/*
 		 * Zero the word the data ends in, then load over its start:
 		 * the checksum pads an odd tail with zeros.
 		 */
 		*(__u32 *)&s->buf[pad_at] = 0;
-		if (ctx_load_bytes(ctx, udp_off + i * 512, s->buf, len))
+		if (ctx_load_bytes(ctx, off + i * 512, s->buf, n))
 			return -1;
-		sum = bpf_csum_diff(NULL, 0, (__be32 *)s->buf,
-				    (len + 3) & 0x3fc, sum);
+		sum = bpf_csum_diff(NULL, 0, (__be32 *)s->buf, (n + 3) & 0x3fc,
+				    sum);
 		if (sum < 0)
 			return -1;
 	}
 	return sum;
+}
+#endif
+
+/*
+ * sum plus the unfolded one's-complement sum of the udp_len bytes at
+ * udp_off, or -1 when the frame is shorter than that (or sum is -1). An
+ * XDP program takes only datagrams in the frame's linear part (the
+ * receive program's parse() drops the others as truncated). A global
+ * function: the verifier walks it once, not at every call site.
+ */
+__attribute__((noinline)) __s64
+mrc_data_sum(struct __ctx_buff *ctx, __u32 udp_off, __u32 udp_len, __s64 sum)
+{
+	if (!ctx || sum < 0)
+		return -1;
+	if ((__u64)udp_off + udp_len <= (__u64)(ctx->data_end - ctx->data))
+		return mrc_sum_linear(ctx, udp_off, udp_len, sum);
+#ifdef MRC_CTX_SKB
+	return mrc_sum_copied(ctx, udp_off, udp_len, sum);
+#else
+	return -1;
+#endif
 }
 
 /*
@@ -109,12 +187,11 @@ static __always_inline __s64 mrc_data_sum(struct __ctx_buff *ctx, __u32 udp_off,
  * Returns -1 when the frame is shorter than it should be.
  */
 static __always_inline int mrc_udp_sum(struct __ctx_buff *ctx, __u32 l3_off,
-				       __u32 udp_off, __u32 udp_len, int v6,
-				       struct mrc_scratch *s)
+				       __u32 udp_off, __u32 udp_len, int v6)
 {
 	__s64 sum = mrc_pseudo_sum(ctx, l3_off, udp_len, v6);
 
-	sum = mrc_data_sum(ctx, udp_off, udp_len, s, sum);
+	sum = mrc_data_sum(ctx, udp_off, udp_len, sum);
 	if (sum < 0)
 		return -1;
 	sum = (sum & 0xffff) + (sum >> 16);

@@ -442,9 +442,10 @@ static __always_inline int tx_load_payload(struct __ctx_buff *ctx,
  * SRv6 one), or NULL: then the outer IPv6 header (and SRH) go in front of
  * the IPv6 packet (srv6.h), whose addresses are the hosts' as always.
  */
-static __always_inline int
-tx_build(struct __ctx_buff *ctx, struct mrc_qp_tx *qp, const struct tx_pick *p,
-	 struct mrc_scratch *s, const struct mrc_srv6_route *route)
+static __always_inline int tx_build(struct __ctx_buff *ctx,
+				    struct mrc_qp_tx *qp,
+				    const struct tx_pick *p,
+				    const struct mrc_srv6_route *route)
 {
 	__u32 port_idx = p->port, l3_len, udp_off, hdr_len, udp_len, new_len,
 	      off, enc = 0, l3_off;
@@ -562,7 +563,7 @@ tx_build(struct __ctx_buff *ctx, struct mrc_qp_tx *qp, const struct tx_pick *p,
 			    p->lkey, p->laddr, p->len))
 		return -1;
 	pseudo = mrc_pseudo_sum(ctx, l3_off, udp_len, v6);
-	data = mrc_data_sum(ctx, udp_off, udp_len, s, 0);
+	data = mrc_data_sum(ctx, udp_off, udp_len, 0);
 	if (pseudo < 0 || data < 0)
 		return -1;
 	if (ctx_udp_csum_store(ctx, udp_off + offsetof(struct udphdr, check),
@@ -733,7 +734,7 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn, __u32 last,
 				&sr->route[p.ev_idx & (MRC_QP_EVS - 1)] :
 				NULL;
 	}
-	if ((qp->srv6 && !route) || tx_build(ctx, qp, &p, s, route)) {
+	if ((qp->srv6 && !route) || tx_build(ctx, qp, &p, route)) {
 		tx_unsend(qp, &p);
 		/* The pick may have found an EV dead: that holds. */
 		tx_health_event(qpn, qp, &p);

@@ -890,6 +890,44 @@ static void multibuffer_frame_acked_exactly(void **state)
 	assert_true(mr_holds(0, 2048, CUM));
 }
 
+/*
+ * The receiver sums a datagram in place in blocks of 512 bytes down to 4
+ * and pads the last 1-3 (bpf/lib/pkt.h): every payload length below, each
+ * ending in another mix of blocks, is placed and acknowledged when its
+ * checksum is right, and NACKed with nothing placed when its last byte is
+ * flipped (the odd tail is where a padding slip would hide).
+ */
+static void checksum_every_tail_length(void **state)
+{
+	static const uint32_t lens[] = {
+		1,   2,	  3,	4,    5,    6,	  7,	8,    9,    15,	 17,
+		31,  33,  63,	65,   127,  129,  255,	257,  511,  512, 513,
+		514, 515, 1023, 1025, 2047, 2049, 2923, 2924, 3001, 3297
+	};
+	static struct pkt out;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		struct wr w = def_wr();
+
+		w.len = w.paylen = w.msg_len = lens[i];
+		assert_int_equal(reset(), 0);
+		assert_int_equal(run(&w, &out), XDP_TX);
+		if (ack_reason(&out) != 0 || !mr_holds(0, lens[i], CUM))
+			fail_msg("payload of %u bytes: NACK %u or not placed",
+				 lens[i], ack_reason(&out));
+		assert_int_equal(reset(), 0);
+		w.corrupt = 1;
+		assert_int_equal(run(&w, &out), XDP_TX);
+		if (ack_reason(&out) != MRC_NACK_CHECKSUM || !mr_untouched())
+			fail_msg("payload of %u bytes, last byte flipped: "
+				 "NACK %u, region %s",
+				 lens[i], ack_reason(&out),
+				 mr_untouched() ? "untouched" : "written");
+	}
+}
+
 static int count_cqe(void *ctx, void *d, size_t len)
 {
 	(*(int *)ctx)++;
@@ -1052,6 +1090,7 @@ int main(void)
 		cmocka_unit_test(beyond_ring_is_out_of_window),
 		cmocka_unit_test(ringless_cq_counts_only_completions),
 		cmocka_unit_test(multibuffer_frame_acked_exactly),
+		cmocka_unit_test(checksum_every_tail_length),
 		cmocka_unit_test(full_cq_refuses_and_loses_nothing),
 	};
 	int failed;
