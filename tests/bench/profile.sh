@@ -135,6 +135,9 @@ p0=()
 for p in $pids; do p0+=("$(proc_cpu "$p")"); done
 window mrc
 placed1=$(rx_counter h2 $PLACED)
+# The data path's JITed line tables, while its programs are loaded.
+"$TOP/build/tests/jit_lines" "$(prog_id h1 mrc_xdp_tx)" "$(prog_id h1 mrc_xdp_rx)" \
+	"$(prog_id h2 mrc_xdp_rx)" 2>"$TMP/jit.err" | sort >"$TMP/jit.lines" || true
 mrc_ns=$(($(date +%s%N) - t0))
 d=()
 i=0
@@ -265,3 +268,15 @@ jq -r '
 	"  tcp stages, % of both CPUs: " + ([.tcp.stages_pct | to_entries | sort_by(-.value)[] | select(.value >= 0.5) | "\(.key) \(.value)"] | join(", "))' \
 	"$OUT/$NAME.json"
 echo "  (JSON: $OUT/$NAME.json)"
+
+# Where the samples inside the programs fall, by source line (jit_lines).
+{
+	cat "$TMP/jit.lines"
+	echo --
+	"$PERFTOOL" script -i "$TMP/mrc.perf" -F ip,sym --hide-call-graph 2>/dev/null |
+		awk '$2 ~ /^bpf_prog_/ { print $1 }'
+} | awk -f "$TOP/tests/bench/lib/jit_lines.awk" -v top="${PROFILE_LINES:-12}" \
+	-v names="$tx_id=mrc_xdp_tx $rx_rcv=mrc_xdp_rx@receiver $rx_snd=mrc_xdp_rx@sender" \
+	>"$OUT/$NAME-lines.txt"
+echo "  samples inside the programs by source line, the hottest (full list: $OUT/$NAME-lines.txt):"
+head -40 "$OUT/$NAME-lines.txt"
