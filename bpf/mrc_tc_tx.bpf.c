@@ -104,7 +104,7 @@ int mrc_tc_tx(struct __sk_buff *skb)
 		return drop(MRC_DROP_DB_TOKEN);
 
 	/* One packet a doorbell: each asks for its ACK. */
-	if (tx_one(skb, qpn, 1, &port) != TX_SENT)
+	if (tx_one(skb, qpn, 1, 0, 1, &port) != TX_SENT)
 		return TC_ACT_SHOT; /* counted: tx_idle or tx_build_failed */
 	pt = bpf_map_lookup_elem(&mrc_port, &port);
 	if (!pt)

@@ -33,7 +33,7 @@ int mrc_xdp_tx(struct xdp_md *ctx)
 		goto not_caller;
 	left = c->left;
 	c->left = left ? left - 1 : 0;
-	if (tx_one(ctx, c->qpn, left <= 1, &port) != TX_SENT)
+	if (tx_one(ctx, c->qpn, left <= 1, c->lane, c->lanes, &port) != TX_SENT)
 		return XDP_DROP;
 	c->sent++;
 	return bpf_redirect_map(&mrc_tx_port, port, 0);

@@ -75,6 +75,7 @@ static const struct key_desc keys[CONFIG_NKEYS] = {
 	NUM(CONFIG_AUTO_EV_BASE, auto_ev_base, 1024, 65279, 0),
 	NUM(CONFIG_MAX_CLIENTS, max_clients, 1, 1024, 0),
 	NUM(CONFIG_TX_THREADS, tx_threads, 0, TXT_MAX, 0),
+	NUM(CONFIG_TX_LANES, tx_lanes, 0, TXT_LANES_MAX, 0),
 };
 
 /* Kept apart so that the designated table above stays readable. */
@@ -99,6 +100,7 @@ static const char *const key_names[CONFIG_NKEYS] = {
 	[CONFIG_AUTO_EV_BASE] = "auto-ev-base",
 	[CONFIG_MAX_CLIENTS] = "max-clients",
 	[CONFIG_TX_THREADS] = "tx-threads",
+	[CONFIG_TX_LANES] = "tx-lanes",
 };
 
 /* The EV base must leave room for a QP's EVs below 65536. */

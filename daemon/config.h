@@ -58,6 +58,7 @@ enum config_key {
 	CONFIG_AUTO_EV_BASE,
 	CONFIG_MAX_CLIENTS,
 	CONFIG_TX_THREADS,
+	CONFIG_TX_LANES,
 	CONFIG_NKEYS
 };
 
@@ -87,6 +88,7 @@ struct mrcd_config {
 	uint32_t auto_ev_base; /* first UDP source port */
 	uint32_t max_clients;
 	uint32_t tx_threads; /* 0: one per CPU mrcd may run on */
+	uint32_t tx_lanes; /* calls at once for one QP at most; 0: TXT_LANES_MAX */
 	/* Where each key was given (port: the first port line); 0: default. */
 	unsigned int line[CONFIG_NKEYS];
 };

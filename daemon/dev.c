@@ -671,7 +671,7 @@ int dev_check_live_frame(struct dev *d, const char *ifname)
 	 * frame's ingress, as the anchor will be.
 	 */
 	d->anchor_ifindex = ifindex;
-	err = dev_tx_burst(d, 0, 1);
+	err = dev_tx_burst(d, 0, 1, 0, 1);
 	d->anchor_ifindex = 0;
 	if (err < 0) {
 		log_err("a live frame of %u bytes on %s: %s (does this kernel's page hold less?)\n",
@@ -1443,7 +1443,8 @@ static uint32_t this_tid(void)
  * CPU before the call began); 0 as well when another thread took the slot
  * while this one was preempted (its count is lost); or -errno.
  */
-static int tx_call(struct dev *d, uint32_t qpn, uint32_t n)
+static int tx_call(struct dev *d, uint32_t qpn, uint32_t n, uint32_t lane,
+		   uint32_t lanes)
 {
 	static __thread uint8_t frame[TX_FRAME_MAX + 1];
 	struct xdp_md ctx = { .data_end = sizeof(frame),
@@ -1464,6 +1465,8 @@ static int tx_call(struct dev *d, uint32_t qpn, uint32_t n)
 	 * this CPU then stops there, before it could read our QP as its. */
 	__atomic_store_n(&slot->tid, tid, __ATOMIC_SEQ_CST);
 	slot->qpn = qpn;
+	slot->lane = (uint16_t)lane;
+	slot->lanes = (uint16_t)lanes;
 	slot->left = n;
 	slot->sent = 0;
 	if (bpf_prog_test_run_opts(d->prog_fd[DEV_PROG_TX], &o))
@@ -1480,14 +1483,15 @@ static int tx_call(struct dev *d, uint32_t qpn, uint32_t n)
 	return left == n ? -EAGAIN : (int)slot->sent;
 }
 
-int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
+int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n, uint32_t lane,
+		 uint32_t lanes)
 {
 	int tries, sent = 0;
 
 	/* A thread that moved before its call began sent nothing: again,
 	 * from the CPU it is on now (a few times, then the caller's poll). */
 	for (tries = 0; n && tries < 4; tries++) {
-		sent = tx_call(d, qpn, n);
+		sent = tx_call(d, qpn, n, lane, lanes);
 		if (sent != -EAGAIN)
 			return sent;
 	}

@@ -295,12 +295,14 @@ int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
 		    uint32_t *next);
 
 /*
- * Run the transmit program for qpn over up to n frames with live frames.
- * Returns how many packets this call sent, or -errno. Threads may call at
- * once: each call names its QP in the slot of the CPU it runs on (struct
- * mrc_tx_call, txthreads.h).
+ * Run the transmit program for qpn over up to n frames with live frames,
+ * spraying over the EVs of lane lane of lanes (struct mrc_tx_call; lanes
+ * 1: all). Returns how many packets this call sent, or -errno. Threads
+ * may call at once, for one QP too: each call names its QP in the slot of
+ * the CPU it runs on (struct mrc_tx_call, txthreads.h).
  */
-int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n);
+int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n, uint32_t lane,
+		 uint32_t lanes);
 /*
  * A frame built whole (Ethernet header on) out of port (0-based) through
  * the data path, as the data leaves (MRC_DP_EMIT). 0, or -errno: -EMSGSIZE

@@ -355,7 +355,8 @@ static int wire(struct mrcd *m)
 		memcpy(names[p], m->port[p].ifname, sizeof(names[p]));
 		ifindex[p] = m->dev.port[p].ifindex;
 	}
-	err = pump_init(&m->pump, &m->dev, &m->loop, m->cfg.tx_threads);
+	err = pump_init(&m->pump, &m->dev, &m->loop, m->cfg.tx_threads,
+			m->cfg.tx_lanes);
 	if (!err)
 		err = links_init(&m->links, &m->loop, m->nports,
 				 (const char(*)[16])names, ifindex);

@@ -14,7 +14,7 @@
 #include "pump.h"
 
 int pump_init(struct pump *p, struct dev *d, struct loop *l,
-	      uint32_t tx_threads)
+	      uint32_t tx_threads, uint32_t tx_lanes)
 {
 	uint32_t i;
 	int fd = dev_map_fd(d, DEV_MAP_WAKE), err;
@@ -34,6 +34,7 @@ int pump_init(struct pump *p, struct dev *d, struct loop *l,
 		log_err("mapping mrc_wake: %s\n", strerror(errno));
 		return -EIO;
 	}
+	p->max_lanes = tx_lanes ? tx_lanes : TXT_LANES_MAX;
 	err = txt_start(&p->txt, d, tx_threads);
 	if (err)
 		log_err("transmit threads: %s\n", strerror(-err));
@@ -178,10 +179,78 @@ static void wait_acks(struct pump_qp *q, uint64_t now, int sent)
 	q->poll_ns = q->poll_ns * 2 > poll_max ? poll_max : q->poll_ns * 2;
 }
 
+/*
+ * The QP sends large messages: the WQE it is sending now is at least
+ * PUMP_LANE_MIN_BYTES. A read of the poster's queue, for a heuristic only.
+ */
+static int large_messages(const struct mrc_sq *sq)
+{
+	uint32_t sent = __atomic_load_n(&sq->sent, __ATOMIC_RELAXED);
+
+	if (sent == __atomic_load_n(&sq->tail, __ATOMIC_RELAXED))
+		return 0;
+	return *(volatile const uint32_t *)&sq->wqe[sent % MRC_SQ_DEPTH].len >=
+	       PUMP_LANE_MIN_BYTES;
+}
+
+/*
+ * Transmit lanes (docs/mrcd.md): the threads a pass leaves idle go to QPs
+ * that send full bursts of large messages, a call on each lane, so one QP's packets are
+ * built, received and acknowledged on more than one CPU. Each call sprays
+ * over its lane's EVs (struct mrc_tx_call): one EV's packets still leave
+ * in order. Lanes are 2, 4 or 8, at most max_lanes and the threads idle
+ * plus the QP's own. Returns the calls now, the new ones after the n.
+ */
+static int add_lanes(struct pump *p, int n)
+{
+	int i, shares = txt_count(&p->txt), total = n;
+	uint32_t lanes, l;
+
+	for (i = 0; i < n; i++) {
+		struct txt_call *c = &p->calls[i];
+
+		if (p->qp[c->qpn].burst < PUMP_BURST_MAX ||
+		    !large_messages(p->qp[c->qpn].sq))
+			continue;
+		for (lanes = 1; lanes * 2 <= p->max_lanes &&
+				(int)lanes * 2 <= shares - total + 1;)
+			lanes *= 2;
+		if (lanes < 2)
+			break;
+		c->lanes = (uint16_t)lanes;
+		for (l = 1; l < lanes; l++) {
+			p->calls[total] = *c;
+			p->calls[total].lane = (uint16_t)l;
+			p->calls[total].share = (uint32_t)total;
+			total++;
+		}
+	}
+	return total;
+}
+
+/* The lanes' packets go to their QP's first call. Returns n. */
+static int merge_lanes(struct pump *p, int n, int total)
+{
+	int i, j;
+
+	for (i = n; i < total; i++)
+		for (j = 0; j < n; j++) {
+			struct txt_call *a = &p->calls[j], *b = &p->calls[i];
+
+			if (a->qpn != b->qpn)
+				continue;
+			if (b->sent > 0)
+				a->sent = a->sent > 0 ? a->sent + b->sent :
+							b->sent;
+			break;
+		}
+	return n;
+}
+
 int pump_pass(struct pump *p, uint64_t *next_ns)
 {
 	uint64_t now = now_ns();
-	int i, progress = 0, ncalls = 0;
+	int i, progress = 0, ncalls = 0, nq;
 
 	*next_ns = UINT64_MAX;
 	for (i = 0; i < p->nactive; i++) {
@@ -212,11 +281,16 @@ int pump_pass(struct pump *p, uint64_t *next_ns)
 		/* One call per QP, on the shares in turn (txthreads.h). */
 		p->calls[ncalls] = (struct txt_call){ .qpn = qpn,
 						      .burst = q->burst,
+						      .lanes = 1,
 						      .share = ncalls };
 		ncalls++;
 	}
+	nq = ncalls;
+	if (p->max_lanes > 1)
+		ncalls = add_lanes(p, ncalls);
 	txt_run(&p->txt, p->calls, ncalls);
 	p->tx_calls += (uint64_t)ncalls;
+	ncalls = merge_lanes(p, nq, ncalls);
 	if (ncalls) {
 		uint64_t took = now_ns() - now;
 

@@ -24,6 +24,12 @@ struct dev;
 /* Frames for a call after a wait: runs that find nothing to send cost
  * about 0.1 us each, the call's setup 25 us. */
 #define PUMP_BURST_WAIT 16
+/*
+ * A QP gets transmit lanes (add_lanes in pump.c) only for messages of at
+ * least this: with small ones, two CPUs on one QP contend for its state
+ * more than they add (docs/perf.md, "Transmit lanes").
+ */
+#define PUMP_LANE_MIN_BYTES (64u * 1024)
 #define PUMP_POLL_MIN_NS 20000ull /* first re-poll of a QP waiting for ACKs */
 /* ...when work is left unsent and an ACK wakes it: a poll for timeouts. */
 #define PUMP_POLL_WAKE_NS 250000ull
@@ -56,13 +62,14 @@ struct pump {
 	 * (a pass's calls are all done when it ends: docs/mrcd.md). */
 	uint64_t call_passes, pass_ns_max, passes_over_1ms;
 	struct txthreads txt; /* where the calls run */
+	uint32_t max_lanes; /* calls at once for one QP (add_lanes) */
 	struct txt_call calls[MRC_MAX_QP]; /* a pass's */
 };
 
-/* With tx_threads transmit threads (txthreads.h; 0: one per CPU). 0 or
- * -errno. */
+/* With tx_threads transmit threads (txthreads.h; 0: one per CPU), and up
+ * to tx_lanes calls at once for one QP (0: TXT_LANES_MAX). 0 or -errno. */
 int pump_init(struct pump *p, struct dev *d, struct loop *l,
-	      uint32_t tx_threads);
+	      uint32_t tx_threads, uint32_t tx_lanes);
 void pump_close(struct pump *p);
 /*
  * QP qpn's send queue (sq, mapped by its owner) and doorbell (db_fd,

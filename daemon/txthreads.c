@@ -24,7 +24,9 @@ static void make_share(struct txthreads *t, int k)
 	for (i = 0; i < t->ncalls; i++)
 		if (share_of(t, &t->calls[i]) == k)
 			t->calls[i].sent = dev_tx_burst(t->dev, t->calls[i].qpn,
-							t->calls[i].burst);
+							t->calls[i].burst,
+							t->calls[i].lane,
+							t->calls[i].lanes);
 }
 
 static void *thread_main(void *arg)

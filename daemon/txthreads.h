@@ -21,11 +21,17 @@
 struct dev;
 
 #define TXT_MAX 64 /* shares at most (mrcd.conf tx-threads) */
+/* Calls at once for one QP at most (mrcd.conf tx-lanes; struct
+ * mrc_tx_call's lanes: 1, 2, 4 or 8). */
+#define TXT_LANES_MAX 8
 
-/* One transmit call: in qpn and burst, out sent (dev_tx_burst's result). */
+/* One transmit call: in qpn, burst and its lane, out sent (dev_tx_burst's
+ * result). */
 struct txt_call {
 	uint32_t qpn;
 	uint32_t burst;
+	uint16_t lane; /* of lanes: the EVs it sprays over (dev_tx_burst) */
+	uint16_t lanes; /* 1: all; more: this QP has a call on each lane */
 	uint32_t share; /* made on the thread of share % shares */
 	int sent;
 };

@@ -40,12 +40,18 @@ static __always_inline int health_all_denied(const struct mrc_qp_tx *qp)
  * back a round trip after its time, with news newer than what cooled it,
  * and at its first turn after that, its silence forgiven (the silence rule
  * starts again from its next packet).
+ *
+ * Lanes: a transmit call that shares the QP with calls on other CPUs
+ * sprays over the EVs in lane_bits only (every word's; tx_lane_bits), so
+ * each EV's packets leave from one CPU, in order, and a hole the same-EV
+ * rule finds is a loss, not the other CPU's packet still on its way. A
+ * lane with no EV in use takes any.
  */
 static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
-					    __u32 avoid)
+					    __u32 avoid, __u64 lane_bits)
 {
-	struct mrc_evmask all, use, warm;
-	__u32 c = qp->ev_next, i, keep;
+	struct mrc_evmask all, use, warm, lane;
+	__u32 c = qp->ev_next, i, keep, k;
 
 	evm_first(&all, nev);
 	evm_andnot(&use, &qp->ev_use, &qp->ev_denied);
@@ -54,6 +60,12 @@ static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
 		evm_andnot(&use, &all, &qp->ev_denied);
 	if (!evm_any(&use))
 		return MRC_QP_EVS;
+	if (~lane_bits) {
+		for (k = 0; k < MRC_EV_WORDS; k++)
+			lane.w[k] = use.w[k] & lane_bits;
+		if (evm_any(&lane))
+			use = lane;
+	}
 	if (avoid < MRC_QP_EVS && evm_has(&use, avoid)) {
 		evm_clear(&use, avoid);
 		if (!evm_any(&use))

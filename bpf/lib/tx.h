@@ -47,6 +47,7 @@
 
 /* What the locked pick hands to the packet builder. */
 struct tx_pick {
+	__u64 lane_bits; /* in: the EVs of this call's lane, every word */
 	__u64 raddr;
 	__u64 laddr;
 	__u32 psn;
@@ -336,7 +337,8 @@ spray:
 	nev = qp->nev;
 	if (!nev || nev > MRC_QP_EVS)
 		goto idle;
-	i = health_next_ev(qp, nev, p->retx ? rec->ev_idx : MRC_QP_EVS);
+	i = health_next_ev(qp, nev, p->retx ? rec->ev_idx : MRC_QP_EVS,
+			   p->lane_bits);
 	if (i >= MRC_QP_EVS)
 		goto idle; /* cannot be: checked under this lock above */
 	/* Its turn, but silent while later packets got through: dead. */
@@ -348,7 +350,8 @@ spray:
 		p->silent_idx = (__u8)i;
 		if (p->silent_bad && !kept)
 			i = health_next_ev(qp, nev,
-					   p->retx ? rec->ev_idx : MRC_QP_EVS);
+					   p->retx ? rec->ev_idx : MRC_QP_EVS,
+					   p->lane_bits);
 		if (i >= MRC_QP_EVS)
 			goto idle;
 	}
@@ -657,12 +660,38 @@ static __always_inline void tx_health_event(__u32 qpn, struct mrc_qp_tx *qp,
 #define TX_FAILED 2 /* building failed: counted as tx_build_failed */
 
 /*
+ * The EVs of lane lane of lanes (struct mrc_tx_call), as the bits of every
+ * word of an EV mask: those whose index is lane modulo lanes. Any other
+ * lanes than 2, 4 or 8: every EV.
+ */
+static __always_inline __u64 tx_lane_bits(__u32 lane, __u32 lanes)
+{
+	__u64 b;
+
+	switch (lanes) {
+	case 2:
+		b = 0x5555555555555555ull;
+		break;
+	case 4:
+		b = 0x1111111111111111ull;
+		break;
+	case 8:
+		b = 0x0101010101010101ull;
+		break;
+	default:
+		return ~0ull;
+	}
+	return b << (lane & (lanes - 1));
+}
+
+/*
  * Turn the packet in ctx into QP qpn's next packet; last: the caller's
- * last run for it now. Returns TX_SENT with the port index to send it
- * from in *port, or why nothing is to be sent (already counted).
+ * last run for it now; lane of lanes: the EVs it may spray over
+ * (tx_lane_bits; lanes 1: all). Returns TX_SENT with the port index to
+ * send it from in *port, or why nothing is to be sent (already counted).
  */
 static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn, __u32 last,
-				  __u32 *port)
+				  __u32 lane, __u32 lanes, __u32 *port)
 {
 	const struct mrc_srv6_route *route = NULL;
 	struct mrc_ev_stats *ev;
@@ -699,6 +728,7 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn, __u32 last,
 		return TX_IDLE;
 	}
 	p.tx_ns = bpf_ktime_get_ns();
+	p.lane_bits = tx_lane_bits(lane, lanes);
 	busy = tx_pick(qp, sq, mrc_cc_of(qp), last, &p);
 	/* Lost on its EV (timed out after it left, a SACK hole, overdue):
 	 * that holds whether or not a resend follows. */

@@ -767,9 +767,16 @@ struct mrc_tx_call {
 	__u32 qpn; /* the QP this call serves */
 	__u32 left; /* runs left, this one included; the last asks for an ACK */
 	__u32 sent; /* packets this call sent, counted by the program */
+	/*
+	 * Transmit lanes (docs/mrcd.md): calls for one QP at once on several
+	 * CPUs each spray over their own EVs, those whose index is lane
+	 * modulo lanes (1, 2, 4 or 8), so one EV's packets leave in order.
+	 */
+	__u16 lane;
+	__u16 lanes;
 	/* A cache line each: the program writes left and sent for every
 	 * packet, and two CPUs' slots must not share a line. */
-	__u32 pad[12];
+	__u32 pad[11];
 };
 _Static_assert(sizeof(struct mrc_tx_call) == 64, "a slot per cache line");
 /* CPUs with a slot; a run on another sends nothing */

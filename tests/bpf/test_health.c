@@ -650,6 +650,15 @@ static void post_empty(unsigned int n)
 	sq->tail += n;
 }
 
+/* The transmit program's next n EVs, which must be want[]. */
+static void sends_on(const unsigned int *want, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		assert_int_equal(tx_once(), EV0 + want[i]);
+}
+
 static void spray_skips_unused(void **state)
 {
 	unsigned int i, seen[NEV] = {}, port;
@@ -676,6 +685,45 @@ static void spray_skips_unused(void **state)
 				 0);
 	post_empty(1);
 	assert_int_equal(tx_once(), 0);
+}
+
+/*
+ * Transmit lanes: a call on lane 1 of 2 sprays over the odd EVs only, in
+ * turn, passing by an ASSUMED_BAD one; lane 2 of 4 over EVs 2, 6, 10 and
+ * 14; a lane whose EVs are all out of use takes the others, rather than
+ * stall; lanes 1 is every EV again.
+ */
+static void lanes_spray_their_own_evs(void **state)
+{
+	static const unsigned int odd[] = { 1, 3, 7, 9, 11, 13, 15, 1 };
+	static const unsigned int fourth[] = { 2, 6, 10, 14, 2 };
+	unsigned int i, port;
+
+	(void)state;
+	assert_int_equal(reset(), 0);
+	assert_int_equal(cmd(MRC_DP_EV_BAD, S_QPN, 5, MRC_EV_R_LOSS), 0);
+	tx_call_lane(tx->bss->tx_call, 1, 2);
+	post_empty(8);
+	sends_on(odd, 8);
+	tx_call_lane(tx->bss->tx_call, 2, 4);
+	post_empty(5);
+	sends_on(fourth, 5);
+	/* Lane 3 of 4 (3, 7, 11, 15) all denied: the others carry it. */
+	for (i = 3; i < NEV; i += 4)
+		assert_int_equal(cmd(MRC_DP_EV_DENY, S_QPN, i, MRC_EV_R_DENY),
+				 0);
+	tx_call_lane(tx->bss->tx_call, 3, 4);
+	post_empty(8);
+	for (i = 0; i < 8; i++) {
+		port = tx_once();
+		assert_true(port >= EV0 && port < EV0 + NEV);
+		assert_int_not_equal((port - EV0) % 4, 3);
+		assert_int_not_equal(port - EV0, 5);
+	}
+	tx_call_lane(tx->bss->tx_call, 0, 1);
+	post_empty(3);
+	for (i = 0; i < 3; i++)
+		assert_int_not_equal(tx_once(), 0);
 }
 
 /*
@@ -1201,15 +1249,6 @@ static void set_srtt(uint32_t srtt_ns)
 	qt = *get_qp_tx();
 	qt.srtt_ns = srtt_ns;
 	put_qp_tx(&qt);
-}
-
-/* The transmit program's next n EVs, which must be want[]. */
-static void sends_on(const unsigned int *want, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		assert_int_equal(tx_once(), EV0 + want[i]);
 }
 
 /* PSN psn (in flight, una) dated back past its ACK timeout. */
@@ -1742,6 +1781,7 @@ int main(void)
 		cmocka_unit_test(control_states),
 		cmocka_unit_test(qp_view_and_state),
 		cmocka_unit_test(spray_skips_unused),
+		cmocka_unit_test(lanes_spray_their_own_evs),
 		cmocka_unit_test(spray_all_256_evs),
 		cmocka_unit_test(loss_on_one_ev),
 		cmocka_unit_test(wake_on_window),

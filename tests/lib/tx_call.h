@@ -38,7 +38,21 @@ static inline void tx_call_set(struct mrc_tx_call *slot, __u32 qpn, __u32 left)
 	slot[cpu].qpn = qpn;
 	slot[cpu].left = left;
 	slot[cpu].sent = 0;
+	slot[cpu].lane = 0;
+	slot[cpu].lanes = 1;
 	slot[cpu].tid = (__u32)gettid();
+}
+
+/* The runs after tx_call_set spray on lane lane of lanes. */
+static inline void tx_call_lane(struct mrc_tx_call *slot, __u16 lane,
+				__u16 lanes)
+{
+	int cpu = sched_getcpu();
+
+	if (cpu < 0 || cpu >= MRC_TX_CALL_CPUS)
+		abort();
+	slot[cpu].lane = lane;
+	slot[cpu].lanes = lanes;
 }
 
 #endif /* MRC_TESTS_TX_CALL_H */

@@ -248,7 +248,7 @@ static int kick(struct side *s, enum way w)
 	s->last_tx_ns = now_ns();
 	s->last_way = w;
 	if (w == WAY_BURST)
-		return dev_tx_burst(&s->d, QPN, 1) < 0 ? -1 : 0;
+		return dev_tx_burst(&s->d, QPN, 1, 0, 1) < 0 ? -1 : 0;
 	return mrc_doorbell_ring(s->db_fd, QPN, s->token);
 }
 

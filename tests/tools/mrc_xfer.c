@@ -479,7 +479,7 @@ static int client(const struct opts *o)
 			__atomic_store_n(&sq->tail, sq->tail + 1,
 					 __ATOMIC_RELEASE);
 		}
-		n = dev_tx_burst(&d, QPN, 256);
+		n = dev_tx_burst(&d, QPN, 256, 0, 1);
 		if (n < 0)
 			return die("transmit failed");
 		i = dev_cq_poll(&cq, cqe, 2048);

@@ -426,15 +426,28 @@ int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
 	return 0;
 }
 
-int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n)
+int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n, uint32_t lane,
+		 uint32_t lanes)
 {
-	uint32_t sent = n < fake.tx_budget[qpn] ? n : fake.tx_budget[qpn];
-	uint32_t tid = (uint32_t)gettid();
+	uint32_t tid = (uint32_t)gettid(), have, sent;
 
 	(void)d;
-	fake.tx_tid[qpn] = tid;
+	/* Two lanes of one QP may call at once: the budget is shared. */
+	have = __atomic_load_n(&fake.tx_budget[qpn], __ATOMIC_RELAXED);
+	do
+		sent = n < have ? n : have;
+	while (!__atomic_compare_exchange_n(&fake.tx_budget[qpn], &have,
+					    have - sent, 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED));
+	__atomic_store_n(&fake.tx_tid[qpn], tid, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&fake.tx_calls, 1, __ATOMIC_RELAXED);
-	fake.tx_budget[qpn] -= sent;
+	if (lanes > 1 && lane < 8) {
+		__atomic_store_n(&fake.tx_lane_tid[lane], tid,
+				 __ATOMIC_RELAXED);
+		__atomic_add_fetch(&fake.tx_lane_calls[lane], 1,
+				   __ATOMIC_RELAXED);
+		__atomic_store_n(&fake.tx_lanes, lanes, __ATOMIC_RELAXED);
+	}
 	__atomic_add_fetch(&fake.tx_frames, sent, __ATOMIC_RELAXED);
 	return (int)sent;
 }

@@ -53,6 +53,10 @@ struct fake_device {
 	uint64_t tx_calls, tx_frames;
 	/* The thread of each QP's latest transmit call (gettid()). */
 	uint32_t tx_tid[MRC_MAX_QP];
+	/* Calls made on a lane (lanes > 1): by lane, the last one's thread. */
+	uint64_t tx_lane_calls[8];
+	uint32_t tx_lane_tid[8];
+	uint32_t tx_lanes; /* the last such call's lanes */
 	struct fake_cmd cmd[FAKE_MAX];
 	int ncmd;
 	/* EV events the data path would have queued, oldest first. */

@@ -141,6 +141,7 @@ static const char full[] =
 	"auto-ev-base 32768\n"
 	"max-clients 64 # fewer\n"
 	"tx-threads 3\n"
+	"tx-lanes 2\n"
 	"   # the end, without a newline";
 
 static void full_file(void **state)
@@ -190,6 +191,7 @@ static void full_file(void **state)
 	assert_int_equal(c.auto_ev_base, 32768);
 	assert_int_equal(c.max_clients, 64);
 	assert_int_equal(c.tx_threads, 3);
+	assert_int_equal(c.tx_lanes, 2);
 	/* Every key on its line: port on its first, the rest one a line. */
 	assert_int_equal(c.line[CONFIG_PORT], 3);
 	for (k = CONFIG_ANCHOR; k < CONFIG_NKEYS; k++)

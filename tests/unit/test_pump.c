@@ -35,7 +35,7 @@ static int setup(void **state)
 	(void)state;
 	fake_reset(4);
 	assert_int_equal(loop_init(&loop), 0);
-	assert_int_equal(pump_init(&p, &dev, &loop, 1), 0);
+	assert_int_equal(pump_init(&p, &dev, &loop, 1, 0), 0);
 	assert_int_equal(dev_sq_create(&dev, QPN, &sq, &fd), 0);
 	close(fd);
 	db = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -254,7 +254,7 @@ static void qps_transmit_on_threads(void **state)
 
 	(void)state;
 	pump_close(&p);
-	assert_int_equal(pump_init(&p, &dev, &loop, 2), 0);
+	assert_int_equal(pump_init(&p, &dev, &loop, 2, 0), 0);
 	if (txt_count(&p.txt) < 2)
 		skip(); /* one CPU: no second thread to run on */
 	for (i = 0; i < NQP; i++) {
@@ -293,6 +293,82 @@ static void qps_transmit_on_threads(void **state)
 	assert_int_equal(distinct, 2);
 }
 
+/* The WQE the QP sends now (sq->sent) is len bytes. */
+static void sending(uint32_t len)
+{
+	sq->wqe[sq->sent % MRC_SQ_DEPTH].len = len;
+}
+
+/*
+ * Transmit lanes: with two shares and one QP sending full bursts of large
+ * messages, each pass makes a call on each of two lanes, on two threads at
+ * once, and their frames count as the QP's; before its bursts are full,
+ * with messages under PUMP_LANE_MIN_BYTES, and with tx-lanes 1, one call
+ * a pass.
+ */
+static void bulk_qp_transmits_on_lanes(void **state)
+{
+	uint64_t next, calls, frames;
+	int k;
+
+	(void)state;
+	pump_close(&p);
+	assert_int_equal(pump_init(&p, &dev, &loop, 2, 0), 0);
+	if (txt_count(&p.txt) < 2)
+		skip(); /* one CPU: no second thread to run on */
+	assert_int_equal(pump_qp_add(&p, QPN, sq, db), 0);
+	pump_qp_rts(&p, QPN, 1000000000ull);
+	post(100000);
+	sending(PUMP_LANE_MIN_BYTES);
+	fake.tx_budget[QPN] = 1000000;
+	ring();
+	/* 64, 128: one call each; then full bursts, two lanes a pass. */
+	for (k = 0; k < 2; k++) {
+		calls = fake.tx_calls;
+		assert_int_equal(pump_pass(&p, &next), 1);
+		assert_int_equal(fake.tx_calls, calls + 1);
+		assert_int_equal(fake.tx_lane_calls[0], 0);
+	}
+	for (k = 0; k < 4; k++) {
+		calls = fake.tx_calls;
+		frames = fake.tx_frames;
+		assert_int_equal(pump_pass(&p, &next), 1);
+		assert_int_equal(fake.tx_calls, calls + 2);
+		/* Both lanes' frames: the burst stays full. */
+		assert_int_equal(fake.tx_frames, frames + 2 * PUMP_BURST_MAX);
+		assert_int_equal(p.qp[QPN].burst, PUMP_BURST_MAX);
+	}
+	assert_int_equal(fake.tx_lanes, 2);
+	assert_int_equal(fake.tx_lane_calls[0], 4);
+	assert_int_equal(fake.tx_lane_calls[1], 4);
+	assert_int_not_equal(fake.tx_lane_tid[0], fake.tx_lane_tid[1]);
+	assert_int_equal(1000000 - fake.tx_budget[QPN], fake.tx_frames);
+
+	/* Small messages: one call a pass, the burst full. */
+	sending(PUMP_LANE_MIN_BYTES - 1);
+	for (k = 0; k < 3; k++) {
+		calls = fake.tx_calls;
+		assert_int_equal(pump_pass(&p, &next), 1);
+		assert_int_equal(fake.tx_calls, calls + 1);
+		assert_int_equal(p.qp[QPN].burst, PUMP_BURST_MAX);
+	}
+	assert_int_equal(fake.tx_lane_calls[1], 4);
+
+	/* tx-lanes 1: one call a pass, whatever the threads. */
+	sending(PUMP_LANE_MIN_BYTES);
+	pump_close(&p);
+	assert_int_equal(pump_init(&p, &dev, &loop, 2, 1), 0);
+	assert_int_equal(pump_qp_add(&p, QPN, sq, db), 0);
+	pump_qp_rts(&p, QPN, 1000000000ull);
+	ring();
+	for (k = 0; k < 6; k++) {
+		calls = fake.tx_calls;
+		assert_int_equal(pump_pass(&p, &next), 1);
+		assert_int_equal(fake.tx_calls, calls + 1);
+	}
+	assert_int_equal(fake.tx_lane_calls[0], 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +388,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(qps_transmit_on_threads, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(bulk_qp_transmits_on_lanes,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -119,7 +119,7 @@ static int setup(void **state)
 	assert_int_equal(fake_ports(port, &links, &dev), 0);
 	assert_int_equal(loop_init(&loop), 0);
 	clients_init(&cl, &loop);
-	assert_int_equal(pump_init(&pump, &dev, &loop, 1), 0);
+	assert_int_equal(pump_init(&pump, &dev, &loop, 1, 0), 0);
 	assert_int_equal(health_init(&health, &dev, &probe, &links, &cfg), 0);
 	{
 		const struct ctl_deps d = { .dev = &dev,
