@@ -44,9 +44,35 @@ static __always_inline int health_all_denied(const struct mrc_qp_tx *qp)
  * Lanes: a transmit call that shares the QP with calls on other CPUs
  * sprays over the EVs in lane_bits only (every word's; tx_lane_bits), so
  * each EV's packets leave from one CPU, in order, and a hole the same-EV
- * rule finds is a loss, not the other CPU's packet still on its way. A
- * lane with no EV in use takes any.
+ * rule finds is a loss, not the other CPU's packet still on its way. Its
+ * caller has made sure the lane has an EV (health_lane_empty).
  */
+/*
+ * Under the QP lock: the lane lane_bits names (tx_lane_bits; all ones: no
+ * lane) has no EV the sprayer may use, by the rules of health_next_ev. A
+ * call on such a lane sends nothing: the other lanes carry the QP, and
+ * its EVs still leave from one CPU each. Looked at before anything is
+ * taken from the QP, so nothing waits on a lane that cannot send it.
+ */
+static __always_inline int health_lane_empty(const struct mrc_qp_tx *qp,
+					     __u32 nev, __u64 lane_bits)
+{
+	struct mrc_evmask all, use;
+	__u64 any = 0;
+	__u32 k;
+
+	if (!~lane_bits)
+		return 0;
+	evm_first(&all, nev);
+	evm_andnot(&use, &qp->ev_use, &qp->ev_denied);
+	evm_and(&use, &use, &all);
+	if (!evm_any(&use))
+		evm_andnot(&use, &all, &qp->ev_denied);
+	for (k = 0; k < MRC_EV_WORDS; k++)
+		any |= use.w[k] & lane_bits;
+	return !any;
+}
+
 static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
 					    __u32 avoid, __u64 lane_bits)
 {
@@ -63,8 +89,9 @@ static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
 	if (~lane_bits) {
 		for (k = 0; k < MRC_EV_WORDS; k++)
 			lane.w[k] = use.w[k] & lane_bits;
-		if (evm_any(&lane))
-			use = lane;
+		if (!evm_any(&lane))
+			return MRC_QP_EVS;
+		use = lane;
 	}
 	if (avoid < MRC_QP_EVS && evm_has(&use, avoid)) {
 		evm_clear(&use, avoid);

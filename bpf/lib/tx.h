@@ -164,8 +164,10 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	int found = 0;
 
 	bpf_spin_lock(&qp->lock);
-	/* Every EV denied by the controller: nothing may leave. */
-	if (health_all_denied(qp))
+	/* Every EV denied by the controller: nothing may leave. Nor on a
+	 * lane with no EV: the QP's other lanes carry it. */
+	if (health_all_denied(qp) ||
+	    health_lane_empty(qp, qp->nev, p->lane_bits))
 		goto idle;
 	/* Retransmissions first; skip entries acknowledged meanwhile. */
 	for (k = 0; k < 8; k++) {

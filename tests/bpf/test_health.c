@@ -690,8 +690,9 @@ static void spray_skips_unused(void **state)
 /*
  * Transmit lanes: a call on lane 1 of 2 sprays over the odd EVs only, in
  * turn, passing by an ASSUMED_BAD one; lane 2 of 4 over EVs 2, 6, 10 and
- * 14; a lane whose EVs are all out of use takes the others, rather than
- * stall; lanes 1 is every EV again.
+ * 14; a lane whose EVs are all DENIED sends nothing and takes nothing
+ * from the QP (its PSN goes out next, on another lane), never another
+ * lane's EV; lanes 1 is every EV again.
  */
 static void lanes_spray_their_own_evs(void **state)
 {
@@ -714,10 +715,13 @@ static void lanes_spray_their_own_evs(void **state)
 				 0);
 	tx_call_lane(tx->bss->tx_call, 3, 4);
 	post_empty(8);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(tx_once(), 0);
+	tx_call_lane(tx->bss->tx_call, 1, 4);
 	for (i = 0; i < 8; i++) {
 		port = tx_once();
 		assert_true(port >= EV0 && port < EV0 + NEV);
-		assert_int_not_equal((port - EV0) % 4, 3);
+		assert_int_equal((port - EV0) % 4, 1);
 		assert_int_not_equal(port - EV0, 5);
 	}
 	tx_call_lane(tx->bss->tx_call, 0, 1);
