@@ -89,6 +89,7 @@ void pump_qp_del(struct pump *p, uint32_t qpn)
 	pump_qp_stop(p, qpn);
 	q->sq = NULL;
 	q->timeout_ns = 0;
+	q->lanes = 0;
 }
 
 void pump_qp_rts(struct pump *p, uint32_t qpn, uint64_t timeout_ns)
@@ -195,11 +196,15 @@ static int large_messages(const struct mrc_sq *sq)
 
 /*
  * Transmit lanes (docs/mrcd.md): the threads a pass leaves idle go to QPs
- * that send full bursts of large messages, a call on each lane, so one QP's packets are
- * built, received and acknowledged on more than one CPU. Each call sprays
- * over its lane's EVs (struct mrc_tx_call): one EV's packets still leave
- * in order. Lanes are 2, 4 or 8, at most max_lanes and the threads idle
- * plus the QP's own. Returns the calls now, the new ones after the n.
+ * that send full bursts of large messages, a call on each lane, so one
+ * QP's packets are built, received and acknowledged on more than one CPU.
+ * Each call sprays over its lane's EVs (struct mrc_tx_call): one EV's
+ * packets leave from one lane's calls only. Lanes are 2, 4 or 8, at most
+ * max_lanes and the threads idle plus the QP's own. A QP keeps its lanes
+ * while it is active, however its bursts go: a QP that flipped between
+ * lanes and one call would send an EV's packets from two threads in turn,
+ * which may run on two CPUs, whose receive work may overtake each other.
+ * Returns the calls now, the lanes after the n first calls.
  */
 static int add_lanes(struct pump *p, int n)
 {
@@ -208,15 +213,23 @@ static int add_lanes(struct pump *p, int n)
 
 	for (i = 0; i < n; i++) {
 		struct txt_call *c = &p->calls[i];
+		struct pump_qp *q = &p->qp[c->qpn];
 
-		if (p->qp[c->qpn].burst < PUMP_BURST_MAX ||
-		    !large_messages(p->qp[c->qpn].sq))
+		if (q->lanes < 2) {
+			if (q->burst < PUMP_BURST_MAX || !large_messages(q->sq))
+				continue;
+			for (lanes = 1; lanes * 2 <= p->max_lanes &&
+					(int)lanes * 2 <= shares - total + 1;)
+				lanes *= 2;
+			if (lanes < 2)
+				continue;
+			q->lanes = lanes;
+		}
+		lanes = q->lanes;
+		if (total + (int)lanes - 1 > MRC_MAX_QP) {
+			q->lanes = 0; /* no room in calls[]: cannot be */
 			continue;
-		for (lanes = 1; lanes * 2 <= p->max_lanes &&
-				(int)lanes * 2 <= shares - total + 1;)
-			lanes *= 2;
-		if (lanes < 2)
-			break;
+		}
 		c->lanes = (uint16_t)lanes;
 		for (l = 1; l < lanes; l++) {
 			p->calls[total] = *c;
@@ -261,6 +274,8 @@ int pump_pass(struct pump *p, uint64_t *next_ns)
 		    sq_idle(q)) {
 			q->active = 0;
 			q->burst = 0;
+			q->lanes =
+				0; /* nothing in flight: lanes decided anew */
 			p->active[i--] = p->active[--p->nactive];
 			continue;
 		}

@@ -47,6 +47,7 @@ struct pump_qp {
 	int wait_unsent; /* ...with work unsent (an ACK wakes it) */
 	uint64_t timeout_ns; /* the QP's ACK timeout */
 	uint32_t tail0; /* sq->tail before this pass's call */
+	uint32_t lanes; /* transmit lanes held while active (add_lanes) */
 };
 
 struct pump {

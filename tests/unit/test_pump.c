@@ -302,9 +302,10 @@ static void sending(uint32_t len)
 /*
  * Transmit lanes: with two shares and one QP sending full bursts of large
  * messages, each pass makes a call on each of two lanes, on two threads at
- * once, and their frames count as the QP's; before its bursts are full,
- * with messages under PUMP_LANE_MIN_BYTES, and with tx-lanes 1, one call
- * a pass.
+ * once, and their frames count as the QP's. It keeps its lanes while it
+ * is active, its bursts stalled too. Before its bursts are full, after it
+ * went idle and came back with messages under PUMP_LANE_MIN_BYTES, and
+ * with tx-lanes 1, one call a pass.
  */
 static void bulk_qp_transmits_on_lanes(void **state)
 {
@@ -344,15 +345,34 @@ static void bulk_qp_transmits_on_lanes(void **state)
 	assert_int_not_equal(fake.tx_lane_tid[0], fake.tx_lane_tid[1]);
 	assert_int_equal(1000000 - fake.tx_budget[QPN], fake.tx_frames);
 
-	/* Small messages: one call a pass, the burst full. */
+	/* Stalled (nothing may go): still a call on each lane. */
+	frames = fake.tx_budget[QPN];
+	fake.tx_budget[QPN] = 0;
+	for (k = 0; k < 2; k++) {
+		calls = fake.tx_calls;
+		fake.now_ns += PUMP_POLL_MAX_NS;
+		assert_int_equal(pump_pass(&p, &next), 0);
+		assert_int_equal(fake.tx_calls, calls + 2);
+	}
+	assert_int_equal(p.qp[QPN].burst, PUMP_BURST_WAIT);
+	assert_int_equal(fake.tx_lane_calls[1], 6);
+
+	/* Idle (every WQE done): lanes decided anew. Small messages: one
+	 * call a pass, the burst full. */
+	sq->done = sq->tail;
+	assert_int_equal(pump_pass(&p, &next), 0);
+	assert_int_equal(p.nactive, 0);
+	fake.tx_budget[QPN] = (uint32_t)frames;
+	post(100000);
 	sending(PUMP_LANE_MIN_BYTES - 1);
-	for (k = 0; k < 3; k++) {
+	ring();
+	for (k = 0; k < 5; k++) {
 		calls = fake.tx_calls;
 		assert_int_equal(pump_pass(&p, &next), 1);
 		assert_int_equal(fake.tx_calls, calls + 1);
-		assert_int_equal(p.qp[QPN].burst, PUMP_BURST_MAX);
 	}
-	assert_int_equal(fake.tx_lane_calls[1], 4);
+	assert_int_equal(p.qp[QPN].burst, PUMP_BURST_MAX);
+	assert_int_equal(fake.tx_lane_calls[1], 6);
 
 	/* tx-lanes 1: one call a pass, whatever the threads. */
 	sending(PUMP_LANE_MIN_BYTES);
@@ -366,7 +386,7 @@ static void bulk_qp_transmits_on_lanes(void **state)
 		assert_int_equal(pump_pass(&p, &next), 1);
 		assert_int_equal(fake.tx_calls, calls + 1);
 	}
-	assert_int_equal(fake.tx_lane_calls[0], 4);
+	assert_int_equal(fake.tx_lane_calls[0], 6);
 }
 
 int main(void)
