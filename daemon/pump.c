@@ -241,22 +241,25 @@ static int add_lanes(struct pump *p, int n)
 	return total;
 }
 
-/* The lanes' packets go to their QP's first call. Returns n. */
-static int merge_lanes(struct pump *p, int n, int total)
+/*
+ * The lanes' packets go to their QP's first call: add_lanes appended each
+ * laned call's other lanes after the n first calls, in their order.
+ * Returns n.
+ */
+static int merge_lanes(struct pump *p, int n)
 {
-	int i, j;
+	int i, k = n;
+	uint32_t l;
 
-	for (i = n; i < total; i++)
-		for (j = 0; j < n; j++) {
-			struct txt_call *a = &p->calls[j], *b = &p->calls[i];
+	for (i = 0; i < n; i++) {
+		struct txt_call *a = &p->calls[i];
 
-			if (a->qpn != b->qpn)
-				continue;
-			if (b->sent > 0)
-				a->sent = a->sent > 0 ? a->sent + b->sent :
-							b->sent;
-			break;
-		}
+		for (l = 1; l < a->lanes; l++, k++)
+			if (p->calls[k].sent > 0)
+				a->sent = a->sent > 0 ?
+						  a->sent + p->calls[k].sent :
+						  p->calls[k].sent;
+	}
 	return n;
 }
 
@@ -305,7 +308,7 @@ int pump_pass(struct pump *p, uint64_t *next_ns)
 		ncalls = add_lanes(p, ncalls);
 	txt_run(&p->txt, p->calls, ncalls);
 	p->tx_calls += (uint64_t)ncalls;
-	ncalls = merge_lanes(p, nq, ncalls);
+	ncalls = merge_lanes(p, nq);
 	if (ncalls) {
 		uint64_t took = now_ns() - now;
 

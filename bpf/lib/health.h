@@ -26,6 +26,45 @@ static __always_inline int health_all_denied(const struct mrc_qp_tx *qp)
 }
 
 /*
+ * Under the QP lock: the EVs the sprayer may pick from, in *use: those in
+ * use and not DENIED, or with none in use every EV not DENIED; of them,
+ * the lane's (lane_bits in every word, tx_lane_bits; all ones: no lane).
+ * Returns 0 when there is none.
+ */
+static __always_inline int health_lane_evs(const struct mrc_qp_tx *qp,
+					   __u32 nev, __u64 lane_bits,
+					   struct mrc_evmask *use)
+{
+	struct mrc_evmask all;
+	__u32 k;
+
+	evm_first(&all, nev);
+	evm_andnot(use, &qp->ev_use, &qp->ev_denied);
+	evm_and(use, use, &all);
+	if (!evm_any(use))
+		evm_andnot(use, &all, &qp->ev_denied);
+	if (~lane_bits)
+		for (k = 0; k < MRC_EV_WORDS; k++)
+			use->w[k] &= lane_bits;
+	return evm_any(use);
+}
+
+/*
+ * Under the QP lock: the lane lane_bits names has no EV the sprayer may
+ * use (health_lane_evs). A call on such a lane sends nothing: the other
+ * lanes carry the QP, and its EVs still leave from one CPU each. Looked at
+ * before anything is taken from the QP, so nothing waits on a lane that
+ * cannot send it. No lane (all ones): never empty here.
+ */
+static __always_inline int health_lane_empty(const struct mrc_qp_tx *qp,
+					     __u32 nev, __u64 lane_bits)
+{
+	struct mrc_evmask use;
+
+	return ~lane_bits && !health_lane_evs(qp, nev, lane_bits, &use);
+}
+
+/*
  * Under the QP lock: the next EV in turn among those in use, other than
  * avoid when there is another (a retransmission leaves the EV that lost
  * it), and on another port when one has an EV in use (the port it was
@@ -47,52 +86,14 @@ static __always_inline int health_all_denied(const struct mrc_qp_tx *qp)
  * rule finds is a loss, not the other CPU's packet still on its way. Its
  * caller has made sure the lane has an EV (health_lane_empty).
  */
-/*
- * Under the QP lock: the lane lane_bits names (tx_lane_bits; all ones: no
- * lane) has no EV the sprayer may use, by the rules of health_next_ev. A
- * call on such a lane sends nothing: the other lanes carry the QP, and
- * its EVs still leave from one CPU each. Looked at before anything is
- * taken from the QP, so nothing waits on a lane that cannot send it.
- */
-static __always_inline int health_lane_empty(const struct mrc_qp_tx *qp,
-					     __u32 nev, __u64 lane_bits)
-{
-	struct mrc_evmask all, use;
-	__u64 any = 0;
-	__u32 k;
-
-	if (!~lane_bits)
-		return 0;
-	evm_first(&all, nev);
-	evm_andnot(&use, &qp->ev_use, &qp->ev_denied);
-	evm_and(&use, &use, &all);
-	if (!evm_any(&use))
-		evm_andnot(&use, &all, &qp->ev_denied);
-	for (k = 0; k < MRC_EV_WORDS; k++)
-		any |= use.w[k] & lane_bits;
-	return !any;
-}
-
 static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
 					    __u32 avoid, __u64 lane_bits)
 {
-	struct mrc_evmask all, use, warm, lane;
-	__u32 c = qp->ev_next, i, keep, k;
+	struct mrc_evmask use, warm;
+	__u32 c = qp->ev_next, i, keep;
 
-	evm_first(&all, nev);
-	evm_andnot(&use, &qp->ev_use, &qp->ev_denied);
-	evm_and(&use, &use, &all);
-	if (!evm_any(&use))
-		evm_andnot(&use, &all, &qp->ev_denied);
-	if (!evm_any(&use))
+	if (!health_lane_evs(qp, nev, lane_bits, &use))
 		return MRC_QP_EVS;
-	if (~lane_bits) {
-		for (k = 0; k < MRC_EV_WORDS; k++)
-			lane.w[k] = use.w[k] & lane_bits;
-		if (!evm_any(&lane))
-			return MRC_QP_EVS;
-		use = lane;
-	}
 	if (avoid < MRC_QP_EVS && evm_has(&use, avoid)) {
 		evm_clear(&use, avoid);
 		if (!evm_any(&use))
