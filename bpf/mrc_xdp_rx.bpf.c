@@ -779,8 +779,10 @@ static __always_inline void ev_delivered(struct mrc_qp_tx *qp,
 	 * packets still in flight); it still ends its own EV's silence.
 	 */
 	if (rec->tries == 1) {
-		if (rec->tx_ns > qp->ev_acked_ns[e])
+		if (rec->tx_ns > qp->ev_acked_ns[e]) {
 			qp->ev_acked_ns[e] = rec->tx_ns;
+			qp->ev_acked_cpu[e] = rec->cpu;
+		}
 		if (rec->tx_ns > qp->acked_tx_ns)
 			qp->acked_tx_ns = rec->tx_ns;
 	}
@@ -940,10 +942,13 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 			retx_push(qp, rec, psn);
 			continue;
 		}
-		/* Sent a little earlier on the same EV (two CPUs may swap
-		 * packets of one EV as they leave), and still missing; not
-		 * through the kernel stack, which later XDP frames overtake. */
+		/* Sent a little earlier on the same EV from the same CPU, and
+		 * still missing: each CPU's frames take that CPU's queues, and
+		 * one CPU's may wait behind other work while the other's get
+		 * through. Not through the kernel stack either, which later
+		 * XDP frames overtake. */
 		same_ev = !(rec->flags & (MRC_REC_SKB | MRC_REC_UNSENT)) &&
+			  rec->cpu == qp->ev_acked_cpu[e] &&
 			  rec->tx_ns + qp->reorder_ns / 8 < qp->ev_acked_ns[e];
 		if (!same_ev && (k + MRC_REORDER_PKTS >= s->sack_high ||
 				 rec->tx_ns >= s->reo_before_ns))

@@ -59,6 +59,7 @@ struct tx_pick {
 	__be32 imm;
 	__u32 peer_qpn;
 	__u64 tx_ns;
+	__u32 cpu; /* in: the CPU this runs on */
 	__u16 ev;
 	__u16 fl; /* IPv6 flow label, low 16 bits (STEV) */
 	__u8 port;
@@ -361,7 +362,9 @@ spray:
 	rec->ev = qp->ev[i];
 	rec->ev_idx = i;
 	rec->port = qp->ev_port[i];
-	rec->tries++;
+	if (rec->tries < 255)
+		rec->tries++;
+	rec->cpu = (__u8)p->cpu;
 	rec->tx_ns = p->tx_ns;
 	health_sent(qp, p->retx);
 	rec->flags &= ~(MRC_REC_UNSENT | MRC_REC_NACKED);
@@ -730,6 +733,7 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn, __u32 last,
 		return TX_IDLE;
 	}
 	p.tx_ns = bpf_ktime_get_ns();
+	p.cpu = bpf_get_smp_processor_id();
 	p.lane_bits = tx_lane_bits(lane, lanes);
 	busy = tx_pick(qp, sq, mrc_cc_of(qp), last, &p);
 	/* Lost on its EV (timed out after it left, a SACK hole, overdue):

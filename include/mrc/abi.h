@@ -20,7 +20,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 19
+#define MRC_ABI_VERSION 20
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -301,7 +301,14 @@ struct mrc_tx_rec {
 	__u64 tx_ns; /* last transmission, bpf_ktime_get_ns() */
 	__u32 wqe; /* free-running SQ index */
 	__u32 len;
-	__u16 tries; /* transmissions, for any reason */
+	__u8 tries; /* transmissions, for any reason (stops at 255) */
+	/*
+	 * The CPU its last transmission left from (low 8 bits). Packets of
+	 * one EV sent from two CPUs take two CPUs' queues through the
+	 * fabric's veths, and either may run late: only a later packet from
+	 * the same CPU proves it lost (mrc_xdp_rx.bpf.c, the same-EV rule).
+	 */
+	__u8 cpu;
 	__u8 ev_idx; /* index into the QP's ev[] of the last transmission */
 	/*
 	 * ACK timeouts it has waited out: only these count against the QP's
@@ -421,6 +428,8 @@ struct mrc_qp_tx {
 	 * than ev_silent_ns[i] belongs to an earlier silence: none.
 	 */
 	__u8 ev_strike_n[MRC_QP_EVS];
+	/* The CPU that sent the packet ev_acked_ns[i] names (mrc_tx_rec.cpu). */
+	__u8 ev_acked_cpu[MRC_QP_EVS];
 	/*
 	 * When the first packet sent on ev[i] after its newest delivered
 	 * one left (0: none since). An EV silent for 2 x reorder_ns while

@@ -201,7 +201,8 @@ struct mrec {
 	uint32_t psn; /* the PSN whose record the slot holds */
 	uint8_t flags; /* MRC_REC_* */
 	uint8_t timeouts;
-	uint16_t tries;
+	uint8_t tries; /* stops at 255 */
+	uint8_t cpu; /* the CPU it left from: this pinned thread's */
 	uint8_t ev_idx, port;
 	uint16_t ev; /* the EV's value (UDP source port), 0 before any */
 	uint8_t left; /* some transmission of it left: the peer may have it */
@@ -225,6 +226,7 @@ struct mq {
 	struct mrec rec[MRC_TX_RING];
 	struct mwqe wqe[MRC_SQ_DEPTH];
 	uint64_t ev_acked_ns[MRC_QP_EVS], acked_tx_ns;
+	uint8_t ev_acked_cpu[MRC_QP_EVS];
 	/* Slots of send time whose answers said a queue was full (an ECN
 	 * echo, a TRIMMED NACK): health.md's congestion rule. Bit j is slot
 	 * cong_hi - j. */
@@ -779,8 +781,10 @@ static void ev_proven(struct mq *q, const struct mrec *r)
 	 * nothing about the EV its record names, nor for the others; it
 	 * still ends that EV's silence. */
 	if (r->tries == 1) {
-		if (r->tx_ns > q->ev_acked_ns[e])
+		if (r->tx_ns > q->ev_acked_ns[e]) {
 			q->ev_acked_ns[e] = r->tx_ns;
+			q->ev_acked_cpu[e] = r->cpu;
+		}
 		if (r->tx_ns > q->acked_tx_ns)
 			q->acked_tx_ns = r->tx_ns;
 	}
@@ -997,6 +1001,7 @@ static void take(struct mq *q, uint32_t psn, uint32_t cum, uint8_t flags,
 		 * kernel stack is overtaken by later XDP frames, and one that
 		 * never left was not lost on its EV. */
 		same_ev = !(r->flags & (MRC_REC_SKB | MRC_REC_UNSENT)) &&
+			  r->cpu == q->ev_acked_cpu[r->ev_idx] &&
 			  r->tx_ns + q->reorder_ns / 8 <
 				  q->ev_acked_ns[r->ev_idx];
 		if (!same_ev &&
@@ -1273,9 +1278,10 @@ static void qp_diff(const struct mrc_qp_tx *got, const struct mrc_qp_tx *want,
 		F(retx_tail),	 F(retx),	   F(wqe_last_psn),
 		F(acked_tx_ns),	 F(ev_use),	   F(ev_denied),
 		F(ev_silent_ns), F(ev_acked_ns),   F(rec),
-		F(ev_cool),	 F(ev_cool_ns),	   F(srtt_ns),
-		F(sent_n),	 F(sent_retx_n),   F(cong_slots),
-		F(cong_slot_hi), F(ev_strike_ns),  F(ev_strike_n),
+		F(ev_acked_cpu), F(ev_cool),	   F(ev_cool_ns),
+		F(srtt_ns),	 F(sent_n),	   F(sent_retx_n),
+		F(cong_slots),	 F(cong_slot_hi),  F(ev_strike_ns),
+		F(ev_strike_n),
 #undef F
 	};
 	const uint8_t *a = (const void *)got, *b = (const void *)want;
@@ -1339,6 +1345,7 @@ static void expect_qp(const struct mq *q, struct mrc_qp_tx *w)
 
 		d->flags = r->flags;
 		d->tries = r->tries;
+		d->cpu = r->cpu;
 		d->timeouts = r->timeouts;
 		d->ev_idx = r->ev_idx;
 		d->ev = r->ev;
@@ -1352,6 +1359,7 @@ static void expect_qp(const struct mq *q, struct mrc_qp_tx *w)
 	for (i = 0; i < MRC_SQ_DEPTH; i++)
 		w->wqe_last_psn[i] = q->wqe[i].last_psn;
 	memcpy(w->ev_acked_ns, q->ev_acked_ns, sizeof(w->ev_acked_ns));
+	memcpy(w->ev_acked_cpu, q->ev_acked_cpu, sizeof(w->ev_acked_cpu));
 	w->acked_tx_ns = q->acked_tx_ns;
 	w->cq_stalled = q->cq_stalled;
 	w->sent_n = q->sent_n;
@@ -1794,7 +1802,9 @@ spray:
 	r->ev_idx = (uint8_t)i;
 	r->ev = (uint16_t)(EV0 + i);
 	r->port = (uint8_t)(i % NPORT);
-	r->tries++;
+	if (r->tries < 255)
+		r->tries++;
+	r->cpu = (uint8_t)sched_getcpu();
 	q->sent_n++;
 	if (p->retx)
 		q->sent_retx_n++;
