@@ -308,6 +308,7 @@ int pump_pass(struct pump *p, uint64_t *next_ns)
 		ncalls = add_lanes(p, ncalls);
 	txt_run(&p->txt, p->calls, ncalls);
 	p->tx_calls += (uint64_t)ncalls;
+	p->lane_calls += (uint64_t)(ncalls - nq);
 	ncalls = merge_lanes(p, nq);
 	if (ncalls) {
 		uint64_t took = now_ns() - now;

@@ -59,6 +59,7 @@ struct pump {
 	int nactive;
 	struct qpset rts; /* the QPs whose rts is set: what pump_scan walks */
 	uint64_t tx_calls; /* transmit program runs */
+	uint64_t lane_calls; /* ...of them a QP's second lane or later */
 	/* Passes with calls: how many, the longest, and those over 1 ms
 	 * (a pass's calls are all done when it ends: docs/mrcd.md). */
 	uint64_t call_passes, pass_ns_max, passes_over_1ms;

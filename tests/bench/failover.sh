@@ -49,14 +49,32 @@ done
 mrcd_start h1
 mrcd_start h2
 
-# mrc_run NAME FAULT HEAL
+# Both hosts' data path counters (lib.sh's dp_counters), "h1.name value".
+counters() {
+	local h
+	for h in h1 h2; do
+		dp_counters $h | sed "s/^/$h./"
+	done
+}
+
+# mrc_run NAME FAULT HEAL: NAME.json is mrc-perf's report, with the
+# counters that moved during the run added as .counters (to tell what
+# made a long gap: ACK timeouts, overdue resends, SACK losses).
 mrc_run() {
+	counters >"$TMP/$1.before"
 	as_nobody h2 "$PERF" server --wait 60 >/dev/null 2>&1 &
 	local srv=$!
 	nsenter --net="/run/netns/$TB_PREFIX-h1" env MRC_SOCKET="$TMP/h1.sock" \
 		"$PERF" client "$(tb addr h2 0)" --wait 10 -j --test bw -s 64K -D 3 \
-		--at "1000:$2" --at "2000:$3" >"$TMP/$1.json"
+		--at "1000:$2" --at "2000:$3" >"$TMP/$1.perf"
 	wait $srv || true
+	counters >"$TMP/$1.after"
+	awk 'NR == FNR { b[$1] = $2; next } $2 - b[$1] != 0 { print $1, $2 - b[$1] }' \
+		"$TMP/$1.before" "$TMP/$1.after" |
+		jq -R -n '[inputs | split(" ") | {(.[0]): (.[1] | tonumber)}] | add // {}' \
+			>"$TMP/$1.counters"
+	jq --slurpfile c "$TMP/$1.counters" '.failover.counters = $c[0]' \
+		"$TMP/$1.perf" >"$TMP/$1.json"
 }
 
 mptcp_run() {
@@ -93,6 +111,10 @@ jq -n --slurpfile m "$TMP/mrc.all" --slurpfile t "$TMP/mptcp.all" --slurpfile c 
 			  fault_cmd_ms: stats(.at[0].took_ms) }),
 	  mrc_no_fault: ($c[0] | { longest_gap_ms: stats(.longest_gap_ms),
 			  longest_gap_by_completion_ts_ms: stats(.longest_gap_by_completion_ts_ms) }),
+	  mrc_runs: [$m[0][] | { fault: true, longest_gap_by_completion_ts_ms,
+			  longest_gap_by_completion_ts_at_ns, counters }],
+	  mrc_no_fault_runs: [$c[0][] | { fault: false, longest_gap_by_completion_ts_ms,
+			  longest_gap_by_completion_ts_at_ns, counters }],
 	  mptcp: ($t[0] | { longest_gap_ms: stats(.longest_gap_ms), t90_ms: stats(.t90_ms) }) }' \
 	>"$OUT/failover.json"
 jq -r '
@@ -102,4 +124,6 @@ jq -r '
 	"  ...by completion timestamps \(.mrc.longest_gap_by_completion_ts_ms.median) / \(.mrc.longest_gap_by_completion_ts_ms.worst)   -               \(.mrc_no_fault.longest_gap_by_completion_ts_ms.median) / \(.mrc_no_fault.longest_gap_by_completion_ts_ms.worst)",
 	"  back to 90 % ms             \(.mrc.t90_ms.median) / \(.mrc.t90_ms.worst)   \(.mptcp.t90_ms.median) / \(.mptcp.t90_ms.worst)",
 	"  MRC: first EV ASSUMED_BAD \(.mrc.detection_ms.median) ms after the fault command returned (it took \(.mrc.fault_cmd_ms.median) ms; negative: before it returned); \(.mrc.failed_evs.median) EVs out of use",
-	"  (from the fault command'"'"'s return to the heal; JSON: '"$OUT"'/failover.json)"' "$OUT/failover.json"
+	"  (from the fault command'"'"'s return to the heal; JSON: '"$OUT"'/failover.json)",
+	"  each MRC run: longest gap by completion timestamps ms, then h1'"'"'s retransmits, ack_timeouts, overdue_resends, sack_losses:",
+	(.mrc_runs + .mrc_no_fault_runs)[] | "    \(if .fault then "fault   " else "no fault" end) \(.longest_gap_by_completion_ts_ms)  \(.counters["h1.retransmits"] // 0) \(.counters["h1.ack_timeouts"] // 0) \(.counters["h1.overdue_resends"] // 0) \(.counters["h1.sack_losses"] // 0)"' "$OUT/failover.json"

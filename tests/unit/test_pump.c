@@ -356,6 +356,7 @@ static void bulk_qp_transmits_on_lanes(void **state)
 	}
 	assert_int_equal(p.qp[QPN].burst, PUMP_BURST_WAIT);
 	assert_int_equal(fake.tx_lane_calls[1], 6);
+	assert_int_equal(p.lane_calls, 6); /* mrcd logs it when it stops */
 
 	/* Idle (every WQE done): lanes decided anew. Small messages: one
 	 * call a pass, the burst full. */
@@ -387,6 +388,7 @@ static void bulk_qp_transmits_on_lanes(void **state)
 		assert_int_equal(fake.tx_calls, calls + 1);
 	}
 	assert_int_equal(fake.tx_lane_calls[0], 6);
+	assert_int_equal(p.lane_calls, 0);
 }
 
 int main(void)
