@@ -140,7 +140,7 @@ void config_defaults(struct mrcd_config *c)
 	c->ack_every = MRC_ACK_EVERY_DEFAULT;
 	c->auto_evs_per_port = DEFAULT_EVS_PER_PORT;
 	c->auto_ev_base = DEFAULT_EV_BASE;
-	c->tx_lanes = 0; /* up to 8: docs/mrcd.md, "Transmit lanes" */
+	c->tx_lanes = 1; /* off: docs/mrcd.md, "Transmit lanes" */
 	c->max_clients = DEFAULT_MAX_CLIENTS;
 }
 

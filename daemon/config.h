@@ -88,8 +88,8 @@ struct mrcd_config {
 	uint32_t auto_ev_base; /* first UDP source port */
 	uint32_t max_clients;
 	uint32_t tx_threads; /* 0: one per CPU mrcd may run on */
-	uint32_t tx_lanes; /* calls at once for one QP at most; 0 (the
-			     * default): TXT_LANES_MAX; 1: no lanes */
+	uint32_t tx_lanes; /* calls at once for one QP at most; 0: TXT_LANES_MAX;
+			     * 1 (the default): no lanes */
 	/* Where each key was given (port: the first port line); 0: default. */
 	unsigned int line[CONFIG_NKEYS];
 };

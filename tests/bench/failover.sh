@@ -46,8 +46,17 @@ for p in 1 2 3; do
 	tb exec h2 ip mptcp endpoint add "$(tb addr h2 $p)" signal
 done
 
-mrcd_start h1
-mrcd_start h2
+# FAILOVER_CONF="LINE": that mrcd.conf line in both hosts (e.g.
+# "tx-lanes 1"), to compare a setting's failover.
+if [ -n "${FAILOVER_CONF:-}" ]; then
+	mrcd_conf h1 "$FAILOVER_CONF" >"$TMP/h1.conf"
+	mrcd_conf h2 "$FAILOVER_CONF" >"$TMP/h2.conf"
+	mrcd_start h1 -c "$TMP/h1.conf"
+	mrcd_start h2 -c "$TMP/h2.conf"
+else
+	mrcd_start h1
+	mrcd_start h2
+fi
 
 # Both hosts' data path counters (lib.sh's dp_counters), "h1.name value".
 counters() {
@@ -126,4 +135,4 @@ jq -r '
 	"  MRC: first EV ASSUMED_BAD \(.mrc.detection_ms.median) ms after the fault command returned (it took \(.mrc.fault_cmd_ms.median) ms; negative: before it returned); \(.mrc.failed_evs.median) EVs out of use",
 	"  (from the fault command'"'"'s return to the heal; JSON: '"$OUT"'/failover.json)",
 	"  each MRC run: longest gap by completion timestamps ms, then h1'"'"'s retransmits, ack_timeouts, overdue_resends, sack_losses:",
-	(.mrc_runs + .mrc_no_fault_runs)[] | "    \(if .fault then "fault   " else "no fault" end) \(.longest_gap_by_completion_ts_ms)  \(.counters["h1.retransmits"] // 0) \(.counters["h1.ack_timeouts"] // 0) \(.counters["h1.overdue_resends"] // 0) \(.counters["h1.sack_losses"] // 0)"' "$OUT/failover.json"
+	((.mrc_runs + .mrc_no_fault_runs)[] | "    \(if .fault then "fault   " else "no fault" end) \(.longest_gap_by_completion_ts_ms)  \(.counters["h1.retransmits"] // 0) \(.counters["h1.ack_timeouts"] // 0) \(.counters["h1.overdue_resends"] // 0) \(.counters["h1.sack_losses"] // 0)")' "$OUT/failover.json"

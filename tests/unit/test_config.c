@@ -110,7 +110,7 @@ static void defaults(void **state)
 	assert_int_equal(c.auto_evs_per_port, 16);
 	assert_int_equal(c.auto_ev_base, 49152);
 	assert_int_equal(c.max_clients, 256);
-	assert_int_equal(c.tx_lanes, 0);
+	assert_int_equal(c.tx_lanes, 1);
 	for (k = 0; k < CONFIG_NKEYS; k++)
 		assert_int_equal(c.line[k], 0);
 	assert_string_equal(config_log_level_name(c.log_level), "info");
