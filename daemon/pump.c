@@ -277,8 +277,8 @@ int pump_pass(struct pump *p, uint64_t *next_ns)
 		    sq_idle(q)) {
 			q->active = 0;
 			q->burst = 0;
-			q->lanes =
-				0; /* nothing in flight: lanes decided anew */
+			/* Nothing in flight: lanes decided anew. */
+			q->lanes = 0;
 			p->active[i--] = p->active[--p->nactive];
 			continue;
 		}

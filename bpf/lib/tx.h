@@ -733,6 +733,9 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn, __u32 last,
 		return TX_IDLE;
 	}
 	p.tx_ns = bpf_ktime_get_ns();
+	/* Read here although mrc_xdp_tx read it for its slot: the JIT
+	 * inlines the helper, and passing it down as an argument made the
+	 * verifier walk 76,000 more instructions (682,009 -> 757,896). */
 	p.cpu = bpf_get_smp_processor_id();
 	p.lane_bits = tx_lane_bits(lane, lanes);
 	busy = tx_pick(qp, sq, mrc_cc_of(qp), last, &p);

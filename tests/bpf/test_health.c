@@ -206,6 +206,14 @@ static int xdp_run(int prog_fd, const void *in, uint32_t len, struct pkt *out)
 	return (int)o.retval;
 }
 
+/* The receive program takes p (an ACK, a probe answer): it ends there. */
+static void rx_takes(const struct pkt *p)
+{
+	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), p->data,
+				 (uint32_t)p->len, NULL),
+			 XDP_DROP);
+}
+
 /* A command through mrc_xdp_ctl; returns its result (0 or an errno). */
 static int cmd(uint32_t op, uint32_t qpn, uint32_t idx, uint32_t reason)
 {
@@ -331,16 +339,12 @@ static void probe_refused(void **state)
 	/* A QP we do not have: no answer, counted. */
 	assert_int_equal(reset(), 0);
 	probe(&in, MRC_OP_PROBE, 999, 3, 1, 0);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
-				 (uint32_t)in.len, NULL),
-			 XDP_DROP);
+	rx_takes(&in);
 	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_UNKNOWN_QP), 1);
 	/* A bad checksum. */
 	probe(&in, MRC_OP_PROBE, R_QPN, 3, 1, 0);
 	in.data[in.len - 1] ^= 0x40;
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
-				 (uint32_t)in.len, NULL),
-			 XDP_DROP);
+	rx_takes(&in);
 	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_CHECKSUM), 1);
 	/* A byte short: truncated. */
 	probe(&in, MRC_OP_PROBE, R_QPN, 3, 1, 0);
@@ -360,9 +364,7 @@ static void probe_answer_is_an_event(void **state)
 	(void)state;
 	assert_int_equal(reset(), 0);
 	probe(&in, MRC_OP_PROBE_ANSWER, S_QPN, 6, sent, 700);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
-				 (uint32_t)in.len, NULL),
-			 XDP_DROP);
+	rx_takes(&in);
 	assert_int_equal(drain_events(), 1);
 	assert_int_equal(ev[0].type, MRC_EVT_PROBE);
 	assert_int_equal(ev[0].qpn, S_QPN);
@@ -404,9 +406,7 @@ static void probe_answer_bad_ev_counted(void **state)
 	assert_int_equal(reset(), 0);
 	/* An EV index past the QP's last (any is fine for device probes). */
 	probe(&in, MRC_OP_PROBE_ANSWER, S_QPN, NEV, mono_ns(), 700);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
-				 (uint32_t)in.len, NULL),
-			 XDP_DROP);
+	rx_takes(&in);
 	assert_int_equal(drain_events(), 0);
 	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_PROBE_EV), 1);
 }
@@ -436,9 +436,7 @@ static void device_probe(void **state)
 			 1);
 	/* Its answer, at the prober: dropped unless mrcd waits for it. */
 	probe(&in, MRC_OP_PROBE_ANSWER, MRC_PROBE_QPN, 9, sent, 300);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
-				 (uint32_t)in.len, NULL),
-			 XDP_DROP);
+	rx_takes(&in);
 	assert_int_equal(drain_events(), 0);
 	assert_int_equal(percpu(rx->maps.mrc_drop, MRC_DROP_STRAY_PROBE_ANSWER),
 			 1);
@@ -451,9 +449,7 @@ static void device_probe(void **state)
 					    &zero, &arm, BPF_ANY),
 			0);
 	}
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), in.data,
-				 (uint32_t)in.len, NULL),
-			 XDP_DROP);
+	rx_takes(&in);
 	assert_int_equal(drain_events(), 1);
 	assert_int_equal(ev[0].type, MRC_EVT_PROBE);
 	assert_int_equal(ev[0].qpn, MRC_PROBE_QPN);
@@ -840,18 +836,14 @@ static void loss_on_one_ev(void **state)
 	/* PSN 1 (EV 1) arrives, 0 missing: reordering, nothing lost. */
 	sacked[0] = 1;
 	ack(&a, (uint16_t)port[1], 1, 0, sacked, 1);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
-				 (uint32_t)a.len, NULL),
-			 XDP_DROP);
+	rx_takes(&a);
 	assert_int_equal(drain_events(), 0);
 	/* PSN 4, sent on EV 0 after PSN 0, arrives: PSN 0 was lost on EV 0,
 	 * and only EV 0 is to blame (2 and 3 are missing too, but nothing
 	 * sent after them on their EVs got through). */
 	sacked[1] = 4;
 	ack(&a, (uint16_t)port[4], 4, 0, sacked, 2);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
-				 (uint32_t)a.len, NULL),
-			 XDP_DROP);
+	rx_takes(&a);
 	assert_int_equal(drain_events(), 1);
 	assert_int_equal(ev[0].type, MRC_EVT_STATE);
 	assert_int_equal(ev[0].ev_idx, 0);
@@ -895,9 +887,7 @@ static void loss_from_another_cpu_blames_nothing(void **state)
 	sacked[0] = 1;
 	sacked[1] = 4;
 	ack(&a, (uint16_t)port[4], 4, 0, sacked, 2);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
-				 (uint32_t)a.len, NULL),
-			 XDP_DROP);
+	rx_takes(&a);
 	assert_int_equal(drain_events(), 0);
 	qt = get_qp_tx();
 	assert_int_equal(qt->ev_use.w[0], 0xf);
@@ -922,14 +912,10 @@ static void loss_under_ecn_blames_nothing(void **state)
 	eight_spaced(port);
 	sacked[0] = 1;
 	ack_flags(&a, (uint16_t)port[1], 1, 0, sacked, 1, MRC_AF_ECN_CE);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
-				 (uint32_t)a.len, NULL),
-			 XDP_DROP);
+	rx_takes(&a);
 	sacked[1] = 4;
 	ack(&a, (uint16_t)port[4], 4, 0, sacked, 2);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
-				 (uint32_t)a.len, NULL),
-			 XDP_DROP);
+	rx_takes(&a);
 	assert_int_equal(drain_events(), 0);
 	qt = get_qp_tx();
 	assert_int_equal(qt->ev_use.w[0], 0xf);
@@ -998,25 +984,19 @@ static void wake_on_window(void **state)
 	set_wake(1);
 	/* PSN 2 SACKed, the cumulative point still at 0: no wakeup. */
 	ack(&a, (uint16_t)port[2], 2, 0, sacked, 1);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
-				 (uint32_t)a.len, NULL),
-			 XDP_DROP);
+	rx_takes(&a);
 	assert_int_equal(drain_events(), 0);
 	assert_int_equal(get_wake(), 1);
 	/* PSNs 0 and 1 in order: the window moved. One wakeup. */
 	ack(&a, (uint16_t)port[0], 0, 2, sacked, 0);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
-				 (uint32_t)a.len, NULL),
-			 XDP_DROP);
+	rx_takes(&a);
 	assert_int_equal(drain_events(), 1);
 	assert_int_equal(ev[0].type, MRC_EVT_WAKE);
 	assert_int_equal(ev[0].qpn, S_QPN);
 	assert_int_equal(get_wake(), 0);
 	/* Disarmed: the next ACK wakes nobody. */
 	ack(&a, (uint16_t)port[3], 3, 4, sacked, 0);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
-				 (uint32_t)a.len, NULL),
-			 XDP_DROP);
+	rx_takes(&a);
 	assert_int_equal(drain_events(), 0);
 }
 
@@ -1065,9 +1045,7 @@ static void silence_start(uint32_t rtt_hi_ns, int congested, unsigned int nsend,
 		usleep(100);
 	}
 	ack(&a, (uint16_t)(EV0 + 3), last, 0, sacked, n);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), a.data,
-				 (uint32_t)a.len, NULL),
-			 XDP_DROP);
+	rx_takes(&a);
 	drain_events();
 }
 
@@ -1275,9 +1253,7 @@ static void answer(uint16_t evport, uint32_t psn, uint32_t cum, uint8_t flags,
 		 reason, cum, psn, mrc_echo(0, psn), none);
 	p.udp_csum = 1;
 	pkt_finish(&p);
-	assert_int_equal(xdp_run(bpf_program__fd(rx->progs.mrc_xdp_rx), p.data,
-				 (uint32_t)p.len, NULL),
-			 XDP_DROP);
+	rx_takes(&p);
 }
 
 /* The QP's smoothed round trip set to srtt_ns: 1 s takes the slow rule
