@@ -366,6 +366,9 @@ static __always_inline void health_silent_sent(struct mrc_qp_tx *qp, __u32 i,
 
 	if (!qp->ev_silent_ns[e])
 		qp->ev_silent_ns[e] = now_ns;
+	else if ((__u32)now_ns - qp->ev_silent_last[e] < qp->srtt_ns)
+		return; /* the same round trip: the same queue's fate */
+	qp->ev_silent_last[e] = (__u32)now_ns;
 	if (qp->ev_silent_n[e] < 255)
 		qp->ev_silent_n[e]++;
 	n = qp->ev_silent_n[e];

@@ -628,8 +628,9 @@ static __always_inline void tx_unsend(struct mrc_qp_tx *qp,
 		rec->flags |= MRC_REC_UNSENT;
 		if (qp->ev_silent_ns[e] == p->tx_ns)
 			qp->ev_silent_ns[e] = 0;
-		if (qp->ev_silent_n[e])
-			qp->ev_silent_n[e]--;
+		if (qp->ev_silent_n[e] &&
+		    qp->ev_silent_last[e] == (__u32)p->tx_ns)
+			qp->ev_silent_n[e]--; /* it was counted */
 		if (qp->ev_strike_ns[e] == p->tx_ns)
 			qp->ev_strike_ns[e] = 0; /* no strike after all */
 		if (rec->tries == 1 && !(rec->flags & MRC_REC_RETX_Q))

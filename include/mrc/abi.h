@@ -20,7 +20,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 20
+#define MRC_ABI_VERSION 21
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -430,6 +430,14 @@ struct mrc_qp_tx {
 	__u8 ev_strike_n[MRC_QP_EVS];
 	/* The CPU that sent the packet ev_acked_ns[i] names (mrc_tx_rec.cpu). */
 	__u8 ev_acked_cpu[MRC_QP_EVS];
+	/*
+	 * When the newest packet counted in ev_silent_n[i] left (the low 32
+	 * bits of its send time): a packet sent on ev[i] within a smoothed
+	 * round trip (srtt_ns) of it is no strike of its own, for a full
+	 * queue takes whatever reaches it until its senders can react, a
+	 * round trip later: a burst it drops is one loss, not many.
+	 */
+	__u32 ev_silent_last[MRC_QP_EVS];
 	/*
 	 * When the first packet sent on ev[i] after its newest delivered
 	 * one left (0: none since). An EV silent for 2 x reorder_ns while

@@ -1011,6 +1011,7 @@ static void no_rtt_margin(void)
 
 	qt = *get_qp_tx();
 	qt.rtt_hi_ns = 0;
+	qt.srtt_ns = 0; /* and every packet a strike (health_silent_sent) */
 	put_qp_tx(&qt);
 }
 
@@ -1267,6 +1268,39 @@ static void set_srtt(uint32_t srtt_ns)
 	put_qp_tx(&qt);
 }
 
+/*
+ * A full queue takes whatever reaches it until its senders can react, a
+ * round trip later, so a burst it drops is one loss: EV 0's packets sent
+ * within a smoothed round trip of the last one counted are no strikes.
+ * With srtt_ns 1 s, three more of its packets proven lost leave it at one
+ * strike and in use (the rule above blames at three). With a round trip
+ * shorter than its turns, each counts again, and the third strike blames.
+ */
+static void silence_strikes_one_a_round_trip(void **state)
+{
+	static const uint32_t sacked[] = { 1, 2, 3 };
+	unsigned int turn;
+
+	(void)state;
+	silence_start(0, 1, 4, sacked, 3, 3);
+	no_rtt_margin();
+	loss_rate(MRC_SENT_SPAN, 0);
+	post_empty(16);
+	set_srtt(1000000000);
+	for (turn = 1; turn <= 3; turn++) {
+		silent_turn(4 * turn, 1);
+		assert_int_equal(drain_events(), 0);
+		assert_int_equal(get_qp_tx()->ev_silent_n[0], 1);
+	}
+	set_srtt(100000); /* 100 us: EV 0's turns are 300 us apart */
+	for (turn = 4; turn <= 5; turn++) {
+		silent_turn(4 * turn, 1);
+		assert_int_equal(drain_events(), 0);
+		assert_int_equal(get_qp_tx()->ev_silent_n[0], turn - 2);
+	}
+	ev0_found_silent();
+}
+
 /* PSN psn (in flight, una) dated back past its ACK timeout. */
 static void expire(uint32_t psn)
 {
@@ -1288,6 +1322,26 @@ static void delivered_later(void)
 
 	qt = *get_qp_tx();
 	qt.acked_tx_ns = mono_ns();
+	put_qp_tx(&qt);
+}
+
+/*
+ * Every EV but keep has answered since it last sent: however long the test
+ * took (its packets are not backdated), only keep's silence is left for
+ * the silence rule to judge, so a verdict is the rule under test's.
+ */
+static void only_silent(unsigned int keep)
+{
+	static struct mrc_qp_tx qt;
+	unsigned int e;
+
+	qt = *get_qp_tx();
+	for (e = 0; e < MRC_QP_EVS; e++) {
+		if (e == keep)
+			continue;
+		qt.ev_silent_ns[e] = 0;
+		qt.ev_silent_n[e] = 0;
+	}
 	put_qp_tx(&qt);
 }
 
@@ -1328,6 +1382,7 @@ static void timeout_blames_only_a_silent_ev(void **state)
 	qt->rtt_hi_ns = 0;
 	put_qp_tx(qt);
 	expire(1);
+	only_silent(1);
 	delivered_later();
 	assert_int_not_equal(tx_once(), 0);
 	qt = get_qp_tx();
@@ -1405,6 +1460,7 @@ static void overdue_una_resent_early(void **state)
 	 * since, others did, and no queue was full. */
 	e = get_qp_tx()->rec[0].ev_idx;
 	backdate(0, 20000000);
+	only_silent(e);
 	delivered_later();
 	assert_int_not_equal(tx_once(), 0);
 	qt = *get_qp_tx();
@@ -1809,6 +1865,7 @@ int main(void)
 		cmocka_unit_test(silence_strikes_in_flight_prove_nothing),
 		cmocka_unit_test(timeout_with_nothing_delivered_blames_nothing),
 		cmocka_unit_test(silence_strikes_follow_the_loss_rate),
+		cmocka_unit_test(silence_strikes_one_a_round_trip),
 		cmocka_unit_test(timeout_blames_only_a_silent_ev),
 		cmocka_unit_test(timeout_in_an_older_episode_blames_nothing),
 		cmocka_unit_test(overdue_una_resent_early),

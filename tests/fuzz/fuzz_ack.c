@@ -1637,8 +1637,7 @@ struct mpick {
 	uint32_t nbad; /* EVs the pick moved to ASSUMED_BAD */
 	uint32_t wait_ns; /* a timeout resend: the timeout it waited out */
 	int silent_set; /* ev_silent_ns[e] takes this run's clock */
-	int strike_set; /* ev_strike_ns[e] too, as strike number strike_n */
-	uint8_t strike_n;
+	uint32_t strikes; /* what health_strikes asked when it left */
 	uint64_t prev_tx_ns;
 	int cq_full; /* held back: the send CQ has no room */
 };
@@ -1788,16 +1787,10 @@ spray:
 		if (!kept)
 			i = next_ev(q, avoid);
 	}
+	/* The silence count and strike record follow once the send time is
+	 * known (silent_sent). */
 	p->silent_set = !q->cur.ev_silent_ns[i];
-	if (q->cur.ev_silent_n[i] < 255)
-		q->cur.ev_silent_n[i]++;
-	/* The strike record: this send, if it reaches the strikes asked and
-	 * the record is of an earlier silence or short of them. */
-	p->strike_n = q->cur.ev_silent_n[i];
-	p->strike_set = p->strike_n >= strikes(q) &&
-			(p->silent_set ||
-			 q->cur.ev_strike_ns[i] < q->cur.ev_silent_ns[i] ||
-			 q->cur.ev_strike_n[i] < strikes(q));
+	p->strikes = strikes(q);
 	p->prev_tx_ns = r->tx_ns;
 	r->ev_idx = (uint8_t)i;
 	r->ev = (uint16_t)(EV0 + i);
@@ -1824,6 +1817,33 @@ spray:
 }
 
 /* After the run: the counters, the failure, tx_unsend's undoing. */
+/*
+ * health.md: the packet p sent at tx_ns on its EV, unanswered yet. The
+ * first of a silence starts it; a later one counts only a smoothed round
+ * trip after the last one counted. The strike record: this send, if it
+ * reaches the strikes asked and the record is of an earlier silence or
+ * short of them.
+ */
+static void silent_sent(struct mq *q, const struct mpick *p, uint64_t tx_ns)
+{
+	struct mrc_qp_tx *c = &q->cur;
+	uint32_t e = p->e;
+
+	if (p->silent_set)
+		c->ev_silent_ns[e] = tx_ns;
+	else if ((uint32_t)tx_ns - c->ev_silent_last[e] < c->srtt_ns)
+		return;
+	c->ev_silent_last[e] = (uint32_t)tx_ns;
+	if (c->ev_silent_n[e] < 255)
+		c->ev_silent_n[e]++;
+	if (c->ev_silent_n[e] >= p->strikes &&
+	    (c->ev_strike_ns[e] < c->ev_silent_ns[e] ||
+	     c->ev_strike_n[e] < p->strikes)) {
+		c->ev_strike_ns[e] = tx_ns;
+		c->ev_strike_n[e] = c->ev_silent_n[e];
+	}
+}
+
 static void account(struct mq *q, const struct mpick *p, int skb)
 {
 	struct mrec *r = p->r;
@@ -1871,7 +1891,8 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 		r->flags |= MRC_REC_UNSENT;
 		if (q->cur.ev_silent_ns[p->e] == r->tx_ns)
 			q->cur.ev_silent_ns[p->e] = 0;
-		if (q->cur.ev_silent_n[p->e])
+		if (q->cur.ev_silent_n[p->e] &&
+		    q->cur.ev_silent_last[p->e] == (uint32_t)r->tx_ns)
 			q->cur.ev_silent_n[p->e]--;
 		if (q->cur.ev_strike_ns[p->e] == r->tx_ns)
 			q->cur.ev_strike_ns[p->e] = 0;
@@ -2022,12 +2043,7 @@ static int send_one(struct mq *q)
 				(unsigned long long)p.prev_tx_ns, p.wait_ns);
 			violation(NULL, why);
 		}
-		if (p.silent_set)
-			q->cur.ev_silent_ns[p.e] = r->tx_ns;
-		if (p.strike_set) {
-			q->cur.ev_strike_ns[p.e] = r->tx_ns;
-			q->cur.ev_strike_n[p.e] = p.strike_n;
-		}
+		silent_sent(q, &p, r->tx_ns);
 	}
 	account(q, &p, skb);
 	check_read(q, &now, NULL,
