@@ -1111,6 +1111,26 @@ static void loss_rate(uint32_t sent, uint32_t retx)
 }
 
 /*
+ * Every EV but keep has answered since it last sent: however long the test
+ * took (its packets are not backdated), only keep's silence is left for
+ * the silence rule to judge, so a verdict is the rule under test's.
+ */
+static void only_silent(unsigned int keep)
+{
+	static struct mrc_qp_tx qt;
+	unsigned int e;
+
+	qt = *get_qp_tx();
+	for (e = 0; e < MRC_QP_EVS; e++) {
+		if (e == keep)
+			continue;
+		qt.ev_silent_ns[e] = 0;
+		qt.ev_silent_n[e] = 0;
+	}
+	put_qp_tx(&qt);
+}
+
+/*
  * One turn of the 4 EVs from PSN psn (EV 0's), then 300 us later, past
  * the silence margin, EVs 1..3's. If answer, they are delivered as far as
  * the silence rule sees it (ev_delivered): their silence ends and PSN
@@ -1129,11 +1149,8 @@ static void silent_turn(uint32_t psn, int answer)
 		assert_int_equal(tx_once(), EV0 + i);
 	if (!answer)
 		return;
+	only_silent(0);
 	qt = *get_qp_tx();
-	for (i = 1; i < 4; i++) {
-		qt.ev_silent_ns[i] = 0;
-		qt.ev_silent_n[i] = 0;
-	}
 	qt.acked_tx_ns = qt.rec[(psn + 3) % MRC_TX_RING].tx_ns;
 	put_qp_tx(&qt);
 }
@@ -1149,6 +1166,30 @@ static void ev0_found_silent(void)
 }
 
 /*
+ * silence_start's QP under a full queue for all time, with no round trip
+ * margin, a loss rate of retx resends in sent, and npost WQEs posted:
+ * EV 0's first packet lost, the others' delivered.
+ */
+static void silence_full_queue(uint32_t sent, uint32_t retx, unsigned int npost)
+{
+	static const uint32_t sacked[] = { 1, 2, 3 };
+
+	silence_start(0, 1, 4, sacked, 3, 3);
+	no_rtt_margin();
+	loss_rate(sent, retx);
+	post_empty(npost);
+}
+
+/* A silent_turn from psn, answered, that leaves EV 0 in use with strikes
+ * counted. */
+static void turn_unblamed(uint32_t psn, unsigned int strikes)
+{
+	silent_turn(psn, 1);
+	assert_int_equal(drain_events(), 0);
+	assert_int_equal(get_qp_tx()->ev_silent_n[0], strikes);
+}
+
+/*
  * Under a full queue (a congestion episode covering every send time) the
  * silence rule wants more strikes: EV 0 with one or two packets proven
  * lost while later ones got through is not blamed; once a third packet
@@ -1156,24 +1197,17 @@ static void ev0_found_silent(void)
  */
 static void silence_under_congestion_three_strikes(void **state)
 {
-	static const uint32_t sacked[] = { 1, 2, 3 };
 	unsigned int turn;
 
 	(void)state;
-	/* Everything but EV 0's one packet: 3, sent 300 us after 0. */
-	silence_start(0, 1, 4, sacked, 3, 3);
-	no_rtt_margin();
-	/* No loss in a window's worth (MRC_SENT_SPAN): a rate taken as 1 in
+	/* Everything but EV 0's one packet: 3, sent 300 us after 0. No
+	 * loss in a window's worth (MRC_SENT_SPAN): a rate taken as 1 in
 	 * 4097 at most, 2^-12: two losses in a row by chance are below
 	 * 2^-20, so the third packet proven lost makes EV 0 silent. */
-	loss_rate(MRC_SENT_SPAN, 0);
-	post_empty(12);
+	silence_full_queue(MRC_SENT_SPAN, 0, 12);
 	/* EV 0's turns: silent by the clock, too few strikes: used. */
-	for (turn = 1; turn <= 2; turn++) {
-		silent_turn(4 * turn, 1);
-		assert_int_equal(drain_events(), 0);
-		assert_int_equal(get_qp_tx()->ev_silent_n[0], turn + 1);
-	}
+	for (turn = 1; turn <= 2; turn++)
+		turn_unblamed(4 * turn, turn + 1);
 	/* Its next turn: three proven lost, silent still: ASSUMED_BAD. */
 	ev0_found_silent();
 }
@@ -1189,14 +1223,10 @@ static void silence_under_congestion_three_strikes(void **state)
  */
 static void silence_strikes_in_flight_prove_nothing(void **state)
 {
-	static const uint32_t sacked[] = { 1, 2, 3 };
 	unsigned int turn;
 
 	(void)state;
-	silence_start(0, 1, 4, sacked, 3, 3);
-	no_rtt_margin();
-	loss_rate(MRC_SENT_SPAN, 0);
-	post_empty(12);
+	silence_full_queue(MRC_SENT_SPAN, 0, 12);
 	for (turn = 1; turn <= 2; turn++)
 		silent_turn(4 * turn, 0);
 	assert_int_equal(drain_events(), 0);
@@ -1216,19 +1246,12 @@ static void silence_strikes_in_flight_prove_nothing(void **state)
  */
 static void silence_strikes_follow_the_loss_rate(void **state)
 {
-	static const uint32_t sacked[] = { 1, 2, 3 };
 	unsigned int turn;
 
 	(void)state;
-	silence_start(0, 1, 4, sacked, 3, 3);
-	no_rtt_margin();
-	loss_rate(2000, 10);
-	post_empty(16);
-	for (turn = 1; turn <= 3; turn++) {
-		silent_turn(4 * turn, 1);
-		assert_int_equal(drain_events(), 0);
-		assert_int_equal(get_qp_tx()->ev_silent_n[0], turn + 1);
-	}
+	silence_full_queue(2000, 10, 16);
+	for (turn = 1; turn <= 3; turn++)
+		turn_unblamed(4 * turn, turn + 1);
 	ev0_found_silent();
 }
 
@@ -1278,26 +1301,16 @@ static void set_srtt(uint32_t srtt_ns)
  */
 static void silence_strikes_one_a_round_trip(void **state)
 {
-	static const uint32_t sacked[] = { 1, 2, 3 };
 	unsigned int turn;
 
 	(void)state;
-	silence_start(0, 1, 4, sacked, 3, 3);
-	no_rtt_margin();
-	loss_rate(MRC_SENT_SPAN, 0);
-	post_empty(16);
+	silence_full_queue(MRC_SENT_SPAN, 0, 16);
 	set_srtt(1000000000);
-	for (turn = 1; turn <= 3; turn++) {
-		silent_turn(4 * turn, 1);
-		assert_int_equal(drain_events(), 0);
-		assert_int_equal(get_qp_tx()->ev_silent_n[0], 1);
-	}
+	for (turn = 1; turn <= 3; turn++)
+		turn_unblamed(4 * turn, 1);
 	set_srtt(100000); /* 100 us: EV 0's turns are 300 us apart */
-	for (turn = 4; turn <= 5; turn++) {
-		silent_turn(4 * turn, 1);
-		assert_int_equal(drain_events(), 0);
-		assert_int_equal(get_qp_tx()->ev_silent_n[0], turn - 2);
-	}
+	for (turn = 4; turn <= 5; turn++)
+		turn_unblamed(4 * turn, turn - 2);
 	ev0_found_silent();
 }
 
@@ -1322,26 +1335,6 @@ static void delivered_later(void)
 
 	qt = *get_qp_tx();
 	qt.acked_tx_ns = mono_ns();
-	put_qp_tx(&qt);
-}
-
-/*
- * Every EV but keep has answered since it last sent: however long the test
- * took (its packets are not backdated), only keep's silence is left for
- * the silence rule to judge, so a verdict is the rule under test's.
- */
-static void only_silent(unsigned int keep)
-{
-	static struct mrc_qp_tx qt;
-	unsigned int e;
-
-	qt = *get_qp_tx();
-	for (e = 0; e < MRC_QP_EVS; e++) {
-		if (e == keep)
-			continue;
-		qt.ev_silent_ns[e] = 0;
-		qt.ev_silent_n[e] = 0;
-	}
 	put_qp_tx(&qt);
 }
 

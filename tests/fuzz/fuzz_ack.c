@@ -1816,7 +1816,6 @@ spray:
 	p->fail_build = !builds(q, r);
 }
 
-/* After the run: the counters, the failure, tx_unsend's undoing. */
 /*
  * health.md: the packet p sent at tx_ns on its EV, unanswered yet. The
  * first of a silence starts it; a later one counts only a smoothed round
@@ -1844,6 +1843,7 @@ static void silent_sent(struct mq *q, const struct mpick *p, uint64_t tx_ns)
 	}
 }
 
+/* After the run: the counters, the failure, tx_unsend's undoing. */
 static void account(struct mq *q, const struct mpick *p, int skb)
 {
 	struct mrec *r = p->r;
