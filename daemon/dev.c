@@ -1438,64 +1438,101 @@ static uint32_t this_tid(void)
 }
 
 /*
- * One transmit call in the slot of the CPU this thread is on. Returns what
- * it sent; -EAGAIN when no run used the slot (the thread moved to another
- * CPU before the call began); 0 as well when another thread took the slot
- * while this one was preempted (its count is lost); or -errno.
+ * One transmit call of up to runs runs for list k, in the slot of the CPU
+ * this thread is on. Returns the runs of ours that read the list (0: the
+ * thread moved to another CPU before the call began, or another thread
+ * took the slot while this one was preempted), or -errno.
  */
-static int tx_call(struct dev *d, uint32_t qpn, uint32_t n, uint32_t lane,
-		   uint32_t lanes)
+static int tx_call(struct dev *d, uint32_t k, uint32_t runs)
 {
 	static __thread uint8_t frame[TX_FRAME_MAX + 1];
 	struct xdp_md ctx = { .data_end = sizeof(frame),
 			      .ingress_ifindex = d->anchor_ifindex };
-	uint32_t tid = this_tid(), left;
+	struct mrc_tx_list *l = &d->tx->bss->tx_list[k];
+	uint32_t tid = this_tid(), runs0 = l->runs;
 	struct mrc_tx_call *slot;
 	int cpu = sched_getcpu(), err = 0;
 
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame,
 		    .data_size_in = sizeof(frame), .ctx_in = &ctx,
-		    .ctx_size_in = sizeof(ctx), .repeat = n,
+		    .ctx_size_in = sizeof(ctx), .repeat = runs,
 		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 
 	if (cpu < 0 || cpu >= MRC_TX_CALL_CPUS)
 		return cpu < 0 ? -errno : -ERANGE;
 	slot = &d->tx->bss->tx_call[cpu];
 	/* The thread first: a run of another thread's call preempted on
-	 * this CPU then stops there, before it could read our QP as its. */
+	 * this CPU then stops there, before it could read our list as its. */
 	__atomic_store_n(&slot->tid, tid, __ATOMIC_SEQ_CST);
-	slot->qpn = qpn;
-	slot->lane = (uint16_t)lane;
-	slot->lanes = (uint16_t)lanes;
-	slot->left = n;
-	slot->sent = 0;
+	slot->list = k;
 	if (bpf_prog_test_run_opts(d->prog_fd[DEV_PROG_TX], &o))
 		err = -errno;
 	/* Cleared, or a later run of ours on that CPU would serve this
-	 * call's QP; but only if still ours: another thread on this CPU may
-	 * have taken it meanwhile, and its count is its own. */
-	if (!__atomic_compare_exchange_n(&slot->tid, &tid, 0, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return err;
-	left = slot->left;
+	 * list; but only if still ours: another thread on this CPU may have
+	 * taken it meanwhile. */
+	__atomic_compare_exchange_n(&slot->tid, &tid, 0, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE);
 	if (err)
 		return err;
-	return left == n ? -EAGAIN : (int)slot->sent;
+	return (int)(__atomic_load_n(&l->runs, __ATOMIC_ACQUIRE) - runs0);
+}
+
+int dev_tx_list(struct dev *d, uint32_t k, struct mrc_tx_entry *e, uint32_t n)
+{
+	struct mrc_tx_list *l;
+	uint32_t i, runs;
+	int tries = 0, calls = 0, got = 0;
+
+	if (k >= MRC_TX_LISTS || n > MRC_TX_LIST_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!e[i].left)
+			return -EINVAL;
+	l = &d->tx->bss->tx_list[k];
+	for (i = 0; i < n; i++) {
+		e[i].sent = 0;
+		l->e[i] = e[i];
+	}
+	l->n = n;
+	l->next = 0;
+	/*
+	 * Calls until every entry had its runs or gave them up. Each call's
+	 * runs are those the entries from next have left, at most
+	 * DEV_TX_CALL_RUNS: a call serving many QPs lasts no longer than
+	 * one QP's full burst. A thread that moved sent nothing: again,
+	 * from the CPU it is on now (a few times, then the caller's poll).
+	 */
+	while (l->next < n && tries < 4) {
+		for (runs = 0, i = l->next; i < n && runs < DEV_TX_CALL_RUNS;
+		     i++)
+			runs += l->e[i].left;
+		if (runs > DEV_TX_CALL_RUNS)
+			runs = DEV_TX_CALL_RUNS;
+		got = tx_call(d, k, runs);
+		calls++;
+		if (got < 0)
+			break;
+		if (!got)
+			tries++;
+	}
+	for (i = 0; i < n; i++)
+		e[i].sent = l->e[i].sent;
+	return got < 0 ? got : calls;
 }
 
 int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n, uint32_t lane,
 		 uint32_t lanes)
 {
-	int tries, sent = 0;
+	struct mrc_tx_entry e = { .qpn = qpn,
+				  .left = (uint16_t)n,
+				  .lane = (uint16_t)lane,
+				  .lanes = (uint16_t)lanes };
+	int err;
 
-	/* A thread that moved before its call began sent nothing: again,
-	 * from the CPU it is on now (a few times, then the caller's poll). */
-	for (tries = 0; n && tries < 4; tries++) {
-		sent = tx_call(d, qpn, n, lane, lanes);
-		if (sent != -EAGAIN)
-			return sent;
-	}
-	return 0;
+	if (!n || n > UINT16_MAX)
+		return n ? -EINVAL : 0;
+	err = dev_tx_list(d, 0, &e, 1);
+	return err < 0 ? err : e.sent;
 }
 
 int dev_emit(struct dev *d, uint32_t port, const void *frame, uint32_t len)

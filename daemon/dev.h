@@ -294,13 +294,22 @@ void dev_qp_destroy(struct dev *d, uint32_t qpn, struct mrc_sq *sq);
 int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
 		    uint32_t *next);
 
+/* Runs of the transmit program in one call at most (dev_tx_list). */
+#define DEV_TX_CALL_RUNS 256
 /*
- * Run the transmit program for qpn over up to n frames with live frames,
- * spraying over the EVs of lane lane of lanes (struct mrc_tx_call; lanes
- * 1: all). Returns how many packets this call sent, or -errno. Threads
- * may call at once, for one QP too: each call names its QP in the slot of
- * the CPU it runs on (struct mrc_tx_call, txthreads.h).
+ * Transmit for the n QPs of e (at most MRC_TX_LIST_MAX) through the
+ * program's list k (struct mrc_tx_list: one thread uses list k at a
+ * time, k < MRC_TX_LISTS), in calls of at most DEV_TX_CALL_RUNS runs: up
+ * to e[i].left (1 or more) packets of QP e[i].qpn, sprayed over the EVs of
+ * lane e[i].lane of e[i].lanes (1: all). A QP that has nothing to send
+ * gives its runs up to the next. Sets each e[i].sent. Returns the calls
+ * made, or -errno. Threads may call at once, for one QP too: each call
+ * names its list in the slot of the CPU it runs on (struct mrc_tx_call,
+ * txthreads.h).
  */
+int dev_tx_list(struct dev *d, uint32_t k, struct mrc_tx_entry *e, uint32_t n);
+/* One QP's call through list 0 (for tools with one thread): how many
+ * packets it sent, or -errno. */
 int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n, uint32_t lane,
 		 uint32_t lanes);
 /*

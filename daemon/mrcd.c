@@ -856,8 +856,9 @@ int main(int argc, char **argv)
 		(unsigned long long)m.health.probes_lost);
 	teardown(&m, 0);
 	log_info(
-		"stopped after %llu transmit calls (%llu on a QP's extra lanes) in %llu passes (%llu over 1 ms, the longest %llu us)\n",
+		"stopped after %llu transmit calls for %llu QP bursts (%llu on a QP's extra lanes) in %llu passes (%llu over 1 ms, the longest %llu us)\n",
 		(unsigned long long)m.pump.tx_calls,
+		(unsigned long long)m.pump.qp_bursts,
 		(unsigned long long)m.pump.lane_calls,
 		(unsigned long long)m.pump.call_passes,
 		(unsigned long long)m.pump.passes_over_1ms,

@@ -266,7 +266,7 @@ static int merge_lanes(struct pump *p, int n)
 int pump_pass(struct pump *p, uint64_t *next_ns)
 {
 	uint64_t now = now_ns();
-	int i, progress = 0, ncalls = 0, nq;
+	int i, progress = 0, ncalls = 0, nq, made;
 
 	*next_ns = UINT64_MAX;
 	for (i = 0; i < p->nactive; i++) {
@@ -296,7 +296,7 @@ int pump_pass(struct pump *p, uint64_t *next_ns)
 		 */
 		__atomic_store_n(&p->wake[qpn], 1, __ATOMIC_SEQ_CST);
 		q->tail0 = __atomic_load_n(&q->sq->tail, __ATOMIC_ACQUIRE);
-		/* One call per QP, on the shares in turn (txthreads.h). */
+		/* A burst per QP, on the shares in turn (txthreads.h). */
 		p->calls[ncalls] = (struct txt_call){ .qpn = qpn,
 						      .burst = q->burst,
 						      .lanes = 1,
@@ -306,8 +306,9 @@ int pump_pass(struct pump *p, uint64_t *next_ns)
 	nq = ncalls;
 	if (p->max_lanes > 1)
 		ncalls = add_lanes(p, ncalls);
-	txt_run(&p->txt, p->calls, ncalls);
-	p->tx_calls += (uint64_t)ncalls;
+	made = txt_run(&p->txt, p->calls, ncalls);
+	p->tx_calls += (uint64_t)(made > 0 ? made : 0);
+	p->qp_bursts += (uint64_t)ncalls;
 	p->lane_calls += (uint64_t)(ncalls - nq);
 	ncalls = merge_lanes(p, nq);
 	if (ncalls) {

@@ -58,14 +58,15 @@ struct pump {
 	uint32_t active[MRC_MAX_QP];
 	int nactive;
 	struct qpset rts; /* the QPs whose rts is set: what pump_scan walks */
-	uint64_t tx_calls; /* transmit program runs */
+	uint64_t tx_calls; /* transmit calls (dev_tx_list's) */
+	uint64_t qp_bursts; /* QPs' bursts in them (struct txt_call) */
 	uint64_t lane_calls; /* ...of them a QP's second lane or later */
 	/* Passes with calls: how many, the longest, and those over 1 ms
 	 * (a pass's calls are all done when it ends: docs/mrcd.md). */
 	uint64_t call_passes, pass_ns_max, passes_over_1ms;
 	struct txthreads txt; /* where the calls run */
 	uint32_t max_lanes; /* calls at once for one QP (add_lanes) */
-	struct txt_call calls[MRC_MAX_QP]; /* a pass's */
+	struct txt_call calls[MRC_MAX_QP]; /* a pass's QPs' bursts */
 };
 
 /* With tx_threads transmit threads (txthreads.h; 0: one per CPU), and up

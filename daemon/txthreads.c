@@ -11,22 +11,54 @@
 #include "log.h"
 #include "txthreads.h"
 
+_Static_assert(TXT_MAX <= MRC_TX_LISTS, "a transmit list for every share");
+
 static int share_of(const struct txthreads *t, const struct txt_call *c)
 {
 	return c->share % t->shares;
 }
 
-/* The calls of share k, in order. */
-static void make_share(struct txthreads *t, int k)
+/* Share k's list for dev_tx_list: its calls from calls[*from] on. */
+static uint32_t fill(struct txthreads *t, int k, int *from,
+		     struct mrc_tx_entry *e, int *idx)
 {
+	uint32_t n = 0;
 	int i;
 
-	for (i = 0; i < t->ncalls; i++)
-		if (share_of(t, &t->calls[i]) == k)
-			t->calls[i].sent = dev_tx_burst(t->dev, t->calls[i].qpn,
-							t->calls[i].burst,
-							t->calls[i].lane,
-							t->calls[i].lanes);
+	for (i = *from; i < t->ncalls && n < MRC_TX_LIST_MAX; i++) {
+		struct txt_call *c = &t->calls[i];
+
+		if (share_of(t, c) != k)
+			continue;
+		e[n] = (struct mrc_tx_entry){ .qpn = c->qpn,
+					      .left = (uint16_t)c->burst,
+					      .lane = c->lane,
+					      .lanes = c->lanes };
+		idx[n++] = i;
+	}
+	*from = i;
+	return n;
+}
+
+/*
+ * The calls of share k, in order: as few transmit calls as its QPs fit
+ * in (dev_tx_list, up to MRC_TX_LIST_MAX QPs a list), on list k.
+ */
+static void make_share(struct txthreads *t, int k)
+{
+	struct mrc_tx_entry e[MRC_TX_LIST_MAX];
+	int idx[MRC_TX_LIST_MAX], from = 0, made = 0, r;
+	uint32_t n, i;
+
+	while ((n = fill(t, k, &from, e, idx)) > 0) {
+		r = dev_tx_list(t->dev, (uint32_t)k, e, n);
+		if (r > 0)
+			made += r;
+		for (i = 0; i < n; i++)
+			t->calls[idx[i]].sent = r < 0 && !e[i].sent ? r :
+								      e[i].sent;
+	}
+	t->made[k] = made;
 }
 
 static void *thread_main(void *arg)
@@ -117,18 +149,29 @@ int txt_count(const struct txthreads *t)
 	return t->shares;
 }
 
-void txt_run(struct txthreads *t, struct txt_call *calls, int n)
+/* The transmit calls the shares made this round. */
+static int made(const struct txthreads *t, const uint8_t *has)
+{
+	int k, sum = 0;
+
+	for (k = 0; k < t->shares; k++)
+		if (has[k])
+			sum += t->made[k];
+	return sum;
+}
+
+int txt_run(struct txthreads *t, struct txt_call *calls, int n)
 {
 	uint8_t has[TXT_MAX] = { 0 };
 	int i, k, mine = -1, helper = 0;
 
 	if (n <= 0)
-		return;
+		return 0;
 	t->calls = calls;
 	t->ncalls = n;
 	if (t->shares == 1) {
 		make_share(t, 0);
-		return;
+		return t->made[0];
 	}
 	for (i = 0; i < n; i++)
 		has[share_of(t, &calls[i])] = 1;
@@ -151,4 +194,5 @@ void txt_run(struct txthreads *t, struct txt_call *calls, int n)
 	while (t->busy)
 		pthread_cond_wait(&t->done, &t->lock);
 	pthread_mutex_unlock(&t->lock);
+	return made(t, has);
 }

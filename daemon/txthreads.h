@@ -25,12 +25,13 @@ struct dev;
  * mrc_tx_call's lanes: 1, 2, 4 or 8). */
 #define TXT_LANES_MAX 8
 
-/* One transmit call: in qpn, burst and its lane, out sent (dev_tx_burst's
- * result). */
+/* One QP's part of a share's transmit calls: in qpn, burst and its lane,
+ * out sent (what it sent, or -errno if it sent nothing and the call
+ * failed). */
 struct txt_call {
 	uint32_t qpn;
 	uint32_t burst;
-	uint16_t lane; /* of lanes: the EVs it sprays over (dev_tx_burst) */
+	uint16_t lane; /* of lanes: the EVs it sprays over (dev_tx_list) */
 	uint16_t lanes; /* 1: all; more: this QP has a call on each lane */
 	uint32_t share; /* made on the thread of share % shares */
 	int sent;
@@ -52,6 +53,7 @@ struct txthreads {
 	pthread_cond_t done;
 	struct txt_call *calls; /* this round's, set before helpers start it */
 	int ncalls;
+	int made[TXT_MAX]; /* transmit calls each share made this round */
 	int busy; /* under lock: threads still working on this round */
 	int stop; /* under lock */
 };
@@ -67,9 +69,11 @@ void txt_stop(struct txthreads *t);
 int txt_count(const struct txthreads *t);
 /*
  * Make the n calls, those of one share in order on one thread: the
- * caller's own for one share with calls, a helper's for each other.
- * Returns when all are done; each call's sent is set.
+ * caller's own for one share with calls, a helper's for each other. A
+ * share's calls go out together, in as few transmit calls as their QPs
+ * fit in (dev_tx_list on the share's own list). Returns when all are
+ * done, with the transmit calls made; each call's sent is set.
  */
-void txt_run(struct txthreads *t, struct txt_call *calls, int n);
+int txt_run(struct txthreads *t, struct txt_call *calls, int n);
 
 #endif /* MRC_DAEMON_TXTHREADS_H */

@@ -20,7 +20,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 21
+#define MRC_ABI_VERSION 22
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -770,34 +770,68 @@ struct mrc_qp_srv6 {
 };
 
 /*
- * One transmit call of mrc_xdp_tx (BPF_PROG_TEST_RUN, live frames): its
- * arguments and its result, in the program's tx_call[], one slot per CPU.
- * A call runs on one CPU from start to end (the kernel disables migration
- * for it), so a caller fills the slot of the CPU it is on, and callers on
- * different CPUs transmit at once without sharing one (mrcd's transmit
- * threads, docs/mrcd.md). A run whose slot names another thread sends
- * nothing (tx_runs_not_caller): its caller moved to another CPU before
- * the call began, or another thread took the slot while it was preempted.
+ * One transmit call of mrc_xdp_tx (BPF_PROG_TEST_RUN, live frames) serves
+ * a list of QPs: the caller fills a list of its own (struct mrc_tx_list,
+ * in the program's tx_list[]) and names it in the slot of the CPU it is
+ * on (tx_call[], one slot per CPU). A call runs on one CPU from start to
+ * end (the kernel disables migration for it), so callers on different
+ * CPUs transmit at once without sharing one (mrcd's transmit threads,
+ * docs/mrcd.md). A run whose slot names another thread sends nothing
+ * (tx_runs_not_caller): its caller moved to another CPU before the call
+ * began, or another thread took the slot while it was preempted. The
+ * list is the caller's alone, so what such runs leave undone is still
+ * in it, for its next call.
  */
 struct mrc_tx_call {
 	__u32 tid; /* the calling thread (gettid()), 0: no call */
-	__u32 qpn; /* the QP this call serves */
-	__u32 left; /* runs left, this one included; the last asks for an ACK */
-	__u32 sent; /* packets this call sent, counted by the program */
-	/*
-	 * Transmit lanes (docs/mrcd.md): calls for one QP at once on several
-	 * CPUs each spray over their own EVs, those whose index is lane
-	 * modulo lanes (1, 2, 4 or 8), so one EV's packets leave in order.
-	 */
-	__u16 lane;
-	__u16 lanes;
-	/* A cache line each: the program writes left and sent for every
-	 * packet, and two CPUs' slots must not share a line. */
-	__u32 pad[11];
+	__u32 list; /* index into tx_list[] of the list it serves */
+	/* A cache line each: two CPUs' slots must not share a line. */
+	__u32 pad[14];
 };
 _Static_assert(sizeof(struct mrc_tx_call) == 64, "a slot per cache line");
 /* CPUs with a slot; a run on another sends nothing */
 #define MRC_TX_CALL_CPUS 1024
+
+/*
+ * One QP of a call's list: up to left runs build its packets, the last of
+ * them asking for an ACK (left 0: no limit, every run asks; for tests).
+ * Transmit lanes (docs/mrcd.md): calls for one QP at once on several CPUs
+ * each spray over their own EVs, those whose index is lane modulo lanes
+ * (1, 2, 4 or 8), so one EV's packets leave in order.
+ */
+struct mrc_tx_entry {
+	__u32 qpn;
+	__u16 left; /* runs left for it, counted down by the program */
+	__u16 sent; /* packets it sent, counted by the program */
+	__u16 lane;
+	__u16 lanes;
+};
+_Static_assert(sizeof(struct mrc_tx_entry) == 12, "packed");
+
+/*
+ * A caller's list. Each run serves entry next: a packet it sends counts
+ * against the entry's left, and the run that uses the last of it moves
+ * next on. A run that finds nothing to send for the entry (its window,
+ * its queue, its CQ) moves next on as well, unless the entry is the
+ * list's last: that one keeps its runs, as a QP alone in a call does, so
+ * ACKs that arrive during the call can open its window. Runs after the
+ * list's end send nothing (tx_runs_spare). runs counts the caller's runs,
+ * so a call none of whose runs was its own is told apart.
+ */
+#define MRC_TX_LIST_MAX 244 /* entries a list holds */
+#define MRC_TX_LISTS 64 /* lists: one for each of mrcd's transmit threads */
+struct mrc_tx_list {
+	__u32 next; /* the entry the next run serves */
+	__u32 n; /* entries */
+	__u32 runs; /* runs of the caller's that read the list */
+	/* Where the run in progress moves next if it sends nothing: kept
+	 * here, not in a register, so the verifier walks the packet's
+	 * building once, not once for each value. */
+	__u32 next_idle;
+	struct mrc_tx_entry e[MRC_TX_LIST_MAX];
+};
+/* A whole number of cache lines: two lists share none. */
+_Static_assert(sizeof(struct mrc_tx_list) % 64 == 0, "lines of its own");
 
 /* Send counters (mrc_tx_stats, per-CPU array indexed by counter). */
 #define MRC_TX_COUNTERS(X)                             \
@@ -823,7 +857,8 @@ _Static_assert(sizeof(struct mrc_tx_call) == 64, "a slot per cache line");
 	X(OVERDUE, "overdue_resends")                  \
 	X(MRCD_FRAMES, "mrcd_frames_sent")             \
 	X(MRCD_FRAMES_FAILED, "mrcd_frames_failed")    \
-	X(NOT_CALLER, "tx_runs_not_caller")
+	X(NOT_CALLER, "tx_runs_not_caller")            \
+	X(SPARE, "tx_runs_spare")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
 enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };

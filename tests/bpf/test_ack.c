@@ -999,7 +999,7 @@ static int setup(void)
 	tx = mrc_xdp_tx__open();
 	if (!tx || fixture_share_maps(tx->obj, rx->obj) || mrc_xdp_tx__load(tx))
 		return -1;
-	tx_call_set(tx->bss->tx_call, S_QPN, 0);
+	tx_call_set(tx->bss->tx_call, tx->bss->tx_list, S_QPN, 0);
 	inet_pton(AF_INET, "198.18.1.2", port.saddr);
 	for (p = 0; p < NEV; p++) {
 		/* lo, with no egress program */

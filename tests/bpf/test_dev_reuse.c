@@ -165,11 +165,11 @@ static void same_build_reuses(void **state)
 	       now_ms() - t);
 	assert_int_equal(d.reused, 1);
 	/* The transmit program's .bss is the running one's. */
-	d.tx->bss->tx_call[1].qpn = 4242;
+	d.tx->bss->tx_list[1].e[0].qpn = 4242;
 	fd = dev_pin_get(dir, "maps", "mrcd_tx_bss");
 	assert_true(fd >= 0);
 	assert_int_equal(bpf_map_lookup_elem(fd, &key, &bss), 0);
-	assert_int_equal(bss.tx_call[1].qpn, 4242);
+	assert_int_equal(bss.tx_list[1].e[0].qpn, 4242);
 	close(fd);
 	/* The control program runs (reused fd): an unknown QP's view. */
 	{

@@ -699,28 +699,28 @@ static void lanes_spray_their_own_evs(void **state)
 	(void)state;
 	assert_int_equal(reset(), 0);
 	assert_int_equal(cmd(MRC_DP_EV_BAD, S_QPN, 5, MRC_EV_R_LOSS), 0);
-	tx_call_lane(tx->bss->tx_call, 1, 2);
+	tx_call_lane(tx->bss->tx_list, 1, 2);
 	post_empty(8);
 	sends_on(odd, 8);
-	tx_call_lane(tx->bss->tx_call, 2, 4);
+	tx_call_lane(tx->bss->tx_list, 2, 4);
 	post_empty(5);
 	sends_on(fourth, 5);
 	/* Lane 3 of 4 (3, 7, 11, 15) all denied: the others carry it. */
 	for (i = 3; i < NEV; i += 4)
 		assert_int_equal(cmd(MRC_DP_EV_DENY, S_QPN, i, MRC_EV_R_DENY),
 				 0);
-	tx_call_lane(tx->bss->tx_call, 3, 4);
+	tx_call_lane(tx->bss->tx_list, 3, 4);
 	post_empty(8);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(tx_once(), 0);
-	tx_call_lane(tx->bss->tx_call, 1, 4);
+	tx_call_lane(tx->bss->tx_list, 1, 4);
 	for (i = 0; i < 8; i++) {
 		port = tx_once();
 		assert_true(port >= EV0 && port < EV0 + NEV);
 		assert_int_equal((port - EV0) % 4, 1);
 		assert_int_not_equal(port - EV0, 5);
 	}
-	tx_call_lane(tx->bss->tx_call, 0, 1);
+	tx_call_lane(tx->bss->tx_list, 0, 1);
 	post_empty(3);
 	for (i = 0; i < 3; i++)
 		assert_int_not_equal(tx_once(), 0);
@@ -1808,7 +1808,7 @@ static int setup(void)
 	if (!tx || !ctl || share_maps(tx->obj) || share_maps(ctl->obj) ||
 	    mrc_xdp_tx__load(tx) || mrc_xdp_ctl__load(ctl))
 		return -1;
-	tx_call_set(tx->bss->tx_call, S_QPN, 0);
+	tx_call_set(tx->bss->tx_call, tx->bss->tx_list, S_QPN, 0);
 	inet_pton(AF_INET, "198.18.1.2", port.saddr);
 	for (p = 0; p < 4; p++) {
 		/* lo, with no egress program */

@@ -167,7 +167,7 @@ static int setup_tx(void)
 	}
 	if (mrc_xdp_tx__load(tx))
 		return -1;
-	tx_call_set(tx->bss->tx_call, S_QPN, 0);
+	tx_call_set(tx->bss->tx_call, tx->bss->tx_list, S_QPN, 0);
 	return 0;
 }
 
@@ -608,7 +608,7 @@ static int pump(struct channel *ch)
 	empty.len = FRAME_MAX + 1;
 	for (rounds = 0; rounds < 100000; rounds++) {
 		/* A burst from the sender: 64 runs, as mrcd's pump calls. */
-		tx_call_set(tx->bss->tx_call, S_QPN, 64);
+		tx_call_set(tx->bss->tx_call, tx->bss->tx_list, S_QPN, 64);
 		for (n = 0; n < 64; n++) {
 			int v = run(txp, &empty, &batch[n]);
 
@@ -1070,6 +1070,89 @@ static void wimm_limit(void **state)
 	assert_int_equal(rcv.ncqe, 10);
 }
 
+static uint64_t tx_stat(enum mrc_tx_counter c);
+
+/* Run the transmit program once for each of want's verdicts. */
+static void runs_give(const int *want, int n)
+{
+	static struct frame out, empty;
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx), i;
+
+	empty.len = FRAME_MAX + 1;
+	for (i = 0; i < n; i++)
+		assert_int_equal(run(txp, &empty, &out), want[i]);
+}
+
+/*
+ * One call serves a list of QPs (struct mrc_tx_list): a QP with nothing
+ * to send gives its runs up to the next, one whose budget is used moves
+ * on, the list's last keeps its runs, and runs after the end send
+ * nothing.
+ */
+static void list_serves_qps_in_turn(void **state)
+{
+	static const int first[] = { XDP_DROP,	   XDP_REDIRECT, XDP_REDIRECT,
+				     XDP_REDIRECT, XDP_DROP,	 XDP_DROP,
+				     XDP_DROP },
+			 second[] = { XDP_REDIRECT, XDP_REDIRECT, XDP_REDIRECT,
+				      XDP_REDIRECT, XDP_REDIRECT, XDP_REDIRECT,
+				      XDP_REDIRECT, XDP_DROP,	  XDP_DROP,
+				      XDP_DROP };
+	struct mrc_tx_list *l = &tx->bss->tx_list[0];
+	uint64_t spare = tx_stat(MRC_TX_SPARE);
+	uint32_t i, runs;
+
+	(void)state;
+	assert_int_equal(reset(1), 0);
+	for (i = 0; i < 10; i++)
+		post(i + 1, i * 100, i * 100, 100, 0);
+	/* A QP that does not exist, ours for 3, another absent one last. */
+	l->e[0] = (struct mrc_tx_entry){ .qpn = S_QPN + 100,
+					 .left = 4,
+					 .lanes = 1 };
+	l->e[1] = (struct mrc_tx_entry){ .qpn = S_QPN, .left = 3, .lanes = 1 };
+	l->e[2] = (struct mrc_tx_entry){ .qpn = S_QPN + 101,
+					 .left = 2,
+					 .lanes = 1 };
+	l->n = 3;
+	l->next = 0;
+	runs = l->runs;
+	runs_give(first, 7);
+	assert_int_equal(l->e[0].sent, 0);
+	assert_int_equal(l->e[0].left, 3); /* one run, then the next's */
+	assert_int_equal(l->e[1].sent, 3);
+	assert_int_equal(l->e[1].left, 0);
+	assert_int_equal(l->e[2].sent, 0);
+	assert_int_equal(l->e[2].left, 0); /* the last: both its runs */
+	assert_int_equal(l->next, 3);
+	assert_int_equal(l->runs - runs, 7);
+	assert_int_equal(tx_stat(MRC_TX_SPARE) - spare, 1);
+	/* Our QP first for 10, with 7 packets' work left: it gives up its
+	 * last 3 runs to the absent QP after it, which has one. */
+	l->e[0] = (struct mrc_tx_entry){ .qpn = S_QPN, .left = 10, .lanes = 1 };
+	l->e[1] = (struct mrc_tx_entry){ .qpn = S_QPN + 100,
+					 .left = 1,
+					 .lanes = 1 };
+	l->n = 2;
+	l->next = 0;
+	runs_give(second, 10);
+	assert_int_equal(l->e[0].sent, 7);
+	assert_int_equal(l->e[0].left, 2);
+	assert_int_equal(l->e[1].sent, 0);
+	assert_int_equal(l->next, 2);
+	assert_int_equal(tx_stat(MRC_TX_SPARE) - spare, 2);
+	/* Every packet reached the receiver: the 10 WRITEs complete. */
+	{
+		struct channel ch = { 0 };
+
+		pump(&ch);
+	}
+	ring_buffer__consume(snd.cq);
+	ring_buffer__consume(rcv.cq);
+	assert_int_equal(snd.ncqe, 10);
+	tx_call_set(tx->bss->tx_call, tx->bss->tx_list, S_QPN, 0);
+}
+
 /* --- congestion control (NSCC) in the data path ------------------------ */
 
 /*
@@ -1407,6 +1490,7 @@ int main(void)
 		cmocka_unit_test(peer_gone),
 		cmocka_unit_test(remote_access_error),
 		cmocka_unit_test(wimm_limit),
+		cmocka_unit_test(list_serves_qps_in_turn),
 		cmocka_unit_test(cwnd_gates_new_data),
 		cmocka_unit_test(trimming_channel),
 		cmocka_unit_test(ce_marks_decrease),

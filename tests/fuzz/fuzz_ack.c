@@ -1983,7 +1983,7 @@ static int send_one(struct mq *q)
 		rc = tc_run(in, DB_LEN, out, &out_len);
 		want = p.out && !p.fail_build ? TC_ACT_REDIRECT : TC_ACT_SHOT;
 	} else {
-		tx_call_set(tx->bss->tx_call, q->qpn, 0);
+		tx_call_set(tx->bss->tx_call, tx->bss->tx_list, q->qpn, 0);
 		rc = xdp_run(bpf_program__fd(tx->progs.mrc_xdp_tx), in,
 			     sizeof(in), out, &out_len);
 		want = p.out && !p.fail_build ? XDP_REDIRECT : XDP_DROP;

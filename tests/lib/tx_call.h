@@ -17,11 +17,13 @@
 #include "mrc/abi.h"
 
 /*
- * Runs of this thread serve qpn; the next left of them count down to the
- * one that asks for its ACK (0: every run asks). Aborts if the thread
- * cannot be pinned: the program would then read a slot nobody filled.
+ * Runs of this thread serve qpn, alone in list 0; the next left of them
+ * count down to the one that asks for its ACK (0: every run asks). Aborts
+ * if the thread cannot be pinned: the program would then read a slot
+ * nobody filled.
  */
-static inline void tx_call_set(struct mrc_tx_call *slot, __u32 qpn, __u32 left)
+static inline void tx_call_set(struct mrc_tx_call *slot,
+			       struct mrc_tx_list *list, __u32 qpn, __u32 left)
 {
 	static int cpu = -1;
 
@@ -35,24 +37,21 @@ static inline void tx_call_set(struct mrc_tx_call *slot, __u32 qpn, __u32 left)
 		    sched_setaffinity(0, sizeof(one), &one))
 			abort();
 	}
-	slot[cpu].qpn = qpn;
-	slot[cpu].left = left;
-	slot[cpu].sent = 0;
-	slot[cpu].lane = 0;
-	slot[cpu].lanes = 1;
+	list[0].n = 1;
+	list[0].next = 0;
+	list[0].e[0] = (struct mrc_tx_entry){ .qpn = qpn,
+					      .left = (__u16)left,
+					      .lanes = 1 };
+	slot[cpu].list = 0;
 	slot[cpu].tid = (__u32)gettid();
 }
 
 /* The runs after tx_call_set spray on lane lane of lanes. */
-static inline void tx_call_lane(struct mrc_tx_call *slot, __u16 lane,
+static inline void tx_call_lane(struct mrc_tx_list *list, __u16 lane,
 				__u16 lanes)
 {
-	int cpu = sched_getcpu();
-
-	if (cpu < 0 || cpu >= MRC_TX_CALL_CPUS)
-		abort();
-	slot[cpu].lane = lane;
-	slot[cpu].lanes = lanes;
+	list[0].e[0].lane = lane;
+	list[0].e[0].lanes = lanes;
 }
 
 #endif /* MRC_TESTS_TX_CALL_H */

@@ -153,7 +153,7 @@ static void setup_sender(void)
 		CHECK(same && !bpf_map__reuse_fd(m, bpf_map__fd(same)));
 	}
 	CHECK(!mrc_xdp_tx__load(tx));
-	tx_call_set(tx->bss->tx_call, S_QPN, 0);
+	tx_call_set(tx->bss->tx_call, tx->bss->tx_list, S_QPN, 0);
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrc_sq", 4,
 			    sizeof(struct mrc_sq), 1, &mm);
 	CHECK(fd >= 0);

@@ -426,12 +426,11 @@ int dev_qp_tx_state(struct dev *d, uint32_t qpn, uint32_t *state, uint32_t *una,
 	return 0;
 }
 
-int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n, uint32_t lane,
-		 uint32_t lanes)
+/* One QP's part of a list: what the old per-QP call did. */
+static int tx_one_qp(uint32_t qpn, uint32_t n, uint32_t lane, uint32_t lanes)
 {
 	uint32_t tid = (uint32_t)gettid(), have, sent;
 
-	(void)d;
 	/* Two lanes of one QP may call at once: the budget is shared. */
 	have = __atomic_load_n(&fake.tx_budget[qpn], __ATOMIC_RELAXED);
 	do
@@ -450,6 +449,23 @@ int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n, uint32_t lane,
 	}
 	__atomic_add_fetch(&fake.tx_frames, sent, __ATOMIC_RELAXED);
 	return (int)sent;
+}
+
+int dev_tx_list(struct dev *d, uint32_t k, struct mrc_tx_entry *e, uint32_t n)
+{
+	uint32_t i;
+
+	(void)d;
+	if (k >= MRC_TX_LISTS || !n || n > MRC_TX_LIST_MAX)
+		return -EINVAL;
+	__atomic_add_fetch(&fake.tx_lists, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&fake.tx_list_max,
+			 n > fake.tx_list_max ? n : fake.tx_list_max,
+			 __ATOMIC_RELAXED);
+	for (i = 0; i < n; i++)
+		e[i].sent = (uint16_t)tx_one_qp(e[i].qpn, e[i].left, e[i].lane,
+						e[i].lanes);
+	return 1;
 }
 
 /* ---- pin.h: no bpffs here ------------------------------------------- */

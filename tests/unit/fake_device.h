@@ -50,7 +50,10 @@ struct fake_device {
 	int cq[MRC_MAX_CQ];
 	/* Frames each QP's transmit program may still send. */
 	uint32_t tx_budget[MRC_MAX_QP];
-	uint64_t tx_calls, tx_frames;
+	uint64_t tx_calls, tx_frames; /* QPs' bursts, frames they sent */
+	/* dev_tx_list's calls, and the most QPs one had. */
+	uint64_t tx_lists;
+	uint32_t tx_list_max;
 	/* The thread of each QP's latest transmit call (gettid()). */
 	uint32_t tx_tid[MRC_MAX_QP];
 	/* Calls made on a lane (lanes > 1): by lane, the last one's thread. */

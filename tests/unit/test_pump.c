@@ -293,6 +293,45 @@ static void qps_transmit_on_threads(void **state)
 	assert_int_equal(distinct, 2);
 }
 
+/*
+ * The QPs of one share go out together: a pass over 300 QPs with work
+ * makes two transmit calls (lists of 255 and 45), not 300, and every QP
+ * gets its burst.
+ */
+static void qps_share_calls(void **state)
+{
+	enum { NQP = 300 };
+	struct mrc_sq *q[NQP];
+	int fd[NQP], i;
+	uint64_t next;
+
+	(void)state;
+	for (i = 0; i < NQP; i++) {
+		uint32_t qpn = 100 + (uint32_t)i;
+
+		assert_int_equal(dev_sq_create(&dev, qpn, &q[i], &fd[i]), 0);
+		close(fd[i]);
+		fd[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		assert_true(fd[i] >= 0);
+		assert_int_equal(pump_qp_add(&p, qpn, q[i], fd[i]), 0);
+		pump_qp_rts(&p, qpn, 1000000000ull);
+		q[i]->tail = 2;
+		fake.tx_budget[qpn] = 2;
+		pump_activate(&p, qpn);
+	}
+	assert_int_equal(pump_pass(&p, &next), 1);
+	assert_int_equal(fake.tx_lists, 2);
+	assert_int_equal(fake.tx_list_max, MRC_TX_LIST_MAX);
+	assert_int_equal(fake.tx_frames, 2 * NQP);
+	assert_int_equal(p.tx_calls, 2);
+	assert_int_equal(p.qp_bursts, NQP);
+	for (i = 0; i < NQP; i++) {
+		assert_int_equal(fake.tx_budget[100 + i], 0);
+		pump_qp_del(&p, 100 + (uint32_t)i);
+		close(fd[i]);
+	}
+}
+
 /* The WQE the QP sends now (sq->sent) is len bytes. */
 static void sending(uint32_t len)
 {
@@ -407,6 +446,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(scan_finds_unrung_work, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(deleted_qp_not_watched, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(qps_share_calls, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(qps_transmit_on_threads, setup,
 						teardown),
