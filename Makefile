@@ -92,7 +92,8 @@ TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume \
 	      $(BUILD)/tests/mrcd_limits $(FUZZERS) \
 	      $(BUILD)/tests/inject $(BUILD)/tests/nl_forge $(BUILD)/tests/srv6_send \
 	      $(BUILD)/tests/wire_pcap $(BUILD)/tests/icrc_cost \
-	      $(BUILD)/tests/xdp_limits $(BUILD)/tests/jit_lines
+	      $(BUILD)/tests/xdp_limits $(BUILD)/tests/jit_lines \
+	      $(BUILD)/tests/pauses
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h $(BUILD)/bpf/mrc_build_id.h
 
@@ -290,6 +291,13 @@ $(BUILD)/tests/icrc_cost: tests/bench/icrc_cost.c $(BUILD)/tests/bench/icrc_cost
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -I$(BUILD)/tests/bench -o $@ $< $(LIBS_BPF)
+
+# How long the machine stops a CPU by itself (tests/bench/failover.sh,
+# limits.sh).
+$(BUILD)/tests/pauses: tests/bench/pauses.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< -lpthread
 
 # Sampled JIT addresses to source lines (tests/bench/profile.sh).
 $(BUILD)/tests/jit_lines: tests/bench/jit_lines.c

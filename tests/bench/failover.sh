@@ -97,6 +97,11 @@ mptcp_run() {
 	wait $srv
 }
 
+# How long this machine stops a CPU by itself, with nothing else running
+# (tests/bench/pauses.c): a pause of the CPU that carries the QP's calls
+# is a stretch without a completion no transport here can avoid.
+"$TOP/build/tests/pauses" "${FAILOVER_PAUSES_S:-5}" >"$TMP/pauses.json"
+
 # The same MRC run with no fault ("true"): how long this 2-core machine
 # leaves a transfer without a completion anyway, the floor under any gap.
 for ((i = 1; i <= REPS; i++)); do
@@ -108,7 +113,8 @@ done
 for k in mrc mptcp calm; do
 	jq -s '[.[] | .failover]' "$TMP"/$k.*.json >"$TMP/$k.all"
 done
-jq -n --slurpfile m "$TMP/mrc.all" --slurpfile t "$TMP/mptcp.all" --slurpfile c "$TMP/calm.all" '
+jq -n --slurpfile m "$TMP/mrc.all" --slurpfile t "$TMP/mptcp.all" --slurpfile c "$TMP/calm.all" \
+	--slurpfile p "$TMP/pauses.json" '
 	def med: map(select(. != null)) | sort |
 		if length == 0 then null else .[(length - 1) / 2 | floor] end;
 	def stats(f): [.[] | f] | { median: med, worst: max };
@@ -124,7 +130,10 @@ jq -n --slurpfile m "$TMP/mrc.all" --slurpfile t "$TMP/mptcp.all" --slurpfile c 
 			  longest_gap_by_completion_ts_at_ns, counters }],
 	  mrc_no_fault_runs: [$c[0][] | { fault: false, longest_gap_by_completion_ts_ms,
 			  longest_gap_by_completion_ts_at_ns, counters }],
-	  mptcp: ($t[0] | { longest_gap_ms: stats(.longest_gap_ms), t90_ms: stats(.t90_ms) }) }' \
+	  mptcp: ($t[0] | { longest_gap_ms: stats(.longest_gap_ms), t90_ms: stats(.t90_ms) }),
+	  machine_pauses: ($p[0] | { seconds, longest_ms: ([.cpus[].longest_ms] | max),
+			  over_1_ms_per_cpu_s: (([.cpus[].over_1_ms] | add) / (.cpus | length) / .seconds),
+			  cpus }) }' \
 	>"$OUT/failover.json"
 jq -r '
 	"failover of plane 2 of 4 under a bulk transfer, \(.reps) runs each (median / worst):",
@@ -134,5 +143,6 @@ jq -r '
 	"  back to 90 % ms             \(.mrc.t90_ms.median) / \(.mrc.t90_ms.worst)   \(.mptcp.t90_ms.median) / \(.mptcp.t90_ms.worst)",
 	"  MRC: first EV ASSUMED_BAD \(.mrc.detection_ms.median) ms after the fault command returned (it took \(.mrc.fault_cmd_ms.median) ms; negative: before it returned); \(.mrc.failed_evs.median) EVs out of use",
 	"  (from the fault command'"'"'s return to the heal; JSON: '"$OUT"'/failover.json)",
+	"  this machine by itself, nothing else running: \(.machine_pauses.over_1_ms_per_cpu_s * 100 | round / 100) pauses of a CPU over 1 ms a second, the longest \(.machine_pauses.longest_ms) ms (\(.machine_pauses.seconds) s; tests/bench/pauses.c)",
 	"  each MRC run: longest gap by completion timestamps ms, then h1'"'"'s retransmits, ack_timeouts, overdue_resends, sack_losses:",
 	((.mrc_runs + .mrc_no_fault_runs)[] | "    \(if .fault then "fault   " else "no fault" end) \(.longest_gap_by_completion_ts_ms)  \(.counters["h1.retransmits"] // 0) \(.counters["h1.ack_timeouts"] // 0) \(.counters["h1.overdue_resends"] // 0) \(.counters["h1.sack_losses"] // 0)")' "$OUT/failover.json"

@@ -9,7 +9,8 @@
 # a map (mrc_xdp_tx's work without its logic), memcpy, and one read of the
 # BPF clock (bpf_ktime_get_ns, a few a packet in the data path). Frames of 64,
 # 1514 and 3014 bytes on a veth pair of MTU 3000 (the testbed's jumbo
-# links), each stage with the whole machine's CPU beside it.
+# links), each stage with the whole machine's CPU beside it; and how long
+# the machine stops a CPU by itself (tests/bench/pauses.c).
 #
 # build/tests/xdp_limits does the work (tests/bench/xdp_limits.bpf.c);
 # this script gives it a namespace of its own and removes it.
@@ -31,10 +32,15 @@ in_ns ip link add lima mtu 3000 type veth peer name limb mtu 3000
 in_ns ip link set lima up
 in_ns ip link set limb up
 in_ns "$TOP/build/tests/xdp_limits" lima limb "$FRAMES" >"$OUT/limits.jsonl"
-jq -s '{benchmark: "limits", stages: .}' "$OUT/limits.jsonl" >"$OUT/limits.json"
-rm -f "$OUT/limits.jsonl"
+# How long the machine stops a CPU by itself (tests/bench/pauses.c).
+"$TOP/build/tests/pauses" "${LIMITS_PAUSES_S:-5}" >"$OUT/pauses.json"
+jq -s --slurpfile p "$OUT/pauses.json" '{benchmark: "limits", stages: ., pauses: $p[0]}' \
+	"$OUT/limits.jsonl" >"$OUT/limits.json"
+rm -f "$OUT/limits.jsonl" "$OUT/pauses.json"
 
 echo "the machine's limits (no MRC logic), whole-machine CPU beside each"
+jq -r '.pauses | "  the CPUs stopped by the machine itself (a spinning thread on each, \(.seconds) s): " +
+	([.cpus[] | "cpu\(.cpu) \(.over_1_ms) pauses over 1 ms, the longest \(.longest_ms) ms"] | join("; "))' "$OUT/limits.json"
 jq -r '.stages[] | select(.stage == "memcpy") |
 	"  memcpy \(.copy_bytes) B:  \(.gbyte_per_s) GB/s  (cpu \(.cpu_s) s)"' "$OUT/limits.json"
 jq -r '.stages[] | select(.stage == "ktime_get_ns") |
