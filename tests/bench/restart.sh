@@ -40,19 +40,36 @@ for h in h1 h2; do
 	echo "$TOP/build/daemon/mrcd" $(mrcd_ports $h) -a anc0 -s "$TMP/$h.sock" \
 		-P "$(mrcd_pin_dir $h)" ${MRCD_ARGS:-} >"$TMP/$h.argv" # no blanks in any of them
 done
+# Between the signal and the new mrcd's exec it forks nothing: on this
+# machine a fork and exec of a small tool takes 3-7 ms under the
+# transfer (docs/mrcd.md, "What it costs"), and the old script's rm,
+# cat, grep and sleep put 30-45 ms of its own into the gap. A service
+# manager execs on the child's exit; this does the same with builtins:
+# the pid and the arguments read with read, the wait polled every 0.2 ms
+# with read -t on a FIFO nobody writes. mrcd removes a stale socket
+# itself before it binds.
+mkfifo "$TMP/never"
 cat >"$TMP/restart" <<EOF
 #!/bin/bash
 set -e
 h=\$1 pidf=$TMP/\$1.mrcd.pid log=$TMP/\$1.mrcd.log
-pid=\$(cat "\$pidf")
+read -r pid <"\$pidf"
+read -r -a argv <"$TMP/\$h.argv"
 n=\$(grep -c "^mrcd: ready" "\$log" || true)
+exec 9<>"$TMP/never"
 kill -"\$2" "\$pid"
 # Gone, or a zombie (its files are closed): its reaper may be slow.
-while [ -e /proc/\$pid ] && ! grep -q "^State:.*Z" /proc/\$pid/status 2>/dev/null; do sleep 0.001; done
-rm -f "$TMP/\$h.sock"
+while [ -e /proc/\$pid ]; do
+	st=
+	while read -r k v _; do
+		[ "\$k" = State: ] && { st=\$v; break; }
+	done 2>/dev/null </proc/\$pid/status || true
+	[ "\$st" = Z ] && break
+	read -r -t 0.0002 -u 9 _ || true
+done
 nsenter --net="/run/netns/$TB_PREFIX-\$h" sh -c 'echo \$\$ >"\$0"; exec "\$@"' "\$pidf" \\
-	\$(cat "$TMP/\$h.argv") >>"\$log" 2>&1 &
-until [ "\$(grep -c "^mrcd: ready" "\$log" || true)" -gt "\$n" ]; do sleep 0.001; done
+	"\${argv[@]}" >>"\$log" 2>&1 &
+until [ "\$(grep -c "^mrcd: ready" "\$log" || true)" -gt "\$n" ]; do read -r -t 0.001 -u 9 _ || true; done
 # The new mrcd's CPU until it serves, in ns (schedstat: time on a CPU;
 # /proc/PID/stat counts 10 ms ticks).
 awk '{ print \$1 }' "/proc/\$(cat "\$pidf")/schedstat" >"$TMP/ready_cpu_ns"
