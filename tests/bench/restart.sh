@@ -46,8 +46,8 @@ done
 # cat, grep and sleep put 30-45 ms of its own into the gap. A service
 # manager execs on the child's exit; this does the same with builtins:
 # the pid and the arguments read with read, the wait polled every 0.2 ms
-# with read -t on a FIFO nobody writes. mrcd removes a stale socket
-# itself before it binds.
+# with read -t on a FIFO nobody writes, nsenter exec'ing mrcd with no
+# shell between. mrcd removes a stale socket itself before it binds.
 mkfifo "$TMP/never"
 cat >"$TMP/restart" <<EOF
 #!/bin/bash
@@ -67,8 +67,9 @@ while [ -e /proc/\$pid ]; do
 	[ "\$st" = Z ] && break
 	read -r -t 0.0002 -u 9 _ || true
 done
-nsenter --net="/run/netns/$TB_PREFIX-\$h" sh -c 'echo \$\$ >"\$0"; exec "\$@"' "\$pidf" \\
-	"\${argv[@]}" >>"\$log" 2>&1 &
+# nsenter execs mrcd in its own process (no --fork): \$! is mrcd's pid.
+nsenter --net="/run/netns/$TB_PREFIX-\$h" "\${argv[@]}" >>"\$log" 2>&1 &
+echo \$! >"\$pidf"
 until [ "\$(grep -c "^mrcd: ready" "\$log" || true)" -gt "\$n" ]; do read -r -t 0.001 -u 9 _ || true; done
 # The new mrcd's CPU until it serves, in ns (schedstat: time on a CPU;
 # /proc/PID/stat counts 10 ms ticks).
