@@ -1083,6 +1083,19 @@ static void runs_give(const int *want, int n)
 		assert_int_equal(run(txp, &empty, &out), want[i]);
 }
 
+/* The list serves n QPs, q[i][0] for up to q[i][1] runs, from the first. */
+static void list_of(struct mrc_tx_list *l, const uint32_t (*q)[2], uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		l->e[i] = (struct mrc_tx_entry){ .qpn = q[i][0],
+						 .left = (uint16_t)q[i][1],
+						 .lanes = 1 };
+	l->n = n;
+	l->next = 0;
+}
+
 /*
  * One call serves a list of QPs (struct mrc_tx_list): a QP with nothing
  * to send gives its runs up to the next, one whose budget is used moves
@@ -1107,15 +1120,10 @@ static void list_serves_qps_in_turn(void **state)
 	for (i = 0; i < 10; i++)
 		post(i + 1, i * 100, i * 100, 100, 0);
 	/* A QP that does not exist, ours for 3, another absent one last. */
-	l->e[0] = (struct mrc_tx_entry){ .qpn = S_QPN + 100,
-					 .left = 4,
-					 .lanes = 1 };
-	l->e[1] = (struct mrc_tx_entry){ .qpn = S_QPN, .left = 3, .lanes = 1 };
-	l->e[2] = (struct mrc_tx_entry){ .qpn = S_QPN + 101,
-					 .left = 2,
-					 .lanes = 1 };
-	l->n = 3;
-	l->next = 0;
+	list_of(l,
+		(const uint32_t[][2]){
+			{ S_QPN + 100, 4 }, { S_QPN, 3 }, { S_QPN + 101, 2 } },
+		3);
 	runs = l->runs;
 	runs_give(first, 7);
 	assert_int_equal(l->e[0].sent, 0);
@@ -1129,12 +1137,8 @@ static void list_serves_qps_in_turn(void **state)
 	assert_int_equal(tx_stat(MRC_TX_SPARE) - spare, 1);
 	/* Our QP first for 10, with 7 packets' work left: it gives up its
 	 * last 3 runs to the absent QP after it, which has one. */
-	l->e[0] = (struct mrc_tx_entry){ .qpn = S_QPN, .left = 10, .lanes = 1 };
-	l->e[1] = (struct mrc_tx_entry){ .qpn = S_QPN + 100,
-					 .left = 1,
-					 .lanes = 1 };
-	l->n = 2;
-	l->next = 0;
+	list_of(l, (const uint32_t[][2]){ { S_QPN, 10 }, { S_QPN + 100, 1 } },
+		2);
 	runs_give(second, 10);
 	assert_int_equal(l->e[0].sent, 7);
 	assert_int_equal(l->e[0].left, 2);
