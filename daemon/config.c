@@ -76,6 +76,9 @@ static const struct key_desc keys[CONFIG_NKEYS] = {
 	NUM(CONFIG_MAX_CLIENTS, max_clients, 1, 1024, 0),
 	NUM(CONFIG_TX_THREADS, tx_threads, 0, TXT_MAX, 0),
 	NUM(CONFIG_TX_LANES, tx_lanes, 0, TXT_LANES_MAX, 0),
+	[CONFIG_ACK_CLOCK] = { .kind = K_BOOL,
+			       .off = offsetof(struct mrcd_config, ack_clock),
+			       .want = "yes or no" },
 };
 
 /* Kept apart so that the designated table above stays readable. */
@@ -101,6 +104,7 @@ static const char *const key_names[CONFIG_NKEYS] = {
 	[CONFIG_MAX_CLIENTS] = "max-clients",
 	[CONFIG_TX_THREADS] = "tx-threads",
 	[CONFIG_TX_LANES] = "tx-lanes",
+	[CONFIG_ACK_CLOCK] = "ack-clock",
 };
 
 /* The EV base must leave room for a QP's EVs below 65536. */
@@ -141,6 +145,7 @@ void config_defaults(struct mrcd_config *c)
 	c->auto_evs_per_port = DEFAULT_EVS_PER_PORT;
 	c->auto_ev_base = DEFAULT_EV_BASE;
 	c->tx_lanes = 1; /* off: docs/mrcd.md, "Transmit lanes" */
+	c->ack_clock = 1; /* docs/congestion.md, "ACK clocking" */
 	c->max_clients = DEFAULT_MAX_CLIENTS;
 }
 

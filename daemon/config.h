@@ -59,6 +59,7 @@ enum config_key {
 	CONFIG_MAX_CLIENTS,
 	CONFIG_TX_THREADS,
 	CONFIG_TX_LANES,
+	CONFIG_ACK_CLOCK,
 	CONFIG_NKEYS
 };
 
@@ -90,6 +91,7 @@ struct mrcd_config {
 	uint32_t tx_threads; /* 0: one per CPU mrcd may run on */
 	uint32_t tx_lanes; /* calls at once for one QP at most; 0: TXT_LANES_MAX;
 			     * 1 (the default): no lanes */
+	int ack_clock; /* CC QPs send from their ACKs (the default: yes) */
 	/* Where each key was given (port: the first port line); 0: default. */
 	unsigned int line[CONFIG_NKEYS];
 };

@@ -29,6 +29,7 @@
 #include "pin.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
+#include "mrc_xdp_ack_tx.skel.h"
 #include "mrc_xdp_ctl.skel.h"
 #include "mrc_build_id.h"
 
@@ -522,6 +523,36 @@ loaded:
 	return 0;
 }
 
+int dev_ack_clock(struct dev *d, int on)
+{
+	int fd = bpf_map__fd(d->rx->maps.mrc_ack_clock), err, pfd;
+	uint32_t key = 0, id;
+
+	if (!on) {
+		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
+			return err_msg(-errno, "emptying", "mrc_ack_clock");
+		return 0;
+	}
+	/* Reused, the running device's program is this build's: kept. */
+	if (d->reused && !bpf_map_lookup_elem(fd, &key, &id))
+		return 0;
+	if (!d->ack_tx) {
+		d->ack_tx = mrc_xdp_ack_tx__open();
+		if (!d->ack_tx)
+			return err_msg(-errno, "opening", "mrc_xdp_ack_tx");
+		err = share_maps(d, d->ack_tx->obj);
+		if (err)
+			return err;
+		err = mrc_xdp_ack_tx__load(d->ack_tx);
+		if (err)
+			return err_msg(err, "loading", "mrc_xdp_ack_tx");
+	}
+	pfd = bpf_program__fd(d->ack_tx->progs.mrc_xdp_ack_tx);
+	if (bpf_map_update_elem(fd, &key, &pfd, BPF_ANY))
+		return err_msg(-errno, "setting", "mrc_ack_clock");
+	return 0;
+}
+
 int dev_open(struct dev *d)
 {
 	return dev_load(d, NULL);
@@ -703,6 +734,7 @@ void dev_release(struct dev *d)
 		if (d->prog_fd[p] >= 0 && (d->reused || p == DEV_PROG_TC))
 			close(d->prog_fd[p]);
 	mrc_xdp_ctl__destroy(d->ctl);
+	mrc_xdp_ack_tx__destroy(d->ack_tx);
 	mrc_xdp_tx__destroy(d->tx);
 	mrc_xdp_rx__destroy(d->rx);
 	memset(d, 0, sizeof(*d));

@@ -33,6 +33,7 @@
 
 struct mrc_xdp_rx;
 struct mrc_xdp_tx;
+struct mrc_xdp_ack_tx;
 struct mrc_xdp_ctl;
 struct ring_buffer;
 
@@ -54,6 +55,7 @@ enum dev_prog {
 struct dev {
 	struct mrc_xdp_rx *rx;
 	struct mrc_xdp_tx *tx;
+	struct mrc_xdp_ack_tx *ack_tx; /* loaded by dev_ack_clock, or NULL */
 	struct mrc_xdp_ctl *ctl;
 	/*
 	 * The programs everything runs and attaches: the loaded skeletons',
@@ -144,6 +146,13 @@ int dev_open(struct dev *d);
  * logged).
  */
 int dev_open_pinned(struct dev *d, const char *dir);
+/*
+ * ACK clocking (bpf/mrc_xdp_ack_tx.bpf.c) on or off: the receive program
+ * then sends a CC QP's next packet in the ACK that made room for it, or
+ * wakes mrcd to. On loads (verifies) the program unless the device's
+ * running one is reused. 0 or -errno (said on stderr).
+ */
+int dev_ack_clock(struct dev *d, int on);
 /*
  * This build's identity: the SHA-256 of its BPF objects (Makefile),
  * with ":VALUE" added when $MRCD_TEST_BUILD_ID is set (tests: an mrcd

@@ -472,6 +472,8 @@ static int setup(struct mrcd *m, const char *anchor)
 			dev_open(&m->dev);
 	if (!err && running)
 		err = books_check(&m->books);
+	if (!err)
+		err = dev_ack_clock(&m->dev, m->cfg.ack_clock);
 	if (err)
 		return err;
 	step("programs ready");

@@ -440,6 +440,23 @@ static __always_inline void health_emit(struct mrc_ev_event *e)
 	}
 }
 
+/*
+ * mrcd waits for room in QP qpn's window (mrc_wake[qpn] 1, set before its
+ * transmit call): wake it once, with an MRC_EVT_WAKE event.
+ */
+static __always_inline void mrcd_wake(__u32 qpn, __u64 now_ns)
+{
+	mrc_wake_t *wake = bpf_map_lookup_elem(&mrc_wake, &qpn);
+
+	if (wake && *wake && __sync_val_compare_and_swap(wake, 1, 0) == 1) {
+		struct mrc_ev_event w = { .ts_ns = now_ns,
+					  .qpn = qpn,
+					  .type = MRC_EVT_WAKE };
+
+		health_emit(&w);
+	}
+}
+
 /* After the lock: tell mrcd. */
 static __always_inline void health_event(__u32 qpn, struct mrc_qp_tx *qp,
 					 __u32 i, __u8 type, __u8 state,

@@ -195,6 +195,21 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } mrc_turn_hook SEC(".maps");
 
+/*
+ * Entry 0: the ACK-clocked transmit program (bpf/mrc_xdp_ack_tx.bpf.c),
+ * which the receive program tail-calls with an ACK's frame when the ACK
+ * made room in a QP's congestion window (mrc_scratch.clock_qpn names the
+ * QP). mrcd sets it as it loads the data path, unless mrcd.conf says
+ * "ack-clock no"; empty, the tail call falls through and mrcd is woken to
+ * send instead.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} mrc_ack_clock SEC(".maps");
+
 /* Send counter -> value (per CPU); transmit and ACK processing count. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -278,6 +293,10 @@ struct mrc_scratch {
 	__u8 bad_ev[8];
 	__u8 bad_kept[8]; /* 1: kept in use by ev_min_active */
 	__u64 now_ns; /* when the ACK is handled */
+	/* The QP whose ACK the receive program hands to mrc_ack_clock, for
+	 * this CPU's tail call only: MRC_MAX_QP (or 0) otherwise. */
+	__u32 clock_qpn;
+	__u32 wake_qpn; /* ...and the QP whose ACK made room: MRC_MAX_QP */
 	struct mrc_cqe cqe[MRC_RX_WINDOW_MAX + 1]; /* completions claimed */
 };
 

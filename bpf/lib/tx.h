@@ -664,6 +664,7 @@ static __always_inline void tx_health_event(__u32 qpn, struct mrc_qp_tx *qp,
 
 #define TX_IDLE 1 /* nothing to send: counted as tx_idle */
 #define TX_FAILED 2 /* building failed: counted as tx_build_failed */
+#define TX_CWND 3 /* new data waits for the congestion window: tx_idle too */
 
 /*
  * The EVs of lane lane of lanes (struct mrc_tx_call), as the bits of every
@@ -796,7 +797,7 @@ static __always_inline int tx_one(struct __ctx_buff *ctx, __u32 qpn, __u32 last,
 	return TX_SENT;
 idle:
 	mrc_count_tx(MRC_TX_IDLE, 1);
-	return TX_IDLE;
+	return p.cwnd_full ? TX_CWND : TX_IDLE;
 }
 
 #endif /* MRC_BPF_TX_H */

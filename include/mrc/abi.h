@@ -20,7 +20,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 22
+#define MRC_ABI_VERSION 23
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -858,7 +858,9 @@ _Static_assert(sizeof(struct mrc_tx_list) % 64 == 0, "lines of its own");
 	X(MRCD_FRAMES, "mrcd_frames_sent")             \
 	X(MRCD_FRAMES_FAILED, "mrcd_frames_failed")    \
 	X(NOT_CALLER, "tx_runs_not_caller")            \
-	X(SPARE, "tx_runs_spare")
+	X(SPARE, "tx_runs_spare")                      \
+	X(ACK_CLOCKED, "tx_ack_clocked")               \
+	X(ACK_CLOCK_SMALL, "tx_ack_clock_small_frame")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
 enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };

@@ -44,6 +44,9 @@
 # carries 2924 bytes at 3000 over IPv4, as a TCP segment carries 2948;
 # 2048 gives IB's 2048-byte packets).
 #
+# INCAST_CONF="LINE" adds that mrcd.conf line on every host (e.g.
+# "ack-clock no"), to compare a setting.
+#
 # INCAST_NSCC="KEY VALUE ..." replaces the CC profile's NSCC settings
 # (mrcctl cc-profile set; default "base-rtt 10000 bdp B", B sized for
 # the shaped planes, below).
@@ -194,7 +197,8 @@ watch_wait() {
 
 # jain_windows: "P50 P10 N", Jain's index over the N senders' bytes in
 # each window of the samples (fair_ms), over the windows from a second after
-# the last sender started to a second before the first one ended; its
+# the last sender started (its first bytes at the queues, or the run's
+# start if later) to a second before the first one ended; its
 # median and tenth percentile over those windows ("null null 0": none).
 jain_windows() {
 	local i p
@@ -213,6 +217,9 @@ jain_windows() {
 		# per queue (file) and host: bytes since its sample before
 		k = f SUBSEP host[$2]
 		t = int(($1 - t0) / 1e6 + 0.5)
+		# when each sender first reached the queues: its real start
+		if ((k, "t") in last && $4 > last[k, "b"] && !(host[$2] in first))
+			first[host[$2]] = t
 		if ((k, "t") in last && t > lo && t <= hi) {
 			got[t, host[$2]] += $4 - last[k, "b"]
 			if (!(t in seen)) { seen[t] = 1; ts[++nt] = t }
@@ -221,7 +228,15 @@ jain_windows() {
 	}
 	END {
 		m = 0
+		# A second after the last sender really started: a sender
+		# whose start (mrc-perf connecting through its mrcd) took
+		# over a second otherwise put windows of fewer senders in.
+		for (h = 2; h <= n + 1; h++)
+			if (first[h] + 1000 > lo)
+				lo = first[h] + 1000
 		for (j = 1; j <= nt; j++) {
+			if (ts[j] <= lo)
+				continue
 			s1 = s2 = 0
 			for (h = 2; h <= n + 1; h++) {
 				x = got[ts[j], h]; s1 += x; s2 += x * x
@@ -317,9 +332,15 @@ join_reaction() {
 run_mrc() {
 	local NCPU
 	NCPU=$(nproc)
-	mrcd_start h1
+	local -a conf=()
+	for ((i = 1; i <= N + 1; i++)); do
+		[ -z "${INCAST_CONF:-}" ] || mrcd_conf "h$i" "$INCAST_CONF" >"$TMP/h$i.conf"
+	done
+	[ -z "${INCAST_CONF:-}" ] || conf=(-c "$TMP/h1.conf")
+	mrcd_start h1 "${conf[@]}"
 	for ((i = 2; i <= N + 1; i++)); do
-		mrcd_start "h$i" -v
+		[ -z "${INCAST_CONF:-}" ] || conf=(-c "$TMP/h$i.conf")
+		mrcd_start "h$i" -v "${conf[@]}"
 		[ -z "${INCAST_PIN:-}" ] ||
 			taskset -a -p -c $(((i - 2) % NCPU)) "$(cat "$TMP/h$i.mrcd.pid")" >/dev/null
 		if [ "$CC" = nscc ]; then

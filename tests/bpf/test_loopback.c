@@ -37,6 +37,7 @@
 #include "mrc/wire.h"
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
+#include "mrc_xdp_ack_tx.skel.h"
 #include "tx_call.h"
 
 #define S_QPN 5 /* sender's QP */
@@ -79,6 +80,7 @@ static uint64_t mono_ns(void)
 
 static struct side snd, rcv;
 static struct mrc_xdp_tx *tx;
+static struct mrc_xdp_ack_tx *ack_tx; /* ACK clocking (ack_clock()) */
 /* The next reset() gives the sender this congestion control (slot 1). */
 static const struct mrc_nscc_params *cc;
 static struct mrc_sq *sq; /* the sender's send queue, mmapped */
@@ -148,15 +150,12 @@ static int setup_side(struct side *s, uint32_t key)
 	return s->mr == MAP_FAILED || !s->cq ? -1 : 0;
 }
 
-/* The transmit program shares every map of the sender's receive program. */
-static int setup_tx(void)
+/* obj takes every map of the sender's receive program. */
+static int share_snd_maps(struct bpf_object *obj)
 {
 	struct bpf_map *m, *same;
 
-	tx = mrc_xdp_tx__open();
-	if (!tx)
-		return -1;
-	bpf_object__for_each_map(m, tx->obj)
+	bpf_object__for_each_map(m, obj)
 	{
 		if (strchr(bpf_map__name(m), '.'))
 			continue; /* .bss, .rodata: the program's own */
@@ -165,10 +164,35 @@ static int setup_tx(void)
 		if (!same || bpf_map__reuse_fd(m, bpf_map__fd(same)))
 			return -1;
 	}
-	if (mrc_xdp_tx__load(tx))
+	return 0;
+}
+
+/* The transmit programs share every map of the sender's receive program. */
+static int setup_tx(void)
+{
+	tx = mrc_xdp_tx__open();
+	ack_tx = mrc_xdp_ack_tx__open();
+	if (!tx || !ack_tx || share_snd_maps(tx->obj) ||
+	    share_snd_maps(ack_tx->obj) || mrc_xdp_tx__load(tx) ||
+	    mrc_xdp_ack_tx__load(ack_tx))
 		return -1;
 	tx_call_set(tx->bss->tx_call, tx->bss->tx_list, S_QPN, 0);
 	return 0;
+}
+
+/* The sender's ACKs send its CC QP's next packets (on), or leave that to
+ * the transmit calls (off), as mrcd.conf's ack-clock. */
+static void ack_clock(int on)
+{
+	int fd = bpf_map__fd(snd.rx->maps.mrc_ack_clock);
+	int pfd = bpf_program__fd(ack_tx->progs.mrc_xdp_ack_tx);
+	uint32_t key = 0;
+
+	if (on)
+		assert_int_equal(bpf_map_update_elem(fd, &key, &pfd, BPF_ANY),
+				 0);
+	else
+		bpf_map_delete_elem(fd, &key);
 }
 
 /* Host address on plane p: 198.18.(16p + 1 or 2).2, or fd00:1:0:p::1/2. */
@@ -598,11 +622,13 @@ static void srv6_hop(struct frame *f, int answer, int ce, int decap)
  */
 static int pump(struct channel *ch)
 {
-	static struct frame batch[64], ackf, empty;
+	/* A burst, and the packets the ACKs before it sent (ACK clocking). */
+	static struct frame batch[64 + MRC_RX_WINDOW_MAX], ackf, empty;
+	static struct frame clocked[MRC_RX_WINDOW_MAX];
 	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
 	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
 	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
-	unsigned int sent = 0, rounds, n, i, k, acks = 0;
+	unsigned int sent = 0, rounds, n, i, k, acks = 0, nclocked = 0;
 	int covering;
 
 	empty.len = FRAME_MAX + 1;
@@ -616,6 +642,10 @@ static int pump(struct channel *ch)
 				break; /* idle: window full or queue empty */
 			assert_int_equal(v, XDP_REDIRECT);
 		}
+		/* Then what left in the last round's ACKs' frames. */
+		for (i = 0; i < nclocked; i++)
+			batch[n++] = clocked[i];
+		nclocked = 0;
 		if (cc) {
 			struct mrc_qp_tx *qt = get_qp_tx();
 
@@ -685,8 +715,14 @@ static int pump(struct channel *ch)
 					continue;
 				if (srv6)
 					srv6_hop(&ackf, 1, 0, 0);
-				assert_int_equal(run(rx_s, &ackf, &ackf),
-						 XDP_DROP);
+				v = run(rx_s, &ackf, &clocked[nclocked]);
+				if (v == XDP_REDIRECT) {
+					assert_true(nclocked <
+						    MRC_RX_WINDOW_MAX);
+					nclocked++;
+					continue;
+				}
+				assert_int_equal(v, XDP_DROP);
 			}
 		}
 	}
@@ -1233,6 +1269,114 @@ static void cwnd_gates_new_data(void **state)
 	cc = NULL;
 }
 
+/* The PSN of a plain (not SRv6) data frame. */
+static uint32_t data_psn(const struct frame *f)
+{
+	const uint8_t *bth = f->b + 14 + 20 + 8;
+
+	assert_true(f->len > 14 + 20 + 8 + 12);
+	return ((uint32_t)bth[9] << 16 | (uint32_t)bth[10] << 8 | bth[11]) &
+	       MRC_BTH_PSN_MASK;
+}
+
+/*
+ * ACK clocking: with a window of four packets full, the ACK of the first
+ * leaves the sender's receive program as the fifth packet (XDP_REDIRECT,
+ * counted tx_ack_clocked); mrc_wake, armed, stays armed (mrcd has nothing
+ * to do). Without the program in mrc_ack_clock the same ACK is consumed
+ * (XDP_DROP) and wakes mrcd instead. Each way the transfer is byte-exact.
+ */
+static void ack_clocks_next_packet(void **state)
+{
+	const struct mrc_nscc_params p =
+		cc_params(4 * MTU, 1000000000, 1000, 0);
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
+	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
+	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
+	int wfd = bpf_map__fd(snd.rx->maps.mrc_wake), on, i, sent;
+	static struct frame data[10], ackf, out, empty;
+	uint64_t clocked;
+	uint32_t qpn = S_QPN;
+	mrc_wake_t armed = 1, w;
+	struct channel ch = { 0 };
+
+	(void)state;
+	cc = &p;
+	for (on = 1; on >= 0; on--) {
+		ack_clock(on);
+		assert_int_equal(reset(100), 0);
+		post(1, 0, 0, 20 * MTU, 0);
+		empty.len = FRAME_MAX + 1;
+		for (i = sent = 0; i < 10; i++)
+			sent += run(txp, &empty, &data[sent]) == XDP_REDIRECT;
+		assert_int_equal(sent, 4);
+		assert_int_equal(
+			bpf_map_update_elem(wfd, &qpn, &armed, BPF_ANY), 0);
+		assert_int_equal(run(rx_r, &data[0], &ackf), XDP_TX);
+		clocked = tx_stat(MRC_TX_ACK_CLOCKED);
+		if (on) {
+			assert_int_equal(run(rx_s, &ackf, &out), XDP_REDIRECT);
+			assert_int_equal(data_psn(&out), 104);
+			assert_int_equal(tx_stat(MRC_TX_ACK_CLOCKED),
+					 clocked + 1);
+			assert_int_equal(get_qp_tx()->next_psn, 105);
+		} else {
+			assert_int_equal(run(rx_s, &ackf, &out), XDP_DROP);
+			assert_int_equal(tx_stat(MRC_TX_ACK_CLOCKED), clocked);
+			assert_int_equal(get_qp_tx()->next_psn, 104);
+		}
+		assert_int_equal(bpf_map_lookup_elem(wfd, &qpn, &w), 0);
+		assert_int_equal(w, on ? 1 : 0);
+		ring_buffer__consume(snd.cq);
+		transfer(&ch, 1000);
+		assert_false(ch.over_window);
+		cc_settled();
+	}
+	cc = NULL;
+}
+
+/*
+ * ACK clocking over the channels the transfers take: clean, lossy,
+ * reordering, trimming, CE-marking. Byte-exact, every completion once, no
+ * EV blamed; and on the clean channel, where the window only grows, never
+ * more in flight than the window, and most packets leave from ACKs.
+ */
+static void ack_clocked_channels(void **state)
+{
+	const struct mrc_nscc_params p =
+		cc_params(16 * MTU, 1000000000, 1000, 1);
+	const struct mrc_nscc_params marked = cc_params(64 * MTU, 1, 1, 0);
+	struct channel chs[] = {
+		{ 0 },
+		{ .drop_every = 7 },
+		{ .reorder = 5 },
+		{ .trim_every = 7 },
+		{ .ce = 1 },
+	};
+	uint64_t bad = tx_stat(MRC_TX_EV_BAD), clocked, pkts;
+	unsigned int i;
+
+	(void)state;
+	ack_clock(1);
+	for (i = 0; i < sizeof(chs) / sizeof(chs[0]); i++) {
+		cc = chs[i].ce ? &marked : &p;
+		clocked = tx_stat(MRC_TX_ACK_CLOCKED);
+		pkts = tx_stat(MRC_TX_PACKETS);
+		transfer(&chs[i], 3000 + i * 1000);
+		cc_settled();
+		clocked = tx_stat(MRC_TX_ACK_CLOCKED) - clocked;
+		pkts = tx_stat(MRC_TX_PACKETS) - pkts;
+		assert_true(clocked > 0);
+		if (i == 0) {
+			assert_false(chs[i].over_window);
+			assert_true(clocked * 2 > pkts);
+		}
+	}
+	assert_int_equal(tx_stat(MRC_TX_EV_BAD), bad);
+	ack_clock(0);
+	cc = NULL;
+}
+
 /*
  * A switch that trims one data packet in seven: each trim comes back as a
  * TRIMMED NACK, is resent, and shrinks the window; no EV is blamed for
@@ -1496,6 +1640,8 @@ int main(void)
 		cmocka_unit_test(wimm_limit),
 		cmocka_unit_test(list_serves_qps_in_turn),
 		cmocka_unit_test(cwnd_gates_new_data),
+		cmocka_unit_test(ack_clocks_next_packet),
+		cmocka_unit_test(ack_clocked_channels),
 		cmocka_unit_test(trimming_channel),
 		cmocka_unit_test(ce_marks_decrease),
 		cmocka_unit_test(service_time_taken_out),

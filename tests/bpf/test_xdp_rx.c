@@ -1022,9 +1022,11 @@ static int load_frags(void)
 
 		/*
 		 * A program array takes programs of one frags flag only, and
-		 * skel's mrc_turn_hook is skel's: this copy keeps its own.
+		 * skel's mrc_turn_hook and mrc_ack_clock are skel's: this
+		 * copy keeps its own.
 		 */
-		if (bpf_map__is_internal(m) || m == frags->maps.mrc_turn_hook)
+		if (bpf_map__is_internal(m) || m == frags->maps.mrc_turn_hook ||
+		    m == frags->maps.mrc_ack_clock)
 			continue;
 		same = bpf_object__find_map_by_name(skel->obj,
 						    bpf_map__name(m));

@@ -143,6 +143,7 @@ static const char full[] =
 	"max-clients 64 # fewer\n"
 	"tx-threads 3\n"
 	"tx-lanes 2\n"
+	"ack-clock no\n"
 	"   # the end, without a newline";
 
 static void full_file(void **state)
@@ -193,6 +194,7 @@ static void full_file(void **state)
 	assert_int_equal(c.max_clients, 64);
 	assert_int_equal(c.tx_threads, 3);
 	assert_int_equal(c.tx_lanes, 2);
+	assert_int_equal(c.ack_clock, 0);
 	/* Every key on its line: port on its first, the rest one a line. */
 	assert_int_equal(c.line[CONFIG_PORT], 3);
 	for (k = CONFIG_ANCHOR; k < CONFIG_NKEYS; k++)
