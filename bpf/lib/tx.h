@@ -165,6 +165,11 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	int found = 0;
 
 	bpf_spin_lock(&qp->lock);
+	/* Never behind a stamp another CPU made while this one waited for
+	 * the lock (tx_clock_ns). Arithmetic, not a branch. */
+	p->tx_ns +=
+		(qp->tx_clock_ns - p->tx_ns) * tx_lt(p->tx_ns, qp->tx_clock_ns);
+	qp->tx_clock_ns = p->tx_ns;
 	/* Every EV denied by the controller: nothing may leave. Nor on a
 	 * lane with no EV: the QP's other lanes carry it. */
 	if (health_all_denied(qp) ||

@@ -412,6 +412,15 @@ struct mrc_qp_tx {
 	 * lost there (one EV is one path, and a path keeps order).
 	 */
 	__u64 acked_tx_ns; /* when the newest acknowledged packet was sent */
+	/*
+	 * The newest clock reading a pick went by (tx_pick): a pick never
+	 * goes by an earlier one. Each transmit path reads the clock before
+	 * it takes the send lock; another CPU may stamp a packet in between,
+	 * and that packet must not look sent in the future (an unsigned
+	 * "waited" wraps, and it timed out at once: ACK clocking's spurious
+	 * ack_timeouts, 5-9 a sender in an 8 s incast).
+	 */
+	__u64 tx_clock_ns;
 	struct mrc_evmask ev_use;
 	struct mrc_evmask ev_denied; /* bit i: ev[i] is DENIED, never used */
 	__u8 ev_state[MRC_QP_EVS];

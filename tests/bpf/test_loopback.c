@@ -1336,6 +1336,50 @@ static void ack_clocks_next_packet(void **state)
 }
 
 /*
+ * Two CPUs send for one QP (ACK clocking and a transmit call): one reads
+ * the clock, waits for the send lock, and meanwhile the other stamps una
+ * after that reading. Its pick must not find una sent in the future and
+ * so "waiting" past its ACK timeout (an unsigned difference wraps): with
+ * the window full, nothing is resent and no timeout counted. Here the
+ * other CPU's stamp is made 1 s ahead, where that pick leaves it (una's
+ * record and the QP's clock, tx_clock_ns).
+ */
+static void stamp_ahead_is_no_timeout(void **state)
+{
+	const struct mrc_nscc_params p =
+		cc_params(4 * MTU, 1000000000, 1000, 0);
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx), i, sent;
+	uint64_t timeouts, retx, ahead = mono_ns() + 1000000000ull;
+	static struct frame out, empty;
+	struct mrc_qp_tx *qt;
+	uint32_t qpn = S_QPN;
+
+	(void)state;
+	cc = &p;
+	assert_int_equal(reset(1), 0);
+	post(1, 0, 0, 20 * MTU, 0);
+	empty.len = FRAME_MAX + 1;
+	for (i = sent = 0; i < 10; i++)
+		sent += run(txp, &empty, &out) == XDP_REDIRECT;
+	assert_int_equal(sent, 4);
+	qt = get_qp_tx();
+	assert_non_null(qt);
+	qt->rec[qt->una_psn % MRC_TX_RING].tx_ns = ahead;
+	qt->tx_clock_ns = ahead;
+	assert_int_equal(
+		bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_qp_tx), &qpn,
+				    qt, BPF_EXIST),
+		0);
+	timeouts = tx_stat(MRC_TX_TIMEOUTS);
+	retx = tx_stat(MRC_TX_RETX);
+	assert_int_equal(run(txp, &empty, &out), XDP_DROP);
+	assert_int_equal(tx_stat(MRC_TX_TIMEOUTS), timeouts);
+	assert_int_equal(tx_stat(MRC_TX_RETX), retx);
+	assert_int_equal(reset(1), 0);
+	cc = NULL;
+}
+
+/*
  * ACK clocking over the channels the transfers take: clean, lossy,
  * reordering, trimming, CE-marking. Byte-exact, every completion once, no
  * EV blamed; and on the clean channel, where the window only grows, never
@@ -1642,6 +1686,7 @@ int main(void)
 		cmocka_unit_test(cwnd_gates_new_data),
 		cmocka_unit_test(ack_clocks_next_packet),
 		cmocka_unit_test(ack_clocked_channels),
+		cmocka_unit_test(stamp_ahead_is_no_timeout),
 		cmocka_unit_test(trimming_channel),
 		cmocka_unit_test(ce_marks_decrease),
 		cmocka_unit_test(service_time_taken_out),
