@@ -15,6 +15,7 @@
  *                                           tx_ack_clock_small_frame
  *   nothing to send (tx_one says why)    -> XDP_DROP; mrcd woken unless the
  *                                           congestion window is what waits
+ *                                           and no resend is queued
  *   else                                 -> the packet, XDP_REDIRECT to the
  *                                           port of its EV, tx_ack_clocked;
  *                                           mrcd woken when there is room
@@ -99,7 +100,9 @@ int mrc_xdp_ack_tx(struct xdp_md *ctx)
 	/* Last: its ACK is asked for (NSCC asks on every packet anyway). */
 	rc = tx_one(ctx, qpn, 1, 0, 1, &port);
 	if (rc != TX_SENT) {
-		if (rc != TX_CWND)
+		/* A pick looks at 8 queued resends at most, and moves on
+		 * past those delivered meanwhile: resends may remain. */
+		if (rc != TX_CWND || qp->retx_head != qp->retx_tail)
 			mrcd_wake(qpn, bpf_ktime_get_ns());
 		return XDP_DROP;
 	}

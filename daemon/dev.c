@@ -139,7 +139,7 @@ static int reuse_pinned(struct dev *d, const char *dir)
  * another layout or build, a missing pin, any mismatch: load afresh.
  */
 #define BUILD_MAGIC 0x4d524349u /* "MRCI" */
-#define BUILD_VERSION 1
+#define BUILD_VERSION 2 /* 2: mrc_xdp_ack_tx recorded */
 #define BUILD_MAPS 32 /* maps one program may use, at most */
 #define BUILD_ID_LEN 96
 
@@ -158,9 +158,8 @@ struct build_rec {
 };
 
 static const char *const prog_name[DEV_NPROGS] = {
-	[DEV_PROG_RX] = "mrc_xdp_rx",
-	[DEV_PROG_TX] = "mrc_xdp_tx",
-	[DEV_PROG_CTL] = "mrc_xdp_ctl",
+	[DEV_PROG_RX] = "mrc_xdp_rx",	[DEV_PROG_TX] = "mrc_xdp_tx",
+	[DEV_PROG_CTL] = "mrc_xdp_ctl", [DEV_PROG_ACK] = "mrc_xdp_ack_tx",
 	[DEV_PROG_TC] = "mrc_tc_tx",
 };
 
@@ -316,11 +315,13 @@ static int reuse_progs(struct dev *d, const char *dir)
 {
 	uint32_t ids[BUILD_MAPS];
 	char name[BPF_OBJ_NAME_LEN], why[160] = "";
-	int fd[DEV_NPROGS] = { -1, -1, -1, -1 }, rfd, n, p, err;
+	int fd[DEV_NPROGS] = { -1, -1, -1, -1, -1 }, rfd, n, p, err;
 	enum bpf_prog_type want[DEV_NPROGS] = {
 		[DEV_PROG_RX] = bpf_program__type(d->rx->progs.mrc_xdp_rx),
 		[DEV_PROG_TX] = bpf_program__type(d->tx->progs.mrc_xdp_tx),
 		[DEV_PROG_CTL] = bpf_program__type(d->ctl->progs.mrc_xdp_ctl),
+		[DEV_PROG_ACK] =
+			bpf_program__type(d->ack_tx->progs.mrc_xdp_ack_tx),
 		[DEV_PROG_TC] = BPF_PROG_TYPE_SCHED_CLS,
 	};
 	struct build_prog now;
@@ -395,9 +396,10 @@ static int reuse_progs(struct dev *d, const char *dir)
 	memcpy(d->prog_fd, fd, sizeof(fd));
 	d->reused = 1;
 	log_info(
-		"reusing the running programs of this build (%.12s...): mrc_xdp_rx id %u, mrc_xdp_tx id %u, mrc_xdp_ctl id %u, mrc_tc_tx %s%u\n",
+		"reusing the running programs of this build (%.12s...): mrc_xdp_rx id %u, mrc_xdp_tx id %u, mrc_xdp_ctl id %u, mrc_xdp_ack_tx id %u, mrc_tc_tx %s%u\n",
 		dev_build_id(), prog_id(fd[DEV_PROG_RX]),
 		prog_id(fd[DEV_PROG_TX]), prog_id(fd[DEV_PROG_CTL]),
+		prog_id(fd[DEV_PROG_ACK]),
 		fd[DEV_PROG_TC] >= 0 ? "id " : "loaded: none recorded ",
 		prog_id(fd[DEV_PROG_TC]));
 	return 0;
@@ -492,6 +494,9 @@ static int dev_load(struct dev *d, const char *adopt_dir)
 	d->ctl = mrc_xdp_ctl__open();
 	if (!d->ctl)
 		return err_msg(-errno, "opening", "mrc_xdp_ctl");
+	d->ack_tx = mrc_xdp_ack_tx__open();
+	if (!d->ack_tx)
+		return err_msg(-errno, "opening", "mrc_xdp_ack_tx");
 	if (adopt_dir) {
 		err = reuse_pinned(d, adopt_dir);
 		if (err)
@@ -514,9 +519,17 @@ static int dev_load(struct dev *d, const char *adopt_dir)
 	err = mrc_xdp_ctl__load(d->ctl);
 	if (err)
 		return err_msg(err, "loading", "mrc_xdp_ctl");
+	err = share_maps(d, d->ack_tx->obj);
+	if (err)
+		return err;
+	err = mrc_xdp_ack_tx__load(d->ack_tx);
+	if (err)
+		return err_msg(err, "loading", "mrc_xdp_ack_tx");
 	d->prog_fd[DEV_PROG_RX] = bpf_program__fd(d->rx->progs.mrc_xdp_rx);
 	d->prog_fd[DEV_PROG_TX] = bpf_program__fd(d->tx->progs.mrc_xdp_tx);
 	d->prog_fd[DEV_PROG_CTL] = bpf_program__fd(d->ctl->progs.mrc_xdp_ctl);
+	d->prog_fd[DEV_PROG_ACK] =
+		bpf_program__fd(d->ack_tx->progs.mrc_xdp_ack_tx);
 loaded:
 	if (getrandom(&d->next_rkey_rand, sizeof(d->next_rkey_rand), 0) < 0)
 		return err_msg(-errno, "getrandom", NULL);
@@ -525,29 +538,15 @@ loaded:
 
 int dev_ack_clock(struct dev *d, int on)
 {
-	int fd = bpf_map__fd(d->rx->maps.mrc_ack_clock), err, pfd;
-	uint32_t key = 0, id;
+	int fd = bpf_map__fd(d->rx->maps.mrc_ack_clock);
+	int pfd = d->prog_fd[DEV_PROG_ACK];
+	uint32_t key = 0;
 
 	if (!on) {
 		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
 			return err_msg(-errno, "emptying", "mrc_ack_clock");
 		return 0;
 	}
-	/* Reused, the running device's program is this build's: kept. */
-	if (d->reused && !bpf_map_lookup_elem(fd, &key, &id))
-		return 0;
-	if (!d->ack_tx) {
-		d->ack_tx = mrc_xdp_ack_tx__open();
-		if (!d->ack_tx)
-			return err_msg(-errno, "opening", "mrc_xdp_ack_tx");
-		err = share_maps(d, d->ack_tx->obj);
-		if (err)
-			return err;
-		err = mrc_xdp_ack_tx__load(d->ack_tx);
-		if (err)
-			return err_msg(err, "loading", "mrc_xdp_ack_tx");
-	}
-	pfd = bpf_program__fd(d->ack_tx->progs.mrc_xdp_ack_tx);
 	if (bpf_map_update_elem(fd, &key, &pfd, BPF_ANY))
 		return err_msg(-errno, "setting", "mrc_ack_clock");
 	return 0;
@@ -1614,6 +1613,9 @@ int dev_pin(struct dev *d, const char *dir, int lowlat_fd, int maps)
 	if (!err)
 		err = dev_pin_prog(d->prog_fd[DEV_PROG_CTL], dir,
 				   "mrc_xdp_ctl");
+	if (!err)
+		err = dev_pin_prog(d->prog_fd[DEV_PROG_ACK], dir,
+				   "mrc_xdp_ack_tx");
 	if (!err && lowlat_fd >= 0)
 		err = dev_pin_prog(lowlat_fd, dir, "mrc_tc_tx");
 	if (!err)

@@ -48,6 +48,7 @@ enum dev_prog {
 	DEV_PROG_RX,
 	DEV_PROG_TX,
 	DEV_PROG_CTL,
+	DEV_PROG_ACK, /* ACK clocking's, in mrc_ack_clock when on */
 	DEV_PROG_TC,
 	DEV_NPROGS
 };
@@ -55,7 +56,7 @@ enum dev_prog {
 struct dev {
 	struct mrc_xdp_rx *rx;
 	struct mrc_xdp_tx *tx;
-	struct mrc_xdp_ack_tx *ack_tx; /* loaded by dev_ack_clock, or NULL */
+	struct mrc_xdp_ack_tx *ack_tx;
 	struct mrc_xdp_ctl *ctl;
 	/*
 	 * The programs everything runs and attaches: the loaded skeletons',
@@ -149,8 +150,10 @@ int dev_open_pinned(struct dev *d, const char *dir);
 /*
  * ACK clocking (bpf/mrc_xdp_ack_tx.bpf.c) on or off: the receive program
  * then sends a CC QP's next packet in the ACK that made room for it, or
- * wakes mrcd to. On loads (verifies) the program unless the device's
- * running one is reused. 0 or -errno (said on stderr).
+ * wakes mrcd to. Sets (or empties) mrc_ack_clock with this dev's program,
+ * loaded or reused with the others: call it once the device is this
+ * mrcd's, for the running programs use the array at once. 0 or -errno
+ * (said on stderr).
  */
 int dev_ack_clock(struct dev *d, int on);
 /*

@@ -472,8 +472,6 @@ static int setup(struct mrcd *m, const char *anchor)
 			dev_open(&m->dev);
 	if (!err && running)
 		err = books_check(&m->books);
-	if (!err)
-		err = dev_ack_clock(&m->dev, m->cfg.ack_clock);
 	if (err)
 		return err;
 	step("programs ready");
@@ -510,6 +508,10 @@ static int setup(struct mrcd *m, const char *anchor)
 	if (!err && m->pin_dir)
 		err = running ? adopt(m) : books_create(&m->books);
 	step(running ? "taken over" : "books made");
+	/* The device is this mrcd's now: its ACK clocking (a refused start
+	 * leaves a running device's as it was). */
+	if (!err)
+		err = dev_ack_clock(&m->dev, m->cfg.ack_clock);
 	/* The CC profiles as they stand now: the device's own default, or
 	 * what the books kept of a predecessor's. */
 	if (!err)

@@ -4,7 +4,8 @@
  *
  *   DIR/abi4/maps/mrc_qp_tx, mrc_ev_stats, ...   every data-path map
  *   DIR/abi4/maps/mrcd_books                     mrcd's books (books.h)
- *   DIR/abi4/progs/mrc_xdp_rx, mrc_xdp_tx, mrc_xdp_ctl, mrc_tc_tx
+ *   DIR/abi4/progs/mrc_xdp_rx, mrc_xdp_tx, mrc_xdp_ctl, mrc_xdp_ack_tx,
+ *                  mrc_tc_tx
  *   DIR/abi4/sq/QPN                              each QP's send queue
  *
  * The abi<N> level is MRC_ABI_VERSION: a daemon built for another map

@@ -1276,12 +1276,12 @@ static void qp_diff(const struct mrc_qp_tx *got, const struct mrc_qp_tx *want,
 		F(sq_off),	 F(sq_done),	   F(cqe_seq),
 		F(ev_next),	 F(wimm_inflight), F(retx_head),
 		F(retx_tail),	 F(retx),	   F(wqe_last_psn),
-		F(acked_tx_ns),	 F(ev_use),	   F(ev_denied),
-		F(ev_silent_ns), F(ev_acked_ns),   F(rec),
-		F(ev_acked_cpu), F(ev_cool),	   F(ev_cool_ns),
-		F(srtt_ns),	 F(sent_n),	   F(sent_retx_n),
-		F(cong_slots),	 F(cong_slot_hi),  F(ev_strike_ns),
-		F(ev_strike_n),
+		F(acked_tx_ns),	 F(tx_clock_ns),   F(ev_use),
+		F(ev_denied),	 F(ev_silent_ns),  F(ev_acked_ns),
+		F(rec),		 F(ev_acked_cpu),  F(ev_cool),
+		F(ev_cool_ns),	 F(srtt_ns),	   F(sent_n),
+		F(sent_retx_n),	 F(cong_slots),	   F(cong_slot_hi),
+		F(ev_strike_ns), F(ev_strike_n),
 #undef F
 	};
 	const uint8_t *a = (const void *)got, *b = (const void *)want;
@@ -1375,6 +1375,7 @@ static int check_read(struct mq *q, const struct mrc_qp_tx *now,
 {
 	static struct mrc_qp_tx got, want;
 	char why[400], full[460];
+	uint32_t slot;
 
 	got = *now;
 	expect_qp(q, &want);
@@ -1389,6 +1390,20 @@ static int check_read(struct mq *q, const struct mrc_qp_tx *now,
 	if (got.srtt_ns > MRC_RTT_HI_MAX_NS)
 		violation(f, "srtt_ns past MRC_RTT_HI_MAX_NS");
 	want.srtt_ns = got.srtt_ns;
+	/*
+	 * tx_clock_ns is the device's clock too, as each pick read it: taken
+	 * as it is, but never behind what it was, nor behind the stamp of a
+	 * packet in flight (tx_pick goes by the later of the two).
+	 */
+	if (got.tx_clock_ns < q->cur.tx_clock_ns)
+		violation(f, "tx_clock_ns went back");
+	for (slot = 0; slot < MRC_TX_RING; slot++)
+		if ((got.rec[slot].flags & MRC_REC_INFLIGHT) &&
+		    got.rec[slot].tx_ns > got.tx_clock_ns)
+			violation(
+				f,
+				"a packet in flight stamped after tx_clock_ns");
+	want.tx_clock_ns = got.tx_clock_ns;
 	/*
 	 * Steering: the cooled EVs are the model's, and any the slow rule
 	 * may have cooled; their times the device's clock, never earlier
