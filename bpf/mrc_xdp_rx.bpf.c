@@ -1340,10 +1340,14 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 	}
 	/*
 	 * The ACK made room in the window (with a congestion window, any
-	 * delivered byte does): what after_ack() does with it.
+	 * delivered byte does), or left resends queued (a TRIMMED NACK's,
+	 * SACK holes: resent at once, whatever the window): what
+	 * after_ack() does with it.
 	 */
-	s->wake_qpn = s->una_moved || (cc && s->acked_bytes) ? r->qpn :
-							       MRC_MAX_QP;
+	s->wake_qpn = s->una_moved || (cc && s->acked_bytes) ||
+				      qp->retx_head != qp->retx_tail ?
+			      r->qpn :
+			      MRC_MAX_QP;
 	s->clock_qpn = cc ? s->wake_qpn : MRC_MAX_QP;
 	for (k = 0; k < 8; k++) {
 		if (k >= s->nbad)

@@ -1336,6 +1336,42 @@ static void ack_clocks_next_packet(void **state)
 }
 
 /*
+ * A TRIMMED NACK is resent at once: with the window full and ACK
+ * clocking on, the NACK of the trimmed first packet leaves the sender's
+ * receive program as that packet again (its PSN, XDP_REDIRECT), though
+ * it delivered nothing and moved nothing.
+ */
+static void trim_nack_resent_from_its_frame(void **state)
+{
+	const struct mrc_nscc_params p =
+		cc_params(4 * MTU, 1000000000, 1000, 0);
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
+	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
+	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
+	static struct frame data[10], nack, out, empty;
+	uint64_t retx = tx_stat(MRC_TX_RETX);
+	int i, sent;
+
+	(void)state;
+	cc = &p;
+	ack_clock(1);
+	assert_int_equal(reset(200), 0);
+	post(1, 0, 0, 20 * MTU, 0);
+	empty.len = FRAME_MAX + 1;
+	for (i = sent = 0; i < 10; i++)
+		sent += run(txp, &empty, &data[sent]) == XDP_REDIRECT;
+	assert_int_equal(sent, 4);
+	trim_frame(&data[0]);
+	assert_int_equal(run(rx_r, &data[0], &nack), XDP_TX);
+	assert_int_equal(run(rx_s, &nack, &out), XDP_REDIRECT);
+	assert_int_equal(data_psn(&out), 200);
+	assert_int_equal(tx_stat(MRC_TX_RETX), retx + 1);
+	ack_clock(0);
+	assert_int_equal(reset(1), 0);
+	cc = NULL;
+}
+
+/*
  * Two CPUs send for one QP (ACK clocking and a transmit call): one reads
  * the clock, waits for the send lock, and meanwhile the other stamps una
  * after that reading. Its pick must not find una sent in the future and
@@ -1687,6 +1723,7 @@ int main(void)
 		cmocka_unit_test(ack_clocks_next_packet),
 		cmocka_unit_test(ack_clocked_channels),
 		cmocka_unit_test(stamp_ahead_is_no_timeout),
+		cmocka_unit_test(trim_nack_resent_from_its_frame),
 		cmocka_unit_test(trimming_channel),
 		cmocka_unit_test(ce_marks_decrease),
 		cmocka_unit_test(service_time_taken_out),
