@@ -44,7 +44,12 @@ for p in 0 1 2 3; do
 		plane=$((plane + n))
 		[ "$n" -gt 0 ] && used=$((used + 1))
 	done
-	[ "$plane" -gt $((TOTAL / 1024 / 4 / 2)) ] || fail "plane $p carried only $plane packets"
+	# Failing, say what each port's EVs saw: a plane whose round trips
+	# ran far above the others' is steered around (cooled, health.md).
+	[ "$plane" -gt $((TOTAL / 1024 / 4 / 2)) ] ||
+		fail "plane $p carried only $plane packets; per port: $(jq -c '[.evs | group_by(.port)[] |
+			{port: .[0].port, sent: (map(.sent) | add), srtt_us: (map(.rtt_srtt_us) | add / length | floor),
+			 max_us: (map(.rtt_max_us) | max | floor), lost: (map(.lost) | add)}]' "$TMP/clean.client")"
 	[ "$used" -ge 2 ] || fail "plane $p: only $used spine(s) used"
 	log "plane $p: $plane packets over $used spines"
 done
