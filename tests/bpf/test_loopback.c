@@ -1269,6 +1269,24 @@ static void cwnd_gates_new_data(void **state)
 	cc = NULL;
 }
 
+/*
+ * A fresh QP from first_psn with 20 MTUs posted, under the CC set in cc
+ * (a window of four packets): ten transmit runs send four packets, into
+ * data[0..3], and the window is full.
+ */
+static void window_filled(uint32_t first_psn, struct frame data[10])
+{
+	static struct frame empty;
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx), i, sent;
+
+	assert_int_equal(reset(first_psn), 0);
+	post(1, 0, 0, 20 * MTU, 0);
+	empty.len = FRAME_MAX + 1;
+	for (i = sent = 0; i < 10; i++)
+		sent += run(txp, &empty, &data[sent]) == XDP_REDIRECT;
+	assert_int_equal(sent, 4);
+}
+
 /* The PSN of a plain (not SRv6) data frame. */
 static uint32_t data_psn(const struct frame *f)
 {
@@ -1290,11 +1308,10 @@ static void ack_clocks_next_packet(void **state)
 {
 	const struct mrc_nscc_params p =
 		cc_params(4 * MTU, 1000000000, 1000, 0);
-	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
 	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
 	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
-	int wfd = bpf_map__fd(snd.rx->maps.mrc_wake), on, i, sent;
-	static struct frame data[10], ackf, out, empty;
+	int wfd = bpf_map__fd(snd.rx->maps.mrc_wake), on;
+	static struct frame data[10], ackf, out;
 	uint64_t clocked;
 	uint32_t qpn = S_QPN;
 	mrc_wake_t armed = 1, w;
@@ -1304,12 +1321,7 @@ static void ack_clocks_next_packet(void **state)
 	cc = &p;
 	for (on = 1; on >= 0; on--) {
 		ack_clock(on);
-		assert_int_equal(reset(100), 0);
-		post(1, 0, 0, 20 * MTU, 0);
-		empty.len = FRAME_MAX + 1;
-		for (i = sent = 0; i < 10; i++)
-			sent += run(txp, &empty, &data[sent]) == XDP_REDIRECT;
-		assert_int_equal(sent, 4);
+		window_filled(100, data);
 		assert_int_equal(
 			bpf_map_update_elem(wfd, &qpn, &armed, BPF_ANY), 0);
 		assert_int_equal(run(rx_r, &data[0], &ackf), XDP_TX);
@@ -1345,22 +1357,15 @@ static void trim_nack_resent_from_its_frame(void **state)
 {
 	const struct mrc_nscc_params p =
 		cc_params(4 * MTU, 1000000000, 1000, 0);
-	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
 	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
 	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
-	static struct frame data[10], nack, out, empty;
+	static struct frame data[10], nack, out;
 	uint64_t retx = tx_stat(MRC_TX_RETX);
-	int i, sent;
 
 	(void)state;
 	cc = &p;
 	ack_clock(1);
-	assert_int_equal(reset(200), 0);
-	post(1, 0, 0, 20 * MTU, 0);
-	empty.len = FRAME_MAX + 1;
-	for (i = sent = 0; i < 10; i++)
-		sent += run(txp, &empty, &data[sent]) == XDP_REDIRECT;
-	assert_int_equal(sent, 4);
+	window_filled(200, data);
 	trim_frame(&data[0]);
 	assert_int_equal(run(rx_r, &data[0], &nack), XDP_TX);
 	assert_int_equal(run(rx_s, &nack, &out), XDP_REDIRECT);
@@ -1384,20 +1389,15 @@ static void stamp_ahead_is_no_timeout(void **state)
 {
 	const struct mrc_nscc_params p =
 		cc_params(4 * MTU, 1000000000, 1000, 0);
-	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx), i, sent;
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
 	uint64_t timeouts, retx, ahead = mono_ns() + 1000000000ull;
-	static struct frame out, empty;
+	static struct frame data[10], out, empty;
 	struct mrc_qp_tx *qt;
 	uint32_t qpn = S_QPN;
 
 	(void)state;
 	cc = &p;
-	assert_int_equal(reset(1), 0);
-	post(1, 0, 0, 20 * MTU, 0);
-	empty.len = FRAME_MAX + 1;
-	for (i = sent = 0; i < 10; i++)
-		sent += run(txp, &empty, &out) == XDP_REDIRECT;
-	assert_int_equal(sent, 4);
+	window_filled(1, data);
 	qt = get_qp_tx();
 	assert_non_null(qt);
 	qt->rec[qt->una_psn % MRC_TX_RING].tx_ns = ahead;
@@ -1408,6 +1408,7 @@ static void stamp_ahead_is_no_timeout(void **state)
 		0);
 	timeouts = tx_stat(MRC_TX_TIMEOUTS);
 	retx = tx_stat(MRC_TX_RETX);
+	empty.len = FRAME_MAX + 1;
 	assert_int_equal(run(txp, &empty, &out), XDP_DROP);
 	assert_int_equal(tx_stat(MRC_TX_TIMEOUTS), timeouts);
 	assert_int_equal(tx_stat(MRC_TX_RETX), retx);
