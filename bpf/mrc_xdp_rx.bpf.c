@@ -1080,7 +1080,7 @@ cc_ack(struct mrc_qp_tx *qp, const struct mrc_nscc_params *cc,
        const struct ackin *a, struct mrc_scratch *s)
 {
 	enum mrc_nscc_verdict v;
-	__u32 rtt = s->ack_rtt_ns;
+	__u32 rtt = s->ack_rtt_ns, delay = 0;
 
 	rtt = rtt > a->svc_ns && !(a->flags & MRC_AF_NACK) ? rtt - a->svc_ns :
 							     0;
@@ -1091,10 +1091,15 @@ cc_ack(struct mrc_qp_tx *qp, const struct mrc_nscc_params *cc,
 		nscc_on_loss(&qp->cc, cc, s->lost_bytes);
 	v = nscc_on_ack(&qp->cc, cc, s->now_ns, s->acked_bytes, rtt,
 			!!(a->flags & MRC_AF_ECN_CE));
+	/* The delay it took (the base RTT is at most any sample). */
+	if (rtt)
+		delay = rtt - qp->cc.base_rtt_ns;
 	/* A trim: a congestion signal, never a verdict on the EV. */
 	if (s->trim_bytes)
 		v = nscc_on_trim(&qp->cc, cc, s->now_ns, s->trim_bytes);
 	bpf_spin_unlock(&qp->lock);
+	if (rtt)
+		mrc_count_cc_delay(delay);
 	return v;
 }
 

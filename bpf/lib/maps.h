@@ -234,6 +234,18 @@ struct {
 	__type(value, __u64);
 } mrc_rx_stats SEC(".maps");
 
+/*
+ * Queueing delay bucket -> NSCC's RTT samples in it (per CPU; mrc/nscc.h,
+ * MRC_CC_DELAY_BUCKET_NS wide): the receive program counts each sample
+ * a QP with a CC profile takes.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MRC_CC_DELAY_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} mrc_cc_delay SEC(".maps");
+
 /* EV state changes and probe answers, for mrcd (struct mrc_ev_event). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -328,6 +340,16 @@ static __always_inline void mrc_count_tx(enum mrc_tx_counter k, __u64 n)
 
 	if (c)
 		*c += n;
+}
+
+/* One of NSCC's RTT samples: its queueing delay into mrc_cc_delay. */
+static __always_inline void mrc_count_cc_delay(__u64 delay_ns)
+{
+	__u32 key = mrc_cc_delay_bucket(delay_ns);
+	__u64 *c = bpf_map_lookup_elem(&mrc_cc_delay, &key);
+
+	if (c)
+		*c += 1;
 }
 
 static __always_inline void mrc_count_rx(enum mrc_rx_counter k, __u64 n)

@@ -148,4 +148,23 @@ enum mrc_nscc_verdict {
 	MRC_NSCC_CUT, /* trim or loss: cwnd less one packet */
 };
 
+/*
+ * The queueing delay NSCC measured (each RTT sample less the QP's base
+ * RTT, the responder's service time taken out), over every QP of the
+ * device that has a CC profile: mrc_cc_delay, a per-CPU array of
+ * MRC_CC_DELAY_BUCKETS sample counts. Bucket i counts delays in
+ * [i x MRC_CC_DELAY_BUCKET_NS, (i + 1) x MRC_CC_DELAY_BUCKET_NS); the
+ * last, every delay from its start on (2.55 ms and longer).
+ */
+#define MRC_CC_DELAY_BUCKET_NS 10000u
+#define MRC_CC_DELAY_BUCKETS 256u
+
+static inline __u32 mrc_cc_delay_bucket(__u64 delay_ns)
+{
+	__u64 i = delay_ns / MRC_CC_DELAY_BUCKET_NS;
+
+	return i < MRC_CC_DELAY_BUCKETS - 1 ? (__u32)i :
+					      MRC_CC_DELAY_BUCKETS - 1;
+}
+
 #endif /* MRC_NSCC_H */

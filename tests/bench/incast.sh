@@ -16,7 +16,8 @@
 # Jain's fairness index over the senders, the queueing delay p50 / p99
 # (an echo from the first sender to each of the receiver's planes every
 # 20 ms, through the same queues, less the idle round trip; and the wait
-# every data packet found at the queues, from their histograms), the EVs the
+# every data packet found at the queues, from their histograms; with
+# NSCC also its own RTT samples less the base RTT, mrc_cc_delay), the EVs the
 # senders' path health blamed (MRC), what the queues trimmed, marked and
 # dropped and their high-water mark, the senders' trims taken, window
 # decreases (MRC) and retransmits, and the CPU the run took. TCP gets the
@@ -466,6 +467,12 @@ run_mrc() {
 		mds=$((mds + $(txstat "h$i" "$k_md")))
 		txp=$((txp + $(txstat "h$i" "$k_txp")))
 	done
+	# NSCC's own queueing delay samples (each RTT sample less its QP's
+	# base RTT; mrc_cc_delay, 10 us buckets), the senders' summed.
+	ccdelay=$(for ((i = 2; i <= N + 1; i++)); do
+		bpftool -j map dump pinned "$(mrcd_abi_dir "h$i")/maps/mrc_cc_delay"
+	done | jq -c -s '[.[][] | .formatted // . | {k: .key, v: ([.values[].value] | add)}] |
+		group_by(.k) | map(map(.v) | add)')
 	# The senders' transmit calls (each BPF_PROG_TEST_RUN of live frames
 	# costs some 25-90 us of setup, docs/perf.md): mrcd logs them at exit.
 	local c
@@ -558,7 +565,7 @@ run_tcp() {
 				"$TMP"/tcp$i.?.json >"$TMP/flow$i.json"
 		fi
 	done
-	blamed=null trims=null mds=null txp=null calls=null
+	blamed=null trims=null mds=null txp=null calls=null ccdelay=null
 	: >"$OUT/incast-blamed.txt"
 	: >"$OUT/incast-counters.txt"
 }
@@ -626,6 +633,7 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	--argjson qd50 "$qd50" --argjson qd99 "$qd99" --argjson reaction "$reaction" \
 	--argjson settled "$settled" --argjson join_jain "$join_jain" \
 	--argjson qw50 "$qw50" --argjson qw99 "$qw99" --argjson qwhist "$qwhist" \
+	--argjson ccdelay "$ccdelay" \
 	--argjson echo_sent "${sent:-0}" --argjson echo_got "$got" \
 	--argjson bottleneck "$((4 * rate_bps))" --argjson blamed "$blamed" \
 	--argjson retx "$retx" --argjson trims "$trims" --argjson mds "$mds" \
@@ -634,6 +642,12 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	--argjson q_drop "$q_drop" --argjson veth_lost "$veth_lost" --argjson hwm "$hwm" --argjson buf "$buf" \
 	--argjson q_bytes "$q_bytes" \
 	--argjson cpu_ticks "$((cpu1 - cpu0))" --argjson hz "$(getconf CLK_TCK)" '
+	def pct($h; $p): ($h | add) as $n |
+		if $n == 0 then null else
+		reduce range($h | length) as $i ({c: 0, r: null};
+			if .r == null then .c += $h[$i] |
+				(if .c >= $p * $n then .r = ($i + 1) * 10 else . end)
+			else . end) | .r end;
 	[.[] | .results[0]] as $r | ($r | map(.gbit_per_s)) as $g |
 	# What all carried over the run: flows that joined late ran shorter.
 	(($r | map(.gbit_per_s * .seconds) | add) / ($r | map(.seconds) | max)) as $sum | {
@@ -654,6 +668,12 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	bad_bytes: (if $r[0].bad_bytes == null then null else $r | map(.bad_bytes) | add end),
 	queue_delay_us_p50: $qd50, queue_delay_us_p99: $qd99,
 	queue_wait_us_p50: $qw50, queue_wait_us_p99: $qw99, queue_wait_hist_10us: $qwhist,
+	# NSCC RTT samples less the base RTT: the queues and the host time
+	# in both directions (the upper edge of a bucket, as above).
+	cc_delay_us_p50: (if $ccdelay == null then null else pct($ccdelay; 0.5) end),
+	cc_delay_us_p99: (if $ccdelay == null then null else pct($ccdelay; 0.99) end),
+	cc_delay_samples: (if $ccdelay == null then null else $ccdelay | add end),
+	cc_delay_hist_10us: $ccdelay,
 	echoes_lost: ($echo_sent - $echo_got), join_reaction_ms: $reaction,
 	join_settled_ms: $settled, join_jain_index: $join_jain,
 	evs_blamed: $blamed, retransmits: $retx, cc_trims: $trims,
@@ -666,6 +686,7 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	"$TMP"/flow*.json >"$OUT/$NAME.json"
 jq -r '"incast \(.senders)->1, \(.mode), cc \(.cc), 4 x \(.link_rate): \(.sum_gbit_per_s * 1000 | floor) Mbit/s = \(.fraction_of_bottleneck * 100 | floor) % of the bottleneck, Jain \(.jain_index * 1000 | floor / 1000) (over \(.jain_window_ms) ms windows: p50 \(.jain_windows_p50), p10 \(.jain_windows_p10) of \(.jain_windows)), flows \(.flow_gbit_per_s | map(. * 1000 | floor) | join(" ")) Mbit/s",
 	"  EVs blamed \(.evs_blamed), retransmits \(.retransmits), trims taken \(.cc_trims), window decreases \(.cc_decreases), \(.packets_per_call) packets a transmit call; queues: trimmed \(.queue_trimmed), marked \(.queue_ecn_marked), dropped \(.queue_dropped), high water \(.queue_hwm_bytes) of \(.queue_buffer_bytes) B; veths lost \(.veth_lost); CPU \(.cpu_s) s over \(.seconds) s",
-	"  queueing delay p50 / p99: \(.queue_delay_us_p50) / \(.queue_delay_us_p99) us by echoes (lost \(.echoes_lost)), \(.queue_wait_us_p50) / \(.queue_wait_us_p99) us at the queues",
+	"  queueing delay p50 / p99: \(.queue_delay_us_p50) / \(.queue_delay_us_p99) us by echoes (lost \(.echoes_lost)), \(.queue_wait_us_p50) / \(.queue_wait_us_p99) us at the queues" +
+	(if (.cc_delay_samples // 0) > 0 then ", \(.cc_delay_us_p50) / \(.cc_delay_us_p99) us by NSCC (\(.cc_delay_samples) RTT samples)" else "" end),
 	(if .join_reaction_ms != null then "  a flow joining: all within 20 % of an equal share after \(.join_reaction_ms) ms (for half a second after \(.join_settled_ms) ms); Jain from then on \(.join_jain_index)" else empty end)' \
 	"$OUT/$NAME.json"

@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
@@ -1560,6 +1561,99 @@ static void service_time_taken_out(void **state)
 	cc = NULL;
 }
 
+/* NSCC's samples in the sender's mrc_cc_delay: in bucket b, in all. */
+static uint64_t cc_delay_in(uint32_t b)
+{
+	return percpu(snd.rx->maps.mrc_cc_delay, b);
+}
+
+static uint64_t cc_delays(void)
+{
+	uint64_t n = 0;
+	uint32_t b;
+
+	for (b = 0; b < MRC_CC_DELAY_BUCKETS; b++)
+		n += cc_delay_in(b);
+	return n;
+}
+
+/* One packet of MTU bytes from off: sent, answered, the answer taken
+ * after hold_us; t (if not NULL) gets the time around it, in ns. */
+static void one_packet(uint64_t off, unsigned int hold_us, uint64_t *t)
+{
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
+	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
+	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
+	static struct frame data, ackf, empty;
+	uint64_t t0;
+
+	post(off / MTU + 1, off, off, MTU, 0);
+	empty.len = FRAME_MAX + 1;
+	t0 = mono_ns();
+	assert_int_equal(run(txp, &empty, &data), XDP_REDIRECT);
+	assert_int_equal(run(rx_r, &data, &ackf), XDP_TX);
+	if (hold_us)
+		usleep(hold_us);
+	assert_int_equal(run(rx_s, &ackf, &ackf), XDP_DROP);
+	if (t)
+		*t = mono_ns() - t0;
+}
+
+/*
+ * mrc_cc_delay counts each of NSCC's RTT samples once, by its queueing
+ * delay: the sample less the QP's base RTT. The first sample, its ACK
+ * held a millisecond, sets the base RTT (the profile's is 1 s): delay 0,
+ * bucket 0, however loaded the machine (its whole round trip would be a
+ * hundred buckets on). The next packet's is one sample more, no longer
+ * than the time around its round trip. A TRIMMED NACK takes none, nor
+ * the ACK of the resend it asks for (Karn).
+ */
+static void cc_delay_counted(void **state)
+{
+	const struct mrc_nscc_params p =
+		cc_params(64 * MTU, 1000000000, 1000000000, 0);
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
+	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
+	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
+	static uint64_t before[MRC_CC_DELAY_BUCKETS];
+	static struct frame data, nack, empty;
+	uint64_t zero = cc_delay_in(0), all = cc_delays(), t;
+	uint32_t b, grew = MRC_CC_DELAY_BUCKETS;
+
+	(void)state;
+	cc = &p;
+	assert_int_equal(reset(1), 0);
+	one_packet(0, 1000, NULL);
+	assert_int_equal(cc_delay_in(0), zero + 1);
+	assert_int_equal(cc_delays(), all + 1);
+
+	for (b = 0; b < MRC_CC_DELAY_BUCKETS; b++)
+		before[b] = cc_delay_in(b);
+	one_packet(MTU, 0, &t);
+	for (b = 0; b < MRC_CC_DELAY_BUCKETS; b++) {
+		if (cc_delay_in(b) == before[b])
+			continue;
+		assert_int_equal(cc_delay_in(b), before[b] + 1);
+		assert_int_equal(grew, MRC_CC_DELAY_BUCKETS);
+		grew = b;
+	}
+	assert_true(grew <= mrc_cc_delay_bucket(t));
+
+	post(3, 2 * MTU, 2 * MTU, MTU, 0);
+	empty.len = FRAME_MAX + 1;
+	assert_int_equal(run(txp, &empty, &data), XDP_REDIRECT);
+	trim_frame(&data);
+	assert_int_equal(run(rx_r, &data, &nack), XDP_TX);
+	assert_int_equal(run(rx_s, &nack, &nack), XDP_DROP);
+	assert_int_equal(cc_delays(), all + 2);
+	assert_int_equal(run(txp, &empty, &data), XDP_REDIRECT);
+	assert_int_equal(run(rx_r, &data, &nack), XDP_TX);
+	assert_int_equal(run(rx_s, &nack, &nack), XDP_DROP);
+	assert_int_equal(cc_delays(), all + 2);
+	cc_settled();
+	cc = NULL;
+}
+
 /* Over an SRv6 fabric: every packet and answer on its route. */
 static void srv6_transfer(struct channel *ch, uint32_t first_psn)
 {
@@ -1728,6 +1822,7 @@ int main(void)
 		cmocka_unit_test(trimming_channel),
 		cmocka_unit_test(ce_marks_decrease),
 		cmocka_unit_test(service_time_taken_out),
+		cmocka_unit_test(cc_delay_counted),
 		cmocka_unit_test(srv6_clean),
 		cmocka_unit_test(srv6_lossy_reordering),
 		cmocka_unit_test(srv6_decapsulated),

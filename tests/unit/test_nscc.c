@@ -1080,6 +1080,19 @@ static void no_overflow_at_the_limits(void **state)
 	}
 }
 
+/* mrc_cc_delay's buckets: 10 us wide from 0, the last holds the rest. */
+static void delay_buckets(void **state)
+{
+	(void)state;
+	assert_int_equal(mrc_cc_delay_bucket(0), 0);
+	assert_int_equal(mrc_cc_delay_bucket(9999), 0);
+	assert_int_equal(mrc_cc_delay_bucket(10000), 1);
+	assert_int_equal(mrc_cc_delay_bucket(399999), 39);
+	assert_int_equal(mrc_cc_delay_bucket(2549999), 254);
+	assert_int_equal(mrc_cc_delay_bucket(2550000), 255);
+	assert_int_equal(mrc_cc_delay_bucket(~0ull), MRC_CC_DELAY_BUCKETS - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1109,6 +1122,7 @@ int main(void)
 		cmocka_unit_test(params_convert_fixed_point),
 		cmocka_unit_test(params_reject_bad_values),
 		cmocka_unit_test(no_overflow_at_the_limits),
+		cmocka_unit_test(delay_buckets),
 	};
 
 	return cmocka_run_group_tests_name("nscc", tests, NULL, NULL);
