@@ -95,13 +95,13 @@ TEST_TOOLS := $(BUILD)/tests/notify_listen $(BUILD)/tests/mrcd_resume \
 	      $(BUILD)/tests/xdp_limits $(BUILD)/tests/jit_lines \
 	      $(BUILD)/tests/pauses
 DEV_SKELS := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h \
-	     $(BUILD)/bpf/mrc_xdp_ack_tx.skel.h \
+	     $(BUILD)/bpf/mrc_xdp_ack_tx.skel.h $(BUILD)/bpf/mrc_pump_gone.skel.h \
 	     $(BUILD)/bpf/mrc_xdp_ctl.skel.h $(BUILD)/bpf/mrc_build_id.h
 
 # The data path's build identity, the SHA-256 of its objects: a restarted
 # mrcd reuses the running programs only when theirs is its own
 # (docs/mrcd.md, "Takeover").
-DEV_BPF_OBJS := $(patsubst %,$(BUILD)/bpf/%.bpf.o,mrc_xdp_rx mrc_xdp_tx mrc_xdp_ack_tx mrc_xdp_ctl mrc_tc_tx)
+DEV_BPF_OBJS := $(patsubst %,$(BUILD)/bpf/%.bpf.o,mrc_xdp_rx mrc_xdp_tx mrc_xdp_ack_tx mrc_xdp_ctl mrc_tc_tx mrc_pump_gone)
 $(BUILD)/bpf/mrc_build_id.h: $(DEV_BPF_OBJS)
 	$(call msg,GEN,$@)
 	$(Q)printf '#define MRC_BUILD_ID "%s"\n' "$$(cat $^ | sha256sum | cut -c1-64)" >$@
@@ -460,7 +460,7 @@ BPF_TEST_SKEL_test_fabric_faults := $(BUILD)/tests/fabric/fabric.skel.h
 BPF_TEST_SKEL_test_fabric_srv6 := $(BUILD)/tests/fabric/fabric.skel.h
 BPF_TEST_SKEL_test_xdp_rx := $(BUILD)/bpf/mrc_xdp_rx.skel.h
 BPF_TEST_SKEL_test_ack := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h
-BPF_TEST_SKEL_test_loopback := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h $(BUILD)/bpf/mrc_xdp_ack_tx.skel.h
+BPF_TEST_SKEL_test_loopback := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h $(BUILD)/bpf/mrc_xdp_ack_tx.skel.h $(BUILD)/bpf/mrc_pump_gone.skel.h
 BPF_TEST_SKEL_test_capture_out := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_xdp_tx.skel.h $(BUILD)/bpf/mrc_capture.skel.h
 BPF_TEST_SKEL_test_tc_tx := $(BUILD)/bpf/mrc_xdp_rx.skel.h $(BUILD)/bpf/mrc_tc_tx.skel.h
 BPF_TEST_SKEL_test_health := $(DEV_SKELS)

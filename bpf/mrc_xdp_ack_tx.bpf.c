@@ -73,6 +73,7 @@ static __always_inline int room_for_more(const struct mrc_qp_tx *qp,
 SEC("xdp")
 int mrc_xdp_ack_tx(struct xdp_md *ctx)
 {
+	const struct mrc_nscc_params *cc;
 	__u32 zero = 0, qpn, port = 0;
 	struct mrc_scratch *s;
 	struct mrc_qp_tx *qp;
@@ -107,7 +108,11 @@ int mrc_xdp_ack_tx(struct xdp_md *ctx)
 		return XDP_DROP;
 	}
 	mrc_count_tx(MRC_TX_ACK_CLOCKED, 1);
-	if (room_for_more(qp, sq, mrc_cc_of(qp)))
+	cc = mrc_cc_of(qp);
+	/* Clocked without a CC profile: only while no mrcd pumps. */
+	if (!cc)
+		mrc_count_tx(MRC_TX_ACK_CLOCKED_NO_MRCD, 1);
+	if (room_for_more(qp, sq, cc))
 		mrcd_wake(qpn, bpf_ktime_get_ns());
 	return bpf_redirect_map(&mrc_tx_port, port, 0);
 }

@@ -1269,6 +1269,16 @@ static __always_inline int take_probe_answer(struct xdp_md *ctx, struct rx *r)
  */
 static __always_inline int after_ack(struct xdp_md *ctx, struct mrc_scratch *s)
 {
+	__u32 zero = 0;
+	struct mrc_pump *p;
+
+	/* No mrcd to pump it (abi.h, struct mrc_pump): any QP's ACK clocks. */
+	if (s->clock_qpn & MRC_CLOCK_NO_MRCD) {
+		p = bpf_map_lookup_elem(&mrc_pump, &zero);
+		s->clock_qpn = p && p->gone ?
+				       s->clock_qpn & ~MRC_CLOCK_NO_MRCD :
+				       MRC_MAX_QP;
+	}
 	if (s->clock_qpn < MRC_MAX_QP)
 		bpf_tail_call(ctx, &mrc_ack_clock, 0);
 	s->clock_qpn = MRC_MAX_QP;
@@ -1353,7 +1363,13 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 				      qp->retx_head != qp->retx_tail ?
 			      r->qpn :
 			      MRC_MAX_QP;
-	s->clock_qpn = cc ? s->wake_qpn : MRC_MAX_QP;
+	/* Without a congestion window: only while no mrcd pumps, and then
+	 * on any delivered byte too (the window is far from full then: only
+	 * the ACKs' own packets are in flight). */
+	s->clock_qpn = cc ? s->wake_qpn :
+		       s->wake_qpn < MRC_MAX_QP || s->acked_bytes ?
+			    r->qpn | MRC_CLOCK_NO_MRCD :
+			    MRC_MAX_QP;
 	for (k = 0; k < 8; k++) {
 		if (k >= s->nbad)
 			break;

@@ -30,6 +30,7 @@
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
 #include "mrc_xdp_ack_tx.skel.h"
+#include "mrc_pump_gone.skel.h"
 #include "mrc_xdp_ctl.skel.h"
 #include "mrc_build_id.h"
 
@@ -550,6 +551,71 @@ int dev_ack_clock(struct dev *d, int on)
 	if (bpf_map_update_elem(fd, &key, &pfd, BPF_ANY))
 		return err_msg(-errno, "setting", "mrc_ack_clock");
 	return 0;
+}
+
+/* Attaches prog (a tracepoint, a raw one if tp is NULL) and pins its link
+ * as progs/name: attached from then on, whatever becomes of this mrcd. */
+static int pump_hook(struct bpf_program *prog, const char *tp, const char *dir,
+		     const char *name)
+{
+	struct bpf_link *link =
+		tp ? bpf_program__attach_tracepoint(prog, "signal", tp) :
+		     bpf_program__attach_raw_tracepoint(prog,
+							"sched_process_exit");
+	int err;
+
+	if (!link)
+		return err_msg(-errno, "attaching", name);
+	err = dev_pin_prog(bpf_link__fd(link), dir, name);
+	if (!err)
+		bpf_link__disconnect(link);
+	bpf_link__destroy(link);
+	return err;
+}
+
+static int pump_set(struct dev *d, const struct mrc_pump *pump)
+{
+	uint32_t key = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(d->rx->maps.mrc_pump), &key, pump,
+				BPF_ANY))
+		return err_msg(-errno, "setting", "mrc_pump");
+	return 0;
+}
+
+int dev_pump_watch(struct dev *d, const char *dir)
+{
+	const struct mrc_pump pump = { .tgid = (uint32_t)getpid() };
+	struct mrc_pump_gone *hook = mrc_pump_gone__open();
+	int err;
+
+	if (!hook)
+		return pump_set(d, &pump) ?:
+			       err_msg(-errno, "opening", "mrc_pump_gone");
+	err = share_maps(d, hook->obj);
+	if (!err) {
+		err = mrc_pump_gone__load(hook);
+		if (err)
+			err_msg(err, "loading", "mrc_pump_gone");
+	}
+	if (!err)
+		err = pump_hook(hook->progs.mrc_pump_kill, "signal_generate",
+				dir, "mrc_pump_kill");
+	if (!err)
+		err = pump_hook(hook->progs.mrc_pump_exit, NULL, dir,
+				"mrc_pump_exit");
+	mrc_pump_gone__destroy(hook);
+	/* Pumped again, watched or not. */
+	return pump_set(d, &pump) ?: err;
+}
+
+int dev_pump_gone(struct dev *d)
+{
+	const struct mrc_pump pump = { .tgid = (uint32_t)getpid(),
+				       .gone = 1,
+				       .gone_ns = now_ns() };
+
+	return pump_set(d, &pump);
 }
 
 int dev_open(struct dev *d)

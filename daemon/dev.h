@@ -157,6 +157,16 @@ int dev_open_pinned(struct dev *d, const char *dir);
  */
 int dev_ack_clock(struct dev *d, int on);
 /*
+ * Makes this process the device's pump (mrc_pump, abi.h) and attaches the
+ * pump's watch (bpf/mrc_pump_gone.bpf.c), its links pinned in dir (a
+ * predecessor's replaced): when this process is killed or exits, the
+ * data path clocks every QP from its ACKs until the next mrcd calls this.
+ * 0 or -errno (said on stderr).
+ */
+int dev_pump_watch(struct dev *d, const char *dir);
+/* This mrcd stops pumping and leaves the device running: the same, now. */
+int dev_pump_gone(struct dev *d);
+/*
  * This build's identity: the SHA-256 of its BPF objects (Makefile),
  * with ":VALUE" added when $MRCD_TEST_BUILD_ID is set (tests: an mrcd
  * that must not take the running programs for its own). It can only

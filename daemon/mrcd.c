@@ -512,6 +512,11 @@ static int setup(struct mrcd *m, const char *anchor)
 	 * leaves a running device's as it was). */
 	if (!err)
 		err = dev_ack_clock(&m->dev, m->cfg.ack_clock);
+	/* ...and its pump: QPs a predecessor left to their ACKs are this
+	 * mrcd's to pump again. Without the watch (no tracepoints here),
+	 * a killed mrcd's transfers wait for the next one, as they did. */
+	if (!err && m->pin_dir && dev_pump_watch(&m->dev, m->pin_dir))
+		log_err("no watch on this mrcd's exit: if it is killed, its QPs wait for the next mrcd\n");
 	/* The CC profiles as they stand now: the device's own default, or
 	 * what the books kept of a predecessor's. */
 	if (!err)
@@ -852,6 +857,9 @@ int main(int argc, char **argv)
 	 * connections close. With none, the device goes.
 	 */
 	handover = m.pinned && objects_owned_by(&m.obj, NULL);
+	/* From here nothing pumps: the QPs' ACKs clock them meanwhile. */
+	if (handover)
+		dev_pump_gone(&m.dev);
 	/* Booked while the connections still count (a closed one's entry
 	 * is a free slot). */
 	if (handover)

@@ -252,6 +252,14 @@ struct {
 	__uint(max_entries, MRC_EV_RING_BYTES);
 } mrc_ev_events SEC(".maps");
 
+/* Who pumps the device, and whether it is gone (abi.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mrc_pump);
+} mrc_pump SEC(".maps");
+
 /* mrcd's wakeup requests, one per QP (abi.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -306,7 +314,9 @@ struct mrc_scratch {
 	__u8 bad_kept[8]; /* 1: kept in use by ev_min_active */
 	__u64 now_ns; /* when the ACK is handled */
 	/* The QP whose ACK the receive program hands to mrc_ack_clock, for
-	 * this CPU's tail call only: MRC_MAX_QP (or 0) otherwise. */
+	 * this CPU's tail call only: MRC_MAX_QP (or 0) otherwise. Between
+	 * handle_ack and after_ack it may carry MRC_CLOCK_NO_MRCD: only if
+	 * no mrcd pumps (mrc_pump). */
 	__u32 clock_qpn;
 	__u32 wake_qpn; /* ...and the QP whose ACK made room: MRC_MAX_QP */
 	struct mrc_cqe cqe[MRC_RX_WINDOW_MAX + 1]; /* completions claimed */
@@ -318,6 +328,7 @@ struct {
 	__type(key, __u32);
 	__type(value, struct mrc_scratch);
 } mrc_scratch SEC(".maps");
+#define MRC_CLOCK_NO_MRCD (1u << 31)
 
 static __always_inline void mrc_count_drops(enum mrc_drop_reason r, __u64 n)
 {

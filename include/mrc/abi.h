@@ -575,6 +575,23 @@ _Static_assert(sizeof(mrc_wake_t) == 8, "mrc_wake: the mmapped stride");
 /* What mrcd mmaps of mrc_wake: one mrc_wake_t per QP. */
 #define MRC_WAKE_MAP_BYTES (MRC_MAX_QP * sizeof(mrc_wake_t))
 
+/*
+ * Who pumps the device (mrc_pump[0]): tgid, the mrcd serving it, written
+ * by that mrcd when it has taken the device. When that process is
+ * killed or exits (the pump's watch, bpf/mrc_pump_gone.bpf.c), or stops
+ * and leaves the device running (mrcd itself), gone is set, and gone_ns
+ * (bpf_ktime_get_ns()); the next mrcd clears them. While gone, an ACK
+ * that makes room sends the next packet of any QP (ACK clocking,
+ * docs/congestion.md), not only of those with a CC profile, so
+ * transfers keep moving with no mrcd to pump them.
+ */
+struct mrc_pump {
+	__u32 tgid;
+	__u32 gone;
+	__u64 gone_ns;
+};
+_Static_assert(sizeof(struct mrc_pump) == 16, "pump layout");
+
 struct mrc_probe_arm {
 	__u32 seq_lo, seq_hi; /* [seq_lo, seq_hi) */
 };
@@ -869,7 +886,9 @@ _Static_assert(sizeof(struct mrc_tx_list) % 64 == 0, "lines of its own");
 	X(NOT_CALLER, "tx_runs_not_caller")            \
 	X(SPARE, "tx_runs_spare")                      \
 	X(ACK_CLOCKED, "tx_ack_clocked")               \
-	X(ACK_CLOCK_SMALL, "tx_ack_clock_small_frame")
+	X(ACK_CLOCK_SMALL, "tx_ack_clock_small_frame") \
+	X(PUMP_GONE, "mrcd_exits_seen")                \
+	X(ACK_CLOCKED_NO_MRCD, "tx_ack_clocked_no_mrcd")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
 enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };

@@ -107,6 +107,11 @@ for ((i = 1; i <= REPS; i++)); do
 	run calm.$i true
 done
 grep -q "took over the running device" "$TMP/h1.mrcd.log" || { echo "restart: no takeover in h1" >&2; exit 1; }
+# What the sender's data path did with no mrcd to pump (abi.h, struct
+# mrc_pump): the exits its hook saw, the packets ACKs sent meanwhile.
+counter() { dp_counters h1 | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'; }
+exits_seen=$(counter mrcd_exits_seen)
+clocked_no_mrcd=$(counter tx_ack_clocked_no_mrcd)
 
 for k in term kill rkill calm; do
 	for f in "$TMP"/"$k".*.json; do
@@ -117,7 +122,8 @@ for k in term kill rkill calm; do
 		ready_cpu_ms: .cpu.ready_cpu_ms }]' >"$TMP/$k.all"
 done
 jq -n --slurpfile a "$TMP/term.all" --slurpfile b "$TMP/kill.all" \
-	--slurpfile c "$TMP/rkill.all" --slurpfile d "$TMP/calm.all" '
+	--slurpfile c "$TMP/rkill.all" --slurpfile d "$TMP/calm.all" \
+	--argjson exits "$exits_seen" --argjson clocked "$clocked_no_mrcd" '
 	def med: map(select(. != null)) | sort |
 		if length == 0 then null else .[(length - 1) / 2 | floor] end;
 	def stats(f): [.[] | f] | { median: med, worst: max };
@@ -127,7 +133,8 @@ jq -n --slurpfile a "$TMP/term.all" --slurpfile b "$TMP/kill.all" \
 		   gbit_per_s: low(.gbit), cpu_s: stats(.cpu_s),
 		   new_mrcd_cpu_until_ready_ms: stats(.ready_cpu_ms) };
 	{ reps: ($a[0] | length), sender_sigterm: ($a[0] | row), sender_sigkill: ($b[0] | row),
-	  receiver_sigkill: ($c[0] | row), no_restart: ($d[0] | row) }' >"$OUT/restart.json"
+	  receiver_sigkill: ($c[0] | row), no_restart: ($d[0] | row),
+	  sender_mrcd_exits_seen: $exits, sender_packets_clocked_no_mrcd: $clocked }' >"$OUT/restart.json"
 jq -r '
 	def r(x): "\(x.longest_gap_ms.median) / \(x.longest_gap_ms.worst)\t\(x.longest_gap_by_completion_ts_ms.median) / \(x.longest_gap_by_completion_ts_ms.worst)\t\(x.restart_cmd_ms.median // "-") / \(x.restart_cmd_ms.worst // "-")\t\(x.new_mrcd_cpu_until_ready_ms.median // "-") / \(x.new_mrcd_cpu_until_ready_ms.worst // "-")\t\(x.gbit_per_s.median) / \(x.gbit_per_s.worst)\t\(x.cpu_s.median) / \(x.cpu_s.worst)";
 	"mrcd restarted 1 s into a 5 s bulk transfer, \(.reps) runs each (median / worst):",
@@ -136,4 +143,5 @@ jq -r '
 	"  sender, SIGKILL     \(r(.sender_sigkill))",
 	"  receiver, SIGKILL   \(r(.receiver_sigkill))",
 	"  no restart          \(r(.no_restart))",
+	"  sender: \(.sender_mrcd_exits_seen) mrcd exits seen by the data path, \(.sender_packets_clocked_no_mrcd) packets sent by ACKs with no mrcd",
 	"  (JSON: '"$OUT"'/restart.json)"' "$OUT/restart.json"

@@ -15,13 +15,16 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <unistd.h>
@@ -39,6 +42,7 @@
 #include "mrc_xdp_rx.skel.h"
 #include "mrc_xdp_tx.skel.h"
 #include "mrc_xdp_ack_tx.skel.h"
+#include "mrc_pump_gone.skel.h"
 #include "tx_call.h"
 
 #define S_QPN 5 /* sender's QP */
@@ -82,6 +86,8 @@ static uint64_t mono_ns(void)
 static struct side snd, rcv;
 static struct mrc_xdp_tx *tx;
 static struct mrc_xdp_ack_tx *ack_tx; /* ACK clocking (ack_clock()) */
+/* The pump's watch: the exit hook run by hand, both attached for real. */
+static struct mrc_pump_gone *pump_gone_;
 /* The next reset() gives the sender this congestion control (slot 1). */
 static const struct mrc_nscc_params *cc;
 static struct mrc_sq *sq; /* the sender's send queue, mmapped */
@@ -173,9 +179,11 @@ static int setup_tx(void)
 {
 	tx = mrc_xdp_tx__open();
 	ack_tx = mrc_xdp_ack_tx__open();
-	if (!tx || !ack_tx || share_snd_maps(tx->obj) ||
-	    share_snd_maps(ack_tx->obj) || mrc_xdp_tx__load(tx) ||
-	    mrc_xdp_ack_tx__load(ack_tx))
+	pump_gone_ = mrc_pump_gone__open();
+	if (!tx || !ack_tx || !pump_gone_ || share_snd_maps(tx->obj) ||
+	    share_snd_maps(ack_tx->obj) || share_snd_maps(pump_gone_->obj) ||
+	    mrc_xdp_tx__load(tx) || mrc_xdp_ack_tx__load(ack_tx) ||
+	    mrc_pump_gone__load(pump_gone_))
 		return -1;
 	tx_call_set(tx->bss->tx_call, tx->bss->tx_list, S_QPN, 0);
 	return 0;
@@ -1561,6 +1569,182 @@ static void service_time_taken_out(void **state)
 	cc = NULL;
 }
 
+/* The sender's pump (mrc_pump[0], abi.h): mrcd tgid 1, gone or not. */
+static void pump_gone(int gone)
+{
+	struct mrc_pump p = { .tgid = 1, .gone = (uint32_t)gone };
+	uint32_t key = 0;
+
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_pump),
+					     &key, &p, BPF_ANY),
+			 0);
+}
+
+/*
+ * With no mrcd to pump (the exit hook set mrc_pump gone), an ACK that
+ * makes room sends the next packet of a QP without a CC profile too
+ * (tx_ack_clocked_no_mrcd), and that packet asks for an ACK of its own
+ * (the receiver answers it at once), so the clock goes on. With mrcd
+ * there, the same ACK sends nothing: mrcd's transmit calls serve such a
+ * QP, in bursts.
+ */
+static void no_mrcd_any_qp_clocked(void **state)
+{
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
+	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
+	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
+	static struct frame data, ackf, out, empty;
+	uint64_t clocked = tx_stat(MRC_TX_ACK_CLOCKED_NO_MRCD);
+
+	(void)state;
+	cc = NULL;
+	ack_clock(1);
+	assert_int_equal(reset(400), 0);
+	empty.len = FRAME_MAX + 1;
+	/* Each packet the last posted when sent: its ACK comes at once. */
+	pump_gone(0);
+	post(1, 0, 0, MTU, 0);
+	assert_int_equal(run(txp, &empty, &data), XDP_REDIRECT);
+	post(2, MTU, MTU, MTU, 0);
+	assert_int_equal(run(rx_r, &data, &ackf), XDP_TX);
+	assert_int_equal(run(rx_s, &ackf, &out), XDP_DROP);
+	assert_int_equal(get_qp_tx()->next_psn, 401);
+
+	pump_gone(1);
+	assert_int_equal(run(txp, &empty, &data), XDP_REDIRECT);
+	post(3, 2 * MTU, 2 * MTU, MTU, 0);
+	assert_int_equal(run(rx_r, &data, &ackf), XDP_TX);
+	assert_int_equal(run(rx_s, &ackf, &out), XDP_REDIRECT);
+	assert_int_equal(data_psn(&out), 402);
+	assert_int_equal(tx_stat(MRC_TX_ACK_CLOCKED_NO_MRCD), clocked + 1);
+	assert_int_equal(run(rx_r, &out, &ackf), XDP_TX);
+	assert_int_equal(run(rx_s, &ackf, &out), XDP_DROP);
+	assert_int_equal(get_qp_tx()->una_psn, 403);
+	assert_int_equal(get_qp_tx()->next_psn, 403);
+	assert_int_equal(memcmp(mr_at(rcv.mr, 0), mr_at(snd.mr, 0), 3 * MTU),
+			 0);
+
+	pump_gone(0);
+	ack_clock(0);
+}
+
+/*
+ * The exit hook (bpf/mrc_pump_gone.bpf.c), run as this process's exit
+ * would run it: the exit of the pump's thread group leader sets gone; the
+ * exit of another process, or of another thread of the pump's, does not.
+ */
+static void *exit_from_thread(void *arg)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+
+	return (void *)(long)bpf_prog_test_run_opts(*(int *)arg, &o);
+}
+
+static void exit_hook_sets_gone(void **state)
+{
+	int fd = bpf_program__fd(pump_gone_->progs.mrc_pump_exit);
+	int mfd = bpf_map__fd(snd.rx->maps.mrc_pump);
+	uint64_t seen = tx_stat(MRC_TX_PUMP_GONE), t0 = mono_ns();
+	struct mrc_pump p = { .tgid = (uint32_t)getpid() + 1 };
+	uint32_t key = 0;
+	pthread_t th;
+	void *rc;
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+
+	(void)state;
+	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
+	assert_int_equal(bpf_prog_test_run_opts(fd, &o), 0);
+	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
+	assert_int_equal(p.gone, 0);
+
+	p.tgid = (uint32_t)getpid();
+	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
+	assert_int_equal(pthread_create(&th, NULL, exit_from_thread, &fd), 0);
+	assert_int_equal(pthread_join(th, &rc), 0);
+	assert_null(rc);
+	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
+	assert_int_equal(p.gone, 0);
+	assert_int_equal(tx_stat(MRC_TX_PUMP_GONE), seen);
+
+	assert_int_equal(bpf_prog_test_run_opts(fd, &o), 0);
+	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
+	assert_int_equal(p.gone, 1);
+	assert_true(p.gone_ns >= t0 && p.gone_ns <= mono_ns());
+	assert_int_equal(tx_stat(MRC_TX_PUMP_GONE), seen + 1);
+	pump_gone(0);
+}
+
+/* A child that waits to be killed, or exits at once (exit_now). */
+static pid_t child(int exit_now)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (!exit_now)
+			pause();
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	return pid;
+}
+
+/* mrc_pump[0] names tgid, not gone; then what it says once tgid is dead. */
+static struct mrc_pump pump_after(pid_t tgid, int sig)
+{
+	int mfd = bpf_map__fd(snd.rx->maps.mrc_pump);
+	struct mrc_pump p = { .tgid = (uint32_t)tgid };
+	uint32_t key = 0;
+	int st;
+
+	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
+	if (sig)
+		assert_int_equal(kill(tgid, sig), 0);
+	assert_int_equal(waitpid(tgid, &st, 0), tgid);
+	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
+	return p;
+}
+
+/*
+ * The pump's watch, attached for real, on real processes: the kill hook
+ * alone marks the pump gone on a SIGKILL (at the kill, before the exit)
+ * and not on a SIGTERM; the exit hook alone on any exit of the pump, and
+ * not on the exit of another process.
+ */
+static void pump_watch_real_deaths(void **state)
+{
+	int mfd = bpf_map__fd(snd.rx->maps.mrc_pump), st;
+	struct bpf_link *kill_link, *exit_link;
+	struct mrc_pump p = { 0 };
+	pid_t pump, other;
+	uint32_t key = 0;
+
+	(void)state;
+	kill_link = bpf_program__attach_tracepoint(
+		pump_gone_->progs.mrc_pump_kill, "signal", "signal_generate");
+	assert_non_null(kill_link);
+	assert_int_equal(pump_after(child(0), SIGKILL).gone, 1);
+	assert_int_equal(pump_after(child(0), SIGTERM).gone, 0);
+	bpf_link__destroy(kill_link);
+
+	exit_link = bpf_program__attach_raw_tracepoint(
+		pump_gone_->progs.mrc_pump_exit, "sched_process_exit");
+	assert_non_null(exit_link);
+	assert_int_equal(pump_after(child(1), 0).gone, 1);
+	assert_int_equal(pump_after(child(0), SIGTERM).gone, 1);
+	/* The pump waits; another process exits. */
+	pump = child(0);
+	p.tgid = (uint32_t)pump;
+	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
+	other = child(1);
+	assert_int_equal(waitpid(other, &st, 0), other);
+	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
+	assert_int_equal(p.gone, 0);
+	assert_int_equal(kill(pump, SIGKILL), 0);
+	assert_int_equal(waitpid(pump, &st, 0), pump);
+	bpf_link__destroy(exit_link);
+	pump_gone(0);
+}
+
 /* NSCC's samples in the sender's mrc_cc_delay: in bucket b, in all. */
 static uint64_t cc_delay_in(uint32_t b)
 {
@@ -1823,6 +2007,9 @@ int main(void)
 		cmocka_unit_test(ce_marks_decrease),
 		cmocka_unit_test(service_time_taken_out),
 		cmocka_unit_test(cc_delay_counted),
+		cmocka_unit_test(no_mrcd_any_qp_clocked),
+		cmocka_unit_test(exit_hook_sets_gone),
+		cmocka_unit_test(pump_watch_real_deaths),
 		cmocka_unit_test(srv6_clean),
 		cmocka_unit_test(srv6_lossy_reordering),
 		cmocka_unit_test(srv6_decapsulated),

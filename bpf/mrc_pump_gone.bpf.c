@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pump's watch: tells the data path that the mrcd pumping the device
+ * (mrc_pump[0].tgid, abi.h) is gone, as soon as the kernel knows:
+ *
+ *   mrc_pump_kill  a SIGKILL sent to it (signal_generate): the moment of
+ *                  the kill, before the process even starts to exit,
+ *                  while the ACKs of its last packets are still coming
+ *   mrc_pump_exit  the exit of its thread group leader
+ *                  (sched_process_exit): any other death, a crash
+ *
+ * Either sets gone (and gone_ns, the first time). mrcd attaches both and
+ * pins their links, so they stay attached when mrcd is gone, which is
+ * when they matter: a SIGKILL runs no handler of mrcd's. (mrcd's own
+ * stop, when it leaves the device running, sets gone itself.)
+ *
+ * With the pump gone, the receive program hands every ACK that makes room
+ * to ACK clocking (bpf/mrc_xdp_ack_tx.bpf.c), whatever the QP's CC
+ * profile: each such ACK sends the QP's next packet, which asks for an ACK
+ * of its own, so the transfer keeps its clock until the next mrcd takes
+ * the device over (and clears gone). Once the last ACK has come back with
+ * nothing sent, only an mrcd sends again: so the kill hook, not the exit
+ * hook (which runs milliseconds later, after the process's memory is
+ * gone), is what keeps a killed mrcd's transfers going.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "lib/maps.h"
+
+#define SIGKILL 9
+
+static __always_inline void pump_gone(__u32 tgid)
+{
+	struct mrc_pump *p;
+	__u32 zero = 0;
+
+	p = bpf_map_lookup_elem(&mrc_pump, &zero);
+	if (!p || !p->tgid || p->tgid != tgid || p->gone)
+		return;
+	p->gone_ns = bpf_ktime_get_ns();
+	p->gone = 1;
+	mrc_count_tx(MRC_TX_PUMP_GONE, 1);
+}
+
+SEC("raw_tp/sched_process_exit")
+int mrc_pump_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	(void)ctx;
+	/* The leader only: mrcd's own threads come and go. */
+	if ((__u32)id == (__u32)(id >> 32))
+		pump_gone((__u32)id);
+	return 0;
+}
+
+/* The record of signal/signal_generate (its format file in tracefs). */
+struct signal_generate {
+	__u64 common;
+	int sig;
+	int errno_;
+	int code;
+	char comm[16];
+	int pid; /* the target task's */
+	int group;
+	int result;
+};
+
+SEC("tracepoint/signal/signal_generate")
+int mrc_pump_kill(struct signal_generate *ctx)
+{
+	/* kill(2) of a process sends to its leader, whose pid is its tgid. */
+	if (ctx->sig == SIGKILL && ctx->pid > 0)
+		pump_gone((__u32)ctx->pid);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
