@@ -857,9 +857,10 @@ int main(int argc, char **argv)
 	 * connections close. With none, the device goes.
 	 */
 	handover = m.pinned && objects_owned_by(&m.obj, NULL);
-	/* From here nothing pumps: the QPs' ACKs clock them meanwhile. */
-	if (handover)
-		dev_pump_gone(&m.dev);
+	/* From here nothing pumps: the QPs' ACKs clock them meanwhile, from
+	 * a packet sent once the data path knows. */
+	if (handover && !dev_pump_gone(&m.dev))
+		pump_kick(&m.pump);
 	/* Booked while the connections still count (a closed one's entry
 	 * is a free slot). */
 	if (handover)

@@ -263,6 +263,22 @@ static int merge_lanes(struct pump *p, int n)
 	return n;
 }
 
+int pump_kick(struct pump *p)
+{
+	int i, sent = 0, n;
+
+	for (i = 0; i < p->nactive; i++) {
+		struct pump_qp *q = &p->qp[p->active[i]];
+
+		if (!q->rts || !q->sq || q->sq->state == MRC_QPS_ERR ||
+		    sq_idle(q))
+			continue;
+		n = dev_tx_burst(p->dev, p->active[i], 1, 0, 1);
+		sent += n > 0 ? n : 0;
+	}
+	return sent;
+}
+
 int pump_pass(struct pump *p, uint64_t *next_ns)
 {
 	uint64_t now = now_ns();

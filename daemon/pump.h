@@ -92,6 +92,16 @@ void pump_activate(struct pump *p, uint32_t qpn);
  * if anything went out; *next_ns is when a waiting QP is due.
  */
 int pump_pass(struct pump *p, uint64_t *next_ns);
+/*
+ * The pump stops with the device left running, the data path told so
+ * (dev_pump_gone): one packet more for every QP with work, the last of
+ * its call and so asking for an ACK, which the data path, knowing, turns
+ * into the next packet, and so on (ACK clocking with no mrcd,
+ * docs/congestion.md). Without it the last ACK may come back before the
+ * data path knows, and the QP waits for the next mrcd. Returns the
+ * packets sent.
+ */
+int pump_kick(struct pump *p);
 /* QPs in RTS with WQEs not completed join the list (the 1 ms scan). */
 void pump_scan(struct pump *p);
 
