@@ -468,6 +468,14 @@ int dev_tx_list(struct dev *d, uint32_t k, struct mrc_tx_entry *e, uint32_t n)
 	return 1;
 }
 
+int dev_tx_burst(struct dev *d, uint32_t qpn, uint32_t n, uint32_t lane,
+		 uint32_t lanes)
+{
+	(void)d;
+	__atomic_add_fetch(&fake.tx_bursts, 1, __ATOMIC_RELAXED);
+	return qpn < MRC_MAX_QP ? tx_one_qp(qpn, n, lane, lanes) : -EINVAL;
+}
+
 /* ---- pin.h: no bpffs here ------------------------------------------- */
 
 int dev_pin_sq(const char *dir, uint32_t qpn, int fd)

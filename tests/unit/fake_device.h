@@ -53,6 +53,7 @@ struct fake_device {
 	uint64_t tx_calls, tx_frames; /* QPs' bursts, frames they sent */
 	/* dev_tx_list's calls, and the most QPs one had. */
 	uint64_t tx_lists;
+	uint64_t tx_bursts; /* dev_tx_burst's calls (one QP each) */
 	uint32_t tx_list_max;
 	/* The thread of each QP's latest transmit call (gettid()). */
 	uint32_t tx_tid[MRC_MAX_QP];

@@ -107,6 +107,29 @@ static void doorbell_pumps_until_done(void **state)
 	assert_int_equal(next, UINT64_MAX);
 }
 
+/*
+ * A stopping mrcd's kick: one packet, in a call of its own, for a QP in
+ * the list with work; none for a QP with nothing left or one that left
+ * RTS.
+ */
+static void kick_sends_one_packet_a_qp(void **state)
+{
+	(void)state;
+	assert_int_equal(pump_kick(&p), 0);
+	post(10);
+	fake.tx_budget[QPN] = 10;
+	ring();
+	assert_int_equal(pump_kick(&p), 1);
+	assert_int_equal(fake.tx_bursts, 1);
+	assert_int_equal(fake.tx_frames, 1);
+	sq->done = sq->tail;
+	assert_int_equal(pump_kick(&p), 0);
+	post(1);
+	pump_qp_stop(&p, QPN);
+	assert_int_equal(pump_kick(&p), 0);
+	assert_int_equal(fake.tx_bursts, 1);
+}
+
 static void bursts_grow_while_frames_leave(void **state)
 {
 	uint64_t next, calls;
@@ -434,6 +457,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(doorbell_pumps_until_done,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(kick_sends_one_packet_a_qp,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(bursts_grow_while_frames_leave,
 						setup, teardown),
