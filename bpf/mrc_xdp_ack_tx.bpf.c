@@ -75,6 +75,7 @@ int mrc_xdp_ack_tx(struct xdp_md *ctx)
 {
 	const struct mrc_nscc_params *cc;
 	__u32 zero = 0, qpn, port = 0;
+	struct mrc_pump *pump;
 	struct mrc_scratch *s;
 	struct mrc_qp_tx *qp;
 	struct mrc_sq *sq;
@@ -98,8 +99,12 @@ int mrc_xdp_ack_tx(struct xdp_md *ctx)
 		mrcd_wake(qpn, bpf_ktime_get_ns());
 		return XDP_DROP;
 	}
-	/* Last: its ACK is asked for (NSCC asks on every packet anyway). */
-	rc = tx_one(ctx, qpn, 1, 0, 1, &port);
+	/* Last: its ACK is asked for (NSCC asks on every packet anyway).
+	 * With no mrcd, this ACK may be the QP's last: a full window
+	 * probes una after a round trip (tx_overdue). */
+	pump = bpf_map_lookup_elem(&mrc_pump, &zero);
+	rc = tx_one(ctx, qpn, TX_LAST | (pump && pump->gone ? TX_PROBE : 0), 0,
+		    1, &port);
 	if (rc != TX_SENT) {
 		/* A pick looks at 8 queued resends at most, and moves on
 		 * past those delivered meanwhile: resends may remain. */

@@ -92,16 +92,27 @@ struct tx_pick {
  * SACK otherwise, and a lost resend not at all.
  */
 static __always_inline int tx_overdue(const struct mrc_qp_tx *qp,
-				      const struct mrc_tx_rec *rec, __u64 now)
+				      const struct mrc_tx_rec *rec, __u64 now,
+				      int probe)
 {
-	__u64 waited = now - rec->tx_ns;
+	__u64 waited = now - rec->tx_ns, pto = health_pto(qp);
 
+	/* No mrcd pumps and the window is full (TX_PROBE): a smoothed
+	 * round trip is enough, for this call may be the QP's last until
+	 * the next mrcd (ACK clocking with no mrcd, docs/congestion.md). */
+	if (probe)
+		pto = qp->srtt_ns;
 	return (rec->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q |
 			      MRC_REC_NACKED)) == MRC_REC_INFLIGHT &&
 	       !rec->timeouts && rec->tries <= MRC_OVERDUE_TRIES &&
-	       waited >= health_pto(qp) &&
+	       waited >= pto &&
 	       waited < (qp->timeout_ns << (qp->retry_linear ? 0 : 1));
 }
+
+/* tx_one's and tx_pick's last: the caller's last run for the QP now
+ * (tx_ack_later); and no mrcd pumps, so a full window probes una. */
+#define TX_LAST 1u
+#define TX_PROBE 2u
 
 _Static_assert(MRC_DF_ACK_LATER == 1 << 2, "tx_pick shifts it into place");
 
@@ -151,8 +162,9 @@ static __always_inline __u64 tx_ack_later(const struct mrc_qp_tx *qp,
  * Returns 0 with p filled, or -1 when there is nothing to send. cc: the
  * QP's NSCC parameters, NULL for none. New data waits for the congestion
  * window; resends never do (their bytes are in flight already, and a
- * window full of lost packets must not stall the QP). last: the caller
- * runs no more for this QP now (tx_ack_later).
+ * window full of lost packets must not stall the QP). last: TX_LAST, the
+ * caller runs no more for this QP now (tx_ack_later); TX_PROBE, no mrcd
+ * pumps (tx_overdue).
  */
 static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 				   const struct mrc_nscc_params *cc, __u32 last,
@@ -202,7 +214,10 @@ static __always_inline int tx_pick(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 	/* una overdue, whether or not new data may go: resent first. */
 	if (!found && qp->una_psn != qp->next_psn) {
 		rec = &qp->rec[qp->una_psn % MRC_TX_RING];
-		if (tx_overdue(qp, rec, p->tx_ns)) {
+		if (tx_overdue(qp, rec, p->tx_ns,
+			       (last & TX_PROBE) && mrc_psn_diff(qp->next_psn,
+								 qp->una_psn) >=
+							    (int)qp->window)) {
 			/* Resent now, as lost: a loss to the window, no
 			 * verdict on its EV, not a retry. */
 			psn = qp->una_psn;
@@ -697,8 +712,9 @@ static __always_inline __u64 tx_lane_bits(__u32 lane, __u32 lanes)
 }
 
 /*
- * Turn the packet in ctx into QP qpn's next packet; last: the caller's
- * last run for it now; lane of lanes: the EVs it may spray over
+ * Turn the packet in ctx into QP qpn's next packet; last: TX_LAST, the
+ * caller's last run for it now, and TX_PROBE (tx_pick); lane of lanes:
+ * the EVs it may spray over
  * (tx_lane_bits; lanes 1: all). Returns TX_SENT with the port index to
  * send it from in *port, or why nothing is to be sent (already counted).
  */

@@ -1629,6 +1629,59 @@ static void no_mrcd_any_qp_clocked(void **state)
 }
 
 /*
+ * With no mrcd, an ACK may be a QP's last: its window full behind a lost
+ * una, an ACK that finds nothing to send resends una once it has waited a
+ * smoothed round trip (TX_PROBE), not the probe timeout that mrcd's poll
+ * would wait for (a quarter of a 1 s ACK timeout here). The resend asks
+ * for an ACK, which then sends new data again.
+ */
+static void no_mrcd_full_window_probes_una(void **state)
+{
+	int txp = bpf_program__fd(tx->progs.mrc_xdp_tx);
+	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
+	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
+	static struct frame lost, data, ackf, out, empty;
+	uint64_t overdue = tx_stat(MRC_TX_OVERDUE);
+	uint32_t qpn = S_QPN;
+	struct mrc_qp_tx *qt;
+
+	(void)state;
+	cc = NULL;
+	ack_clock(1);
+	assert_int_equal(reset(500), 0);
+	qt = get_qp_tx();
+	qt->window = 2;
+	assert_int_equal(
+		bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_qp_tx), &qpn,
+				    qt, BPF_EXIST),
+		0);
+	pump_gone(1);
+	empty.len = FRAME_MAX + 1;
+	post(1, 0, 0, MTU, 0);
+	assert_int_equal(run(txp, &empty, &lost), XDP_REDIRECT);
+	post(2, MTU, MTU, MTU, 0);
+	assert_int_equal(run(txp, &empty, &data), XDP_REDIRECT);
+	post(3, 2 * MTU, 2 * MTU, MTU, 0);
+	/* 500 lost; 501's SACK finds the window full: 500 again. */
+	assert_int_equal(run(rx_r, &data, &ackf), XDP_TX);
+	assert_int_equal(run(rx_s, &ackf, &out), XDP_REDIRECT);
+	assert_int_equal(data_psn(&out), 500);
+	assert_int_equal(tx_stat(MRC_TX_OVERDUE), overdue + 1);
+	/* Its ACK moves una past 501: 502 leaves. */
+	assert_int_equal(run(rx_r, &out, &ackf), XDP_TX);
+	assert_int_equal(run(rx_s, &ackf, &out), XDP_REDIRECT);
+	assert_int_equal(data_psn(&out), 502);
+	assert_int_equal(run(rx_r, &out, &ackf), XDP_TX);
+	assert_int_equal(run(rx_s, &ackf, &out), XDP_DROP);
+	assert_int_equal(get_qp_tx()->una_psn, 503);
+	assert_int_equal(memcmp(mr_at(rcv.mr, 0), mr_at(snd.mr, 0), 3 * MTU),
+			 0);
+	pump_gone(0);
+	ack_clock(0);
+	assert_int_equal(reset(1), 0);
+}
+
+/*
  * The exit hook (bpf/mrc_pump_gone.bpf.c), run as this process's exit
  * would run it: the exit of the pump's thread group leader sets gone; the
  * exit of another process, or of another thread of the pump's, does not.
@@ -2008,6 +2061,7 @@ int main(void)
 		cmocka_unit_test(service_time_taken_out),
 		cmocka_unit_test(cc_delay_counted),
 		cmocka_unit_test(no_mrcd_any_qp_clocked),
+		cmocka_unit_test(no_mrcd_full_window_probes_una),
 		cmocka_unit_test(exit_hook_sets_gone),
 		cmocka_unit_test(pump_watch_real_deaths),
 		cmocka_unit_test(srv6_clean),
