@@ -9,8 +9,9 @@
  *   mrc_pump_exit  the exit of its thread group leader
  *                  (sched_process_exit): any other death, a crash
  *
- * Either sets gone (and gone_ns, the first time). mrcd attaches both and
- * pins their links, so they stay attached when mrcd is gone, which is
+ * Either sets gone (and gone_ns, the first time); mrc_pump_claim, run by
+ * mrcd, names the pump and clears it. mrcd attaches both hooks and pins
+ * their links, so they stay attached when mrcd is gone, which is
  * when they matter: a SIGKILL runs no handler of mrcd's. (mrcd's own
  * stop, when it leaves the device running, sets gone itself.)
  *
@@ -28,6 +29,7 @@
 #include "lib/maps.h"
 
 #define SIGKILL 9
+#define TRACE_SIGNAL_IGNORED 1 /* enum trace_signal_deliver */
 
 static __always_inline void pump_gone(__u32 tgid)
 {
@@ -40,6 +42,28 @@ static __always_inline void pump_gone(__u32 tgid)
 	p->gone_ns = bpf_ktime_get_ns();
 	p->gone = 1;
 	mrc_count_tx(MRC_TX_PUMP_GONE, 1);
+}
+
+/*
+ * Never attached: mrcd runs it once (BPF_PROG_TEST_RUN, in its own task)
+ * to name itself the pump, so the tgid is the one the hooks see (the
+ * initial PID namespace's, whatever namespace mrcd runs in), and to
+ * clear gone.
+ */
+SEC("raw_tp/sched_process_exit")
+int mrc_pump_claim(void *ctx)
+{
+	struct mrc_pump *p;
+	__u32 zero = 0;
+
+	(void)ctx;
+	p = bpf_map_lookup_elem(&mrc_pump, &zero);
+	if (!p)
+		return 0;
+	p->tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	p->gone_ns = 0;
+	p->gone = 0;
+	return 0;
 }
 
 SEC("raw_tp/sched_process_exit")
@@ -69,8 +93,10 @@ struct signal_generate {
 SEC("tracepoint/signal/signal_generate")
 int mrc_pump_kill(struct signal_generate *ctx)
 {
-	/* kill(2) of a process sends to its leader, whose pid is its tgid. */
-	if (ctx->sig == SIGKILL && ctx->pid > 0)
+	/* kill(2) of a process sends to its leader, whose pid is its tgid;
+	 * a SIGKILL the kernel ignores (to a namespace's init) kills none. */
+	if (ctx->sig == SIGKILL && ctx->pid > 0 &&
+	    ctx->result != TRACE_SIGNAL_IGNORED)
 		pump_gone((__u32)ctx->pid);
 	return 0;
 }

@@ -114,8 +114,7 @@ int mrc_xdp_ack_tx(struct xdp_md *ctx)
 	}
 	mrc_count_tx(MRC_TX_ACK_CLOCKED, 1);
 	cc = mrc_cc_of(qp);
-	/* Clocked without a CC profile: only while no mrcd pumps. */
-	if (!cc)
+	if (pump && pump->gone)
 		mrc_count_tx(MRC_TX_ACK_CLOCKED_NO_MRCD, 1);
 	if (room_for_more(qp, sq, cc))
 		mrcd_wake(qpn, bpf_ktime_get_ns());

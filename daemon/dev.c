@@ -566,9 +566,8 @@ static int pump_hook(struct bpf_program *prog, const char *tp, const char *dir,
 
 	if (!link)
 		return err_msg(-errno, "attaching", name);
+	/* Pinned, the link stays when this mrcd's fds close. */
 	err = dev_pin_prog(bpf_link__fd(link), dir, name);
-	if (!err)
-		bpf_link__disconnect(link);
 	bpf_link__destroy(link);
 	return err;
 }
@@ -585,8 +584,10 @@ static int pump_set(struct dev *d, const struct mrc_pump *pump)
 
 int dev_pump_watch(struct dev *d, const char *dir)
 {
+	/* A fallback only: getpid() is this PID namespace's. */
 	const struct mrc_pump pump = { .tgid = (uint32_t)getpid() };
 	struct mrc_pump_gone *hook = mrc_pump_gone__open();
+	LIBBPF_OPTS(bpf_test_run_opts, o);
 	int err;
 
 	if (!hook)
@@ -598,6 +599,12 @@ int dev_pump_watch(struct dev *d, const char *dir)
 		if (err)
 			err_msg(err, "loading", "mrc_pump_gone");
 	}
+	/* Pumped again, watched or not: named by the data path itself. */
+	if (err || bpf_prog_test_run_opts(
+			   bpf_program__fd(hook->progs.mrc_pump_claim), &o)) {
+		err = err ?: err_msg(-errno, "running", "mrc_pump_claim");
+		err = pump_set(d, &pump) ?: err;
+	}
 	if (!err)
 		err = pump_hook(hook->progs.mrc_pump_kill, "signal_generate",
 				dir, "mrc_pump_kill");
@@ -605,16 +612,18 @@ int dev_pump_watch(struct dev *d, const char *dir)
 		err = pump_hook(hook->progs.mrc_pump_exit, NULL, dir,
 				"mrc_pump_exit");
 	mrc_pump_gone__destroy(hook);
-	/* Pumped again, watched or not. */
-	return pump_set(d, &pump) ?: err;
+	return err;
 }
 
 int dev_pump_gone(struct dev *d)
 {
-	const struct mrc_pump pump = { .tgid = (uint32_t)getpid(),
-				       .gone = 1,
-				       .gone_ns = now_ns() };
+	struct mrc_pump pump;
+	uint32_t key = 0;
 
+	if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_pump), &key, &pump))
+		return err_msg(-errno, "reading", "mrc_pump");
+	pump.gone = 1;
+	pump.gone_ns = now_ns();
 	return pump_set(d, &pump);
 }
 

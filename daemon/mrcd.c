@@ -512,11 +512,6 @@ static int setup(struct mrcd *m, const char *anchor)
 	 * leaves a running device's as it was). */
 	if (!err)
 		err = dev_ack_clock(&m->dev, m->cfg.ack_clock);
-	/* ...and its pump: QPs a predecessor left to their ACKs are this
-	 * mrcd's to pump again. Without the watch (no tracepoints here),
-	 * a killed mrcd's transfers wait for the next one, as they did. */
-	if (!err && m->pin_dir && dev_pump_watch(&m->dev, m->pin_dir))
-		log_err("no watch on this mrcd's exit: if it is killed, its QPs wait for the next mrcd\n");
 	/* The CC profiles as they stand now: the device's own default, or
 	 * what the books kept of a predecessor's. */
 	if (!err)
@@ -531,6 +526,12 @@ static int setup(struct mrcd *m, const char *anchor)
 	err = clients_listen(&m->clients, m->sock_path);
 	if (err)
 		return err;
+	/* ...and its pump, once nothing can refuse the start: QPs a
+	 * predecessor left to their ACKs are this mrcd's to pump again.
+	 * Without the watch (no tracepoints here), a killed mrcd's
+	 * transfers wait for the next one, as they did. */
+	if (m->pin_dir && dev_pump_watch(&m->dev, m->pin_dir))
+		log_err("no watch on this mrcd's exit: if it is killed, its QPs wait for the next mrcd\n");
 	step("listening");
 	{
 		struct itimerspec it = {

@@ -97,11 +97,12 @@ static __always_inline int tx_overdue(const struct mrc_qp_tx *qp,
 {
 	__u64 waited = now - rec->tx_ns, pto = health_pto(qp);
 
-	/* No mrcd pumps and the window is full (TX_PROBE): a smoothed
-	 * round trip is enough, for this call may be the QP's last until
-	 * the next mrcd (ACK clocking with no mrcd, docs/congestion.md). */
+	/* No mrcd pumps and the window is full (TX_PROBE): health_pto
+	 * without its floor of an eighth of the ACK timeout, for this call
+	 * may be the QP's last until the next mrcd (ACK clocking with no
+	 * mrcd, docs/congestion.md). */
 	if (probe)
-		pto = qp->srtt_ns;
+		pto = (__u64)qp->rtt_hi_ns + qp->srtt_ns + qp->reorder_ns / 8;
 	return (rec->flags & (MRC_REC_INFLIGHT | MRC_REC_RETX_Q |
 			      MRC_REC_NACKED)) == MRC_REC_INFLIGHT &&
 	       !rec->timeouts && rec->tries <= MRC_OVERDUE_TRIES &&

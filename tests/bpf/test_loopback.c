@@ -27,7 +27,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <unistd.h>
 #include <cmocka.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
@@ -1630,9 +1629,9 @@ static void no_mrcd_any_qp_clocked(void **state)
 
 /*
  * With no mrcd, an ACK may be a QP's last: its window full behind a lost
- * una, an ACK that finds nothing to send resends una once it has waited a
- * smoothed round trip (TX_PROBE), not the probe timeout that mrcd's poll
- * would wait for (a quarter of a 1 s ACK timeout here). The resend asks
+ * una, an ACK that finds nothing to send resends una once it has waited
+ * its probe time without the floor (TX_PROBE), not the probe timeout that
+ * mrcd's poll would wait for (an eighth of a 1 s ACK timeout here). The resend asks
  * for an ACK, which then sends new data again.
  */
 static void no_mrcd_full_window_probes_una(void **state)
@@ -1659,6 +1658,9 @@ static void no_mrcd_full_window_probes_una(void **state)
 	empty.len = FRAME_MAX + 1;
 	post(1, 0, 0, MTU, 0);
 	assert_int_equal(run(txp, &empty, &lost), XDP_REDIRECT);
+	/* 500 waits 50 ms: past its probe time (some reordering slack and
+	 * 501's round trip), not its probe timeout with mrcd (125 ms). */
+	usleep(50000);
 	post(2, MTU, MTU, MTU, 0);
 	assert_int_equal(run(txp, &empty, &data), XDP_REDIRECT);
 	post(3, 2 * MTU, 2 * MTU, MTU, 0);
@@ -1705,6 +1707,18 @@ static void exit_hook_sets_gone(void **state)
 	LIBBPF_OPTS(bpf_test_run_opts, o);
 
 	(void)state;
+	/* The claim names the caller, as the kernel knows it, not gone. */
+	p.gone = 1;
+	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
+	assert_int_equal(
+		bpf_prog_test_run_opts(
+			bpf_program__fd(pump_gone_->progs.mrc_pump_claim), &o),
+		0);
+	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
+	assert_int_equal(p.tgid, (uint32_t)getpid());
+	assert_int_equal(p.gone, 0);
+
+	p.tgid = (uint32_t)getpid() + 1;
 	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
 	assert_int_equal(bpf_prog_test_run_opts(fd, &o), 0);
 	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
@@ -1727,21 +1741,36 @@ static void exit_hook_sets_gone(void **state)
 	pump_gone(0);
 }
 
-/* A child that waits to be killed, or exits at once (exit_now). */
+/* A child that waits to be killed, or (exit_now) exits once told to
+ * (a byte on go_fd), not before its parent has named it the pump. */
+static int go_fd = -1;
+
 static pid_t child(int exit_now)
 {
-	pid_t pid = fork();
+	int go[2];
+	pid_t pid;
+	char b;
 
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
 	if (pid == 0) {
+		close(go[1]);
 		if (!exit_now)
 			pause();
+		if (read(go[0], &b, 1) < 0)
+			_exit(1);
 		_exit(0);
 	}
 	assert_true(pid > 0);
+	close(go[0]);
+	if (go_fd >= 0)
+		close(go_fd);
+	go_fd = go[1];
 	return pid;
 }
 
-/* mrc_pump[0] names tgid, not gone; then what it says once tgid is dead. */
+/* mrc_pump[0] names tgid, not gone; then what it says once tgid is dead
+ * (killed with sig, or told to exit). */
 static struct mrc_pump pump_after(pid_t tgid, int sig)
 {
 	int mfd = bpf_map__fd(snd.rx->maps.mrc_pump);
@@ -1752,6 +1781,8 @@ static struct mrc_pump pump_after(pid_t tgid, int sig)
 	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
 	if (sig)
 		assert_int_equal(kill(tgid, sig), 0);
+	else
+		assert_int_equal(write(go_fd, "x", 1), 1);
 	assert_int_equal(waitpid(tgid, &st, 0), tgid);
 	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
 	return p;
@@ -1789,12 +1820,15 @@ static void pump_watch_real_deaths(void **state)
 	p.tgid = (uint32_t)pump;
 	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
 	other = child(1);
+	assert_int_equal(write(go_fd, "x", 1), 1);
 	assert_int_equal(waitpid(other, &st, 0), other);
 	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
 	assert_int_equal(p.gone, 0);
 	assert_int_equal(kill(pump, SIGKILL), 0);
 	assert_int_equal(waitpid(pump, &st, 0), pump);
 	bpf_link__destroy(exit_link);
+	close(go_fd);
+	go_fd = -1;
 	pump_gone(0);
 }
 
