@@ -600,11 +600,11 @@ int dev_pump_watch(struct dev *d, const char *dir)
 			err_msg(err, "loading", "mrc_pump_gone");
 	}
 	/* Pumped again, watched or not: named by the data path itself. */
-	if (err || bpf_prog_test_run_opts(
-			   bpf_program__fd(hook->progs.mrc_pump_claim), &o)) {
-		err = err ?: err_msg(-errno, "running", "mrc_pump_claim");
-		err = pump_set(d, &pump) ?: err;
-	}
+	if (!err && bpf_prog_test_run_opts(
+			    bpf_program__fd(hook->progs.mrc_pump_claim), &o))
+		err = err_msg(-errno, "running", "mrc_pump_claim");
+	if (err && pump_set(d, &pump))
+		err = -EIO;
 	if (!err)
 		err = pump_hook(hook->progs.mrc_pump_kill, "signal_generate",
 				dir, "mrc_pump_kill");
