@@ -591,13 +591,15 @@ cat "$TMP/veth_lost" >>"$OUT/incast-counters.txt"
 # mark, the bytes each plane's queue admitted, and the wait p50 / p99 (us)
 # of every data packet the four queued, from their histograms (10 us
 # buckets, each figure a bucket's upper edge) and their summed histogram.
-read -r q_trim q_mark q_drop hwm q_bytes qw50 qw99 qwhist < <(tb status -j | jq -r '
-	def pct($h; $p): ($h | add) as $n |
+# pct(HIST; P): the P-quantile of a histogram of 10 us buckets, as the
+# upper edge of its bucket (null: empty). One definition, both jq programs.
+PCT_JQ='	def pct($h; $p): ($h | add) as $n |
 		if $n == 0 then null else
 		reduce range($h | length) as $i ({c: 0, r: null};
 			if .r == null then .c += $h[$i] |
 				(if .c >= $p * $n then .r = ($i + 1) * 10 else . end)
-			else . end) | .r end;
+			else . end) | .r end;'
+read -r q_trim q_mark q_drop hwm q_bytes qw50 qw99 qwhist < <(tb status -j | jq -r "$PCT_JQ"'
 	[range(4) as $p | .nodes[] | select(.node == "p\($p)l1") |
 	 [.interfaces[] | select(.ifname == "host")][0] // {}] |
 	(map(.queue.wait_hist_10us // []) as $hs | ($hs | map(length) | max) as $l |
@@ -641,13 +643,7 @@ jq -s --argjson n "$N" --arg mode "$MODE" --arg cc "$CC" --arg rate "$RATE" \
 	--argjson q_trim "$q_trim" --argjson q_mark "$q_mark" \
 	--argjson q_drop "$q_drop" --argjson veth_lost "$veth_lost" --argjson hwm "$hwm" --argjson buf "$buf" \
 	--argjson q_bytes "$q_bytes" \
-	--argjson cpu_ticks "$((cpu1 - cpu0))" --argjson hz "$(getconf CLK_TCK)" '
-	def pct($h; $p): ($h | add) as $n |
-		if $n == 0 then null else
-		reduce range($h | length) as $i ({c: 0, r: null};
-			if .r == null then .c += $h[$i] |
-				(if .c >= $p * $n then .r = ($i + 1) * 10 else . end)
-			else . end) | .r end;
+	--argjson cpu_ticks "$((cpu1 - cpu0))" --argjson hz "$(getconf CLK_TCK)" "$PCT_JQ"'
 	[.[] | .results[0]] as $r | ($r | map(.gbit_per_s)) as $g |
 	# What all carried over the run: flows that joined late ran shorter.
 	(($r | map(.gbit_per_s * .seconds) | add) / ($r | map(.seconds) | max)) as $sum | {
