@@ -9,11 +9,12 @@
  *   mrc_pump_exit  the exit of its thread group leader
  *                  (sched_process_exit): any other death, a crash
  *
- * Either sets gone (and gone_ns, the first time); mrc_pump_claim, run by
- * mrcd, names the pump and clears it. mrcd attaches both hooks and pins
- * their links, so they stay attached when mrcd is gone, which is
- * when they matter: a SIGKILL runs no handler of mrcd's. (mrcd's own
- * stop, when it leaves the device running, sets gone itself.)
+ * Either sets gone (and gone_ns, the first time) and marks every send
+ * queue unserved (mrc_sq.no_pump), as mrc_pump_leave does for an mrcd
+ * that stops; mrc_pump_claim, run by mrcd, names the pump and clears
+ * both. mrcd attaches both hooks and pins their links, so they stay
+ * attached when mrcd is gone, which is when they matter: a SIGKILL runs
+ * no handler of mrcd's.
  *
  * With the pump gone, the receive program hands every ACK that makes room
  * to ACK clocking (bpf/mrc_xdp_ack_tx.bpf.c), whatever the QP's CC
@@ -22,7 +23,10 @@
  * the device over (and clears gone). Once the last ACK has come back with
  * nothing sent, only an mrcd sends again: so the kill hook, not the exit
  * hook (which runs milliseconds later, after the process's memory is
- * gone), is what keeps a killed mrcd's transfers going.
+ * gone), is what keeps a killed mrcd's transfers going. A QP with nothing
+ * in flight at that moment has no ACK to come: every send queue is marked
+ * (no_pump), and its poster's next post rings the low-latency doorbell,
+ * whose packet starts the clock again.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -30,6 +34,26 @@
 
 #define SIGKILL 9
 #define TRACE_SIGNAL_IGNORED 1 /* enum trace_signal_deliver */
+
+/* bpf_loop's step: QP qpn's send queue, if it has one, is served or not
+ * (*ctx, mrc_sq.no_pump). */
+static long sq_mark(__u32 qpn, void *ctx)
+{
+	struct mrc_sq *sq;
+	__u32 zero = 0;
+	void *sqmap;
+
+	sqmap = bpf_map_lookup_elem(&mrc_sq, &qpn);
+	sq = sqmap ? bpf_map_lookup_elem(sqmap, &zero) : NULL;
+	if (sq)
+		sq->no_pump = *(__u32 *)ctx;
+	return 0;
+}
+
+static __always_inline void sq_mark_all(__u32 no_pump)
+{
+	bpf_loop(MRC_MAX_QP, sq_mark, &no_pump, 0);
+}
 
 static __always_inline void pump_gone(__u32 tgid)
 {
@@ -42,6 +66,9 @@ static __always_inline void pump_gone(__u32 tgid)
 	p->gone_ns = bpf_ktime_get_ns();
 	p->gone = 1;
 	mrc_count_tx(MRC_TX_PUMP_GONE, 1);
+	/* A QP with nothing in flight has no ACK to clock it: its next post
+	 * must send a packet itself (mrc_sq.no_pump, libmrc's doorbell). */
+	sq_mark_all(1);
 }
 
 /*
@@ -63,6 +90,20 @@ int mrc_pump_claim(void *ctx)
 	p->tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	p->gone_ns = 0;
 	p->gone = 0;
+	/* Posters ring this mrcd again (their doorbells reach it). */
+	sq_mark_all(0);
+	return 0;
+}
+
+/*
+ * Never attached: an mrcd that stops and leaves the device running runs
+ * it (BPF_PROG_TEST_RUN) to say so, the same as its death would.
+ */
+SEC("raw_tp/sched_process_exit")
+int mrc_pump_leave(void *ctx)
+{
+	(void)ctx;
+	pump_gone((__u32)(bpf_get_current_pid_tgid() >> 32));
 	return 0;
 }
 

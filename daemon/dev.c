@@ -586,32 +586,31 @@ int dev_pump_watch(struct dev *d, const char *dir)
 {
 	/* A fallback only: getpid() is this PID namespace's. */
 	const struct mrc_pump pump = { .tgid = (uint32_t)getpid() };
-	struct mrc_pump_gone *hook = mrc_pump_gone__open();
 	LIBBPF_OPTS(bpf_test_run_opts, o);
 	int err;
 
-	if (!hook)
+	d->pump = mrc_pump_gone__open();
+	if (!d->pump)
 		return pump_set(d, &pump) ?:
 			       err_msg(-errno, "opening", "mrc_pump_gone");
-	err = share_maps(d, hook->obj);
+	err = share_maps(d, d->pump->obj);
 	if (!err) {
-		err = mrc_pump_gone__load(hook);
+		err = mrc_pump_gone__load(d->pump);
 		if (err)
 			err_msg(err, "loading", "mrc_pump_gone");
 	}
 	/* Pumped again, watched or not: named by the data path itself. */
 	if (!err && bpf_prog_test_run_opts(
-			    bpf_program__fd(hook->progs.mrc_pump_claim), &o))
+			    bpf_program__fd(d->pump->progs.mrc_pump_claim), &o))
 		err = err_msg(-errno, "running", "mrc_pump_claim");
 	if (err && pump_set(d, &pump))
 		err = -EIO;
 	if (!err)
-		err = pump_hook(hook->progs.mrc_pump_kill, "signal_generate",
+		err = pump_hook(d->pump->progs.mrc_pump_kill, "signal_generate",
 				dir, "mrc_pump_kill");
 	if (!err)
-		err = pump_hook(hook->progs.mrc_pump_exit, NULL, dir,
+		err = pump_hook(d->pump->progs.mrc_pump_exit, NULL, dir,
 				"mrc_pump_exit");
-	mrc_pump_gone__destroy(hook);
 	return err;
 }
 
@@ -619,7 +618,15 @@ int dev_pump_gone(struct dev *d)
 {
 	struct mrc_pump pump;
 	uint32_t key = 0;
+	LIBBPF_OPTS(bpf_test_run_opts, o);
 
+	/* Loaded (dev_pump_watch): the data path marks, as at a death. */
+	if (d->pump && bpf_program__fd(d->pump->progs.mrc_pump_leave) >= 0)
+		return bpf_prog_test_run_opts(
+			       bpf_program__fd(d->pump->progs.mrc_pump_leave),
+			       &o) ?
+			       err_msg(-errno, "running", "mrc_pump_leave") :
+			       0;
 	if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_pump), &key, &pump))
 		return err_msg(-errno, "reading", "mrc_pump");
 	pump.gone = 1;
@@ -807,6 +814,7 @@ void dev_release(struct dev *d)
 	for (p = 0; p < DEV_NPROGS; p++)
 		if (d->prog_fd[p] >= 0 && (d->reused || p == DEV_PROG_TC))
 			close(d->prog_fd[p]);
+	mrc_pump_gone__destroy(d->pump);
 	mrc_xdp_ctl__destroy(d->ctl);
 	mrc_xdp_ack_tx__destroy(d->ack_tx);
 	mrc_xdp_tx__destroy(d->tx);

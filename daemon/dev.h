@@ -35,6 +35,7 @@ struct mrc_xdp_rx;
 struct mrc_xdp_tx;
 struct mrc_xdp_ack_tx;
 struct mrc_xdp_ctl;
+struct mrc_pump_gone;
 struct ring_buffer;
 
 struct dev_port {
@@ -78,6 +79,7 @@ struct dev {
 	 */
 	uint8_t sq_slot[MRC_MAX_QP];
 	uint32_t sq_nfresh; /* FRESH slots, at most a batch of them */
+	struct mrc_pump_gone *pump; /* the pump's watch (dev_pump_watch) */
 };
 enum { DEV_SQ_STALE, DEV_SQ_FRESH, DEV_SQ_USED };
 
@@ -164,7 +166,10 @@ int dev_ack_clock(struct dev *d, int on);
  * 0 or -errno (said on stderr).
  */
 int dev_pump_watch(struct dev *d, const char *dir);
-/* This mrcd stops pumping and leaves the device running: the same, now. */
+/*
+ * This mrcd stops pumping and leaves the device running: the same as its
+ * death, now (mrc_pump_leave: gone, and every send queue unserved).
+ */
 int dev_pump_gone(struct dev *d);
 /*
  * This build's identity: the SHA-256 of its BPF objects (Makefile),

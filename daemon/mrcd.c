@@ -526,13 +526,14 @@ static int setup(struct mrcd *m, const char *anchor)
 	err = clients_listen(&m->clients, m->sock_path);
 	if (err)
 		return err;
+	step("listening");
 	/* ...and its pump, once nothing can refuse the start: QPs a
 	 * predecessor left to their ACKs are this mrcd's to pump again.
 	 * Without the watch (no tracepoints here), a killed mrcd's
 	 * transfers wait for the next one, as they did. */
 	if (m->pin_dir && dev_pump_watch(&m->dev, m->pin_dir))
 		log_err("no watch on this mrcd's exit: if it is killed, its QPs wait for the next mrcd\n");
-	step("listening");
+	step("the pump's watch attached");
 	{
 		struct itimerspec it = {
 			.it_interval.tv_nsec = SCAN_NS,

@@ -639,8 +639,17 @@ int mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr,
 	}
 	if (posted)
 		len0 = qp->sq->wqe[tail0 % MRC_SQ_DEPTH].len;
-	if (posted && qp->sq->tail - tail0 == 1 && len0 <= qp->m.mtu &&
-	    lowlat_fits(qp, tail0, done0) && !ring_lowlat(qp))
+	/*
+	 * No mrcd serves the queue (killed, or restarting): the doorbell's
+	 * packet is what sends anything, its ACK the rest, until the next
+	 * mrcd, which the eventfd below still tells. Read after the tail is
+	 * stored, as a stopping mrcd marks before it sends its QPs' last
+	 * packets: one of the two sees the other.
+	 */
+	if (posted && __atomic_load_n(&qp->sq->no_pump, __ATOMIC_SEQ_CST))
+		ring_lowlat(qp);
+	else if (posted && qp->sq->tail - tail0 == 1 && len0 <= qp->m.mtu &&
+		 lowlat_fits(qp, tail0, done0) && !ring_lowlat(qp))
 		posted = 0; /* rung */
 	/* mrcd is sending from this queue: it sees the new tail itself. */
 	if (posted && __atomic_load_n(&qp->sq->pumping, __ATOMIC_SEQ_CST))

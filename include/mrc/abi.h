@@ -20,7 +20,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 24
+#define MRC_ABI_VERSION 25
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
@@ -274,6 +274,15 @@ struct mrc_sq {
 	__u32 err_wqe; /* ...and the free-running index of the WQE that failed */
 	__u32 pumping; /* written by mrcd: it is sending; no doorbell needed */
 	__u32 sent; /* written by the data path: WQEs before it all sent */
+	/*
+	 * Set by the pump's watch (bpf/mrc_pump_gone.bpf.c) and by an mrcd
+	 * that stops leaving the device running; cleared by the mrcd that
+	 * adopts the queue: no mrcd serves it. The poster then rings the
+	 * low-latency doorbell for every post, whose packet's ACK clocks
+	 * the rest (docs/mrcd.md, "The data path carries the restart").
+	 */
+	__u32 no_pump;
+	__u32 pad;
 	struct mrc_wqe wqe[MRC_SQ_DEPTH];
 };
 
@@ -583,7 +592,8 @@ _Static_assert(sizeof(mrc_wake_t) == 8, "mrc_wake: the mmapped stride");
  * (bpf_ktime_get_ns()); the next mrcd clears them. While gone, an ACK
  * that makes room sends the next packet of any QP (ACK clocking,
  * docs/congestion.md), not only of those with a CC profile, so
- * transfers keep moving with no mrcd to pump them.
+ * transfers keep moving with no mrcd to pump them; and every send queue
+ * says so to its poster (mrc_sq.no_pump).
  */
 struct mrc_pump {
 	__u32 tgid;

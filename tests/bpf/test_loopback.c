@@ -1695,7 +1695,7 @@ static void *exit_from_thread(void *arg)
 	return (void *)(long)bpf_prog_test_run_opts(*(int *)arg, &o);
 }
 
-static void exit_hook_sets_gone(void **state)
+static void watch_marks_pump_and_queues(void **state)
 {
 	int fd = bpf_program__fd(pump_gone_->progs.mrc_pump_exit);
 	int mfd = bpf_map__fd(snd.rx->maps.mrc_pump);
@@ -1707,8 +1707,10 @@ static void exit_hook_sets_gone(void **state)
 	LIBBPF_OPTS(bpf_test_run_opts, o);
 
 	(void)state;
-	/* The claim names the caller, as the kernel knows it, not gone. */
+	/* The claim names the caller, as the kernel knows it, not gone, and
+	 * its posters' queues served again. */
 	p.gone = 1;
+	sq->no_pump = 1;
 	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
 	assert_int_equal(
 		bpf_prog_test_run_opts(
@@ -1717,6 +1719,7 @@ static void exit_hook_sets_gone(void **state)
 	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
 	assert_int_equal(p.tgid, (uint32_t)getpid());
 	assert_int_equal(p.gone, 0);
+	assert_int_equal(sq->no_pump, 0);
 
 	p.tgid = (uint32_t)getpid() + 1;
 	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
@@ -1732,12 +1735,36 @@ static void exit_hook_sets_gone(void **state)
 	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
 	assert_int_equal(p.gone, 0);
 	assert_int_equal(tx_stat(MRC_TX_PUMP_GONE), seen);
+	assert_int_equal(sq->no_pump, 0);
 
+	/* The leader's exit: gone, and every send queue unserved, so its
+	 * poster's next post rings a packet out itself. */
 	assert_int_equal(bpf_prog_test_run_opts(fd, &o), 0);
 	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
 	assert_int_equal(p.gone, 1);
 	assert_true(p.gone_ns >= t0 && p.gone_ns <= mono_ns());
 	assert_int_equal(tx_stat(MRC_TX_PUMP_GONE), seen + 1);
+	assert_int_equal(sq->no_pump, 1);
+
+	/* A stopping mrcd says the same of itself (mrc_pump_leave); another
+	 * process's leave is not the pump's. */
+	sq->no_pump = 0;
+	p.gone = 0;
+	p.tgid = (uint32_t)getpid() + 1;
+	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
+	fd = bpf_program__fd(pump_gone_->progs.mrc_pump_leave);
+	assert_int_equal(bpf_prog_test_run_opts(fd, &o), 0);
+	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
+	assert_int_equal(p.gone, 0);
+	assert_int_equal(sq->no_pump, 0);
+	p.tgid = (uint32_t)getpid();
+	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
+	assert_int_equal(bpf_prog_test_run_opts(fd, &o), 0);
+	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
+	assert_int_equal(p.gone, 1);
+	assert_int_equal(tx_stat(MRC_TX_PUMP_GONE), seen + 2);
+	assert_int_equal(sq->no_pump, 1);
+	sq->no_pump = 0;
 	pump_gone(0);
 }
 
@@ -1806,8 +1833,12 @@ static void pump_watch_real_deaths(void **state)
 	kill_link = bpf_program__attach_tracepoint(
 		pump_gone_->progs.mrc_pump_kill, "signal", "signal_generate");
 	assert_non_null(kill_link);
+	sq->no_pump = 0;
 	assert_int_equal(pump_after(child(0), SIGKILL).gone, 1);
+	assert_int_equal(sq->no_pump, 1);
+	sq->no_pump = 0;
 	assert_int_equal(pump_after(child(0), SIGTERM).gone, 0);
+	assert_int_equal(sq->no_pump, 0);
 	bpf_link__destroy(kill_link);
 
 	exit_link = bpf_program__attach_raw_tracepoint(
@@ -1827,6 +1858,7 @@ static void pump_watch_real_deaths(void **state)
 	assert_int_equal(kill(pump, SIGKILL), 0);
 	assert_int_equal(waitpid(pump, &st, 0), pump);
 	bpf_link__destroy(exit_link);
+	sq->no_pump = 0;
 	close(go_fd);
 	go_fd = -1;
 	pump_gone(0);
@@ -2096,7 +2128,7 @@ int main(void)
 		cmocka_unit_test(cc_delay_counted),
 		cmocka_unit_test(no_mrcd_any_qp_clocked),
 		cmocka_unit_test(no_mrcd_full_window_probes_una),
-		cmocka_unit_test(exit_hook_sets_gone),
+		cmocka_unit_test(watch_marks_pump_and_queues),
 		cmocka_unit_test(pump_watch_real_deaths),
 		cmocka_unit_test(srv6_clean),
 		cmocka_unit_test(srv6_lossy_reordering),

@@ -86,11 +86,23 @@ restart() {
 	fi
 }
 
+# perf_end NAME: end client NAME's bw row now (SIGUSR1, as if its time
+# were up) and its server ($cli, $srv): exit 0, byte-exact, no error
+# completion.
+perf_end() {
+	local rc=0
+	kill -USR1 "$(cat "$TMP/$1.pid")"
+	wait "$cli" || rc=$?
+	wait "$srv" || true
+	[ $rc = 0 ] || fail "$1: mrc-perf exit $rc: $(cat "$TMP/$1.err" "$TMP/$1.srv")"
+	perf_clean "$1"
+}
+
 # Sender and receiver; one transfer lasting until the 10 restarts are done,
 # however long a busy machine makes them: SIGUSR1 ends it, as finished.
 as_nobody h2 "$PERF" server --wait 60 >"$TMP/xfer.srv" 2>&1 &
 srv=$!
-PIDNAME=client as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j \
+PIDNAME=xfer as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j \
 	--test bw --verify -q 4 -s 64K -D 240 >"$TMP/xfer.json" 2>"$TMP/xfer.err" &
 cli=$!
 sleep 2
@@ -107,12 +119,7 @@ MRCD_TEST_BUILD_ID=other restart h1 TERM 11 fresh
 sleep 1
 restart h1 KILL 12 fresh
 sleep 1
-kill -USR1 "$(cat "$TMP/client.pid")"
-rc=0
-wait "$cli" || rc=$?
-wait "$srv" || true
-[ $rc = 0 ] || fail "mrc-perf exit $rc: $(cat "$TMP/xfer.err" "$TMP/xfer.srv")"
-perf_clean xfer
+perf_end xfer
 jq -e '.results | length > 0' "$TMP/xfer.json" >/dev/null || fail "no result: $(cat "$TMP/xfer.json")"
 # The client polls its CQs: it resumes with every mrcd h1 starts while it
 # runs (7: the logs saved at the next restart, and the last). The server
@@ -124,6 +131,40 @@ for f in "$TMP"/h1.mrcd.log.2 "$TMP"/h1.mrcd.log.5 "$TMP"/h1.mrcd.log.6 \
 	grep -q "resumed its session" "$f" || fail "$(basename "$f"): no session resumed: $(cat "$f")"
 done
 log "12 restarts (6 SIGTERM, 6 SIGKILL; 7 of the sender's mrcd, 5 of the receiver's) during one transfer: each took over its QPs (the running programs reused, or loaded afresh by another build identity and the build after it), the applications resumed their sessions; verified byte-exact, no error completion ($(jq -c '[.results[] | {size_bytes, gbit_per_s}]' "$TMP/xfer.json"))"
+
+# With no mrcd at all for a while, a transfer goes on (docs/mrcd.md, "The
+# data path carries the restart"). One WRITE in flight at a time (-d 1):
+# each completes with nothing else in flight, so the next post finds the
+# QP idle and no ACK to clock it; only the post itself can send its first
+# packet (the low-latency doorbell, since the pump's watch marked every
+# send queue unserved, mrc_sq.no_pump), and its ACK clocks the rest. h1's
+# mrcd is killed and none runs for 2 s: the packets its data path sends
+# from ACKs meanwhile (tx_ack_clocked_no_mrcd) keep growing, read a second
+# apart; then an mrcd takes over and the transfer ends byte-exact.
+h1_count() { dp_counters h1 | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'; }
+done0=$(h1_count send_completions)
+as_nobody h2 "$PERF" server --wait 60 >"$TMP/bare.srv" 2>&1 &
+srv=$!
+PIDNAME=bare as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j \
+	--test bw --verify -d 1 -s 256K -D 60 >"$TMP/bare.json" 2>"$TMP/bare.err" &
+cli=$!
+# Running: 20 WRITEs completed (within 20 s, however busy the machine).
+for _ in $(seq 200); do
+	[ "$(h1_count send_completions)" -ge $((done0 + 20)) ] && break
+	sleep 0.1
+done
+[ "$(h1_count send_completions)" -ge $((done0 + 20)) ] ||
+	fail "the transfer did not start: $(cat "$TMP/bare.err")"
+stop h1 KILL
+sleep 0.5
+c1=$(h1_count tx_ack_clocked_no_mrcd)
+sleep 1
+c2=$(h1_count tx_ack_clocked_no_mrcd)
+start h1
+perf_end bare
+[ "$c2" -gt "$c1" ] ||
+	fail "with no mrcd the transfer stopped: $c1 packets sent from ACKs 0.5 s after the kill, $c2 a second later"
+log "no mrcd for 2 s under a transfer of one WRITE at a time: it went on ($((c2 - c1)) packets sent from ACKs in the second second, each WRITE's first one rung out by its post), byte-exact after the next mrcd took over"
 
 # A session is its own process's: an application that does not resume
 # (MRC_RECONNECT_MS=0) stays an orphan; another process presenting its
