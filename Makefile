@@ -416,6 +416,9 @@ UNIT_SRCS_test_lib_verbs   := lib/plain_cq.c lib/plain_qp.c lib/verbs_plain.c \
 			      lib/verbs_async.c lib/verbs_str.c lib/devlist.c \
 			      lib/gid.c
 UNIT_LIBS_test_lib_verbs   := -lpthread
+UNIT_SRCS_test_lib_post    := lib/qp.c lib/cq.c lib/doorbell.c lib/compat.c \
+			      lib/gid.c lib/log.c
+UNIT_LIBS_test_lib_post    := -lpthread
 UNIT_SRCS_test_lib_bind    := lib/bind.c
 UNIT_MRCCTL_STUBS := tests/unit/mrcctl_stubs.c tools/mrcctl/args.c
 UNIT_SRCS_test_capture     := tools/mrcctl/capture_args.c $(UNIT_MRCCTL_STUBS) \

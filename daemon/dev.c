@@ -603,6 +603,7 @@ int dev_pump_watch(struct dev *d, const char *dir)
 	if (!err && bpf_prog_test_run_opts(
 			    bpf_program__fd(d->pump->progs.mrc_pump_claim), &o))
 		err = err_msg(-errno, "running", "mrc_pump_claim");
+	d->pump_claimed = !err;
 	if (err && pump_set(d, &pump))
 		err = -EIO;
 	if (!err)
@@ -620,13 +621,20 @@ int dev_pump_gone(struct dev *d)
 	uint32_t key = 0;
 	LIBBPF_OPTS(bpf_test_run_opts, o);
 
-	/* Loaded (dev_pump_watch): the data path marks, as at a death. */
-	if (d->pump && bpf_program__fd(d->pump->progs.mrc_pump_leave) >= 0)
-		return bpf_prog_test_run_opts(
-			       bpf_program__fd(d->pump->progs.mrc_pump_leave),
-			       &o) ?
-			       err_msg(-errno, "running", "mrc_pump_leave") :
-			       0;
+	/*
+	 * Claimed (dev_pump_watch): the data path marks, as at a death (the
+	 * pump's tgid is the one the claim wrote, which getpid() is not in a
+	 * PID namespace). The caller's loads after it, of the queues it
+	 * marked, must not pass its stores.
+	 */
+	if (d->pump_claimed) {
+		int fd = bpf_program__fd(d->pump->progs.mrc_pump_leave);
+
+		if (bpf_prog_test_run_opts(fd, &o))
+			return err_msg(-errno, "running", "mrc_pump_leave");
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return 0;
+	}
 	if (bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_pump), &key, &pump))
 		return err_msg(-errno, "reading", "mrc_pump");
 	pump.gone = 1;

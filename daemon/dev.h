@@ -80,6 +80,7 @@ struct dev {
 	uint8_t sq_slot[MRC_MAX_QP];
 	uint32_t sq_nfresh; /* FRESH slots, at most a batch of them */
 	struct mrc_pump_gone *pump; /* the pump's watch (dev_pump_watch) */
+	int pump_claimed; /* ...whose claim named this process the pump */
 };
 enum { DEV_SQ_STALE, DEV_SQ_FRESH, DEV_SQ_USED };
 

@@ -265,18 +265,32 @@ static int merge_lanes(struct pump *p, int n)
 
 int pump_kick(struct pump *p)
 {
-	int i, sent = 0, n;
+	uint32_t qpn;
+	int sent = 0, n;
 
-	for (i = 0; i < p->nactive; i++) {
-		struct pump_qp *q = &p->qp[p->active[i]];
+	/* Every QP in RTS with work, in the list or not: a post that rang
+	 * the doorbell just before the queues were marked is in none until
+	 * its eventfd is read, and nobody will read it now. */
+	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
+		struct pump_qp *q = &p->qp[qpn];
 
 		if (!q->rts || !q->sq || q->sq->state == MRC_QPS_ERR ||
 		    sq_idle(q))
 			continue;
-		n = dev_tx_burst(p->dev, p->active[i], 1, 0, 1);
+		n = dev_tx_burst(p->dev, qpn, 1, 0, 1);
 		sent += n > 0 ? n : 0;
 	}
 	return sent;
+}
+
+void pump_served(struct pump *p)
+{
+	uint32_t qpn;
+
+	for (qpn = 0; qpn < MRC_MAX_QP; qpn++)
+		if (p->qp[qpn].sq)
+			__atomic_store_n(&p->qp[qpn].sq->no_pump, 0,
+					 __ATOMIC_SEQ_CST);
 }
 
 int pump_pass(struct pump *p, uint64_t *next_ns)

@@ -102,6 +102,12 @@ int pump_pass(struct pump *p, uint64_t *next_ns);
  * packets sent.
  */
 int pump_kick(struct pump *p);
+/*
+ * Every send queue this pump knows is served again (mrc_sq.no_pump
+ * cleared): what the pump's claim does in the data path, for an mrcd
+ * whose watch could not be loaded.
+ */
+void pump_served(struct pump *p);
 /* QPs in RTS with WQEs not completed join the list (the 1 ms scan). */
 void pump_scan(struct pump *p);
 

@@ -395,6 +395,40 @@ void qp_unmark_failed(struct mrc_qp *qp)
 	pthread_mutex_unlock(&qp->ctx->lock);
 }
 
+/*
+ * A post that read no_pump clear in the instant before mrcd died rang
+ * mrcd's eventfd, which nobody reads now; with nothing of its QP's in
+ * flight no ACK sends it either, and it would wait for the next mrcd. An
+ * empty poll rings the doorbell of each QP sending to this CQ that no
+ * mrcd serves and has work (qp_ring_unserved), at most every NUDGE_NS
+ * by the coarse clock (a tick: 4 ms at HZ 250). Never waits for a lock.
+ */
+#define NUDGE_NS 1000000ull
+
+static void nudge_unserved(struct mrc_cq *cq)
+{
+	struct mrc_context *ctx = cq->ctx;
+	struct timespec ts;
+	uint64_t now;
+	uint32_t i;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (now < __atomic_load_n(&cq->next_nudge_ns, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&cq->next_nudge_ns, now + NUDGE_NS, __ATOMIC_RELAXED);
+	/* Held, a QP is not destroyed under us (mrc_destroy_qp). */
+	if (pthread_mutex_trylock(&ctx->lock))
+		return;
+	for (i = 0; i < ctx->qp_hi && i < MRC_MAX_QP; i++) {
+		struct mrc_qp *qp = ctx->qp[i];
+
+		if (qp && qp->init.send_cq == cq)
+			qp_ring_unserved(qp);
+	}
+	pthread_mutex_unlock(&ctx->lock);
+}
+
 static int poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc,
 		   uint64_t *ts_ns)
 {
@@ -431,6 +465,8 @@ static int poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc,
 			got += flush_qp(cq, f[k], num_entries - got, wc + got);
 	}
 	pthread_mutex_unlock(&cq->lock);
+	if (!got)
+		nudge_unserved(cq);
 	/* Flushes are libmrc's, made now; the data path stamped the rest. */
 	if (ts_ns && flushed < got) {
 		struct timespec now;

@@ -79,6 +79,7 @@ struct mrc_cq {
 	 * eventfd, idx its number at mrcd; the fields below are unused. */
 	struct mrcd_evq *evq;
 	size_t evq_len;
+	uint64_t next_nudge_ns; /* cq.c, nudge_unserved */
 	/* Next seq per QP and direction ([qpn][0] send, [1] receive). */
 	uint32_t expect[MRC_MAX_QP][2];
 };
@@ -124,6 +125,7 @@ struct mrc_context {
 	int nobj; /* CQs, QPs, channels, hints alive */
 	int nfailed; /* QPs in ERR whose WRs CQ polls flush */
 	struct mrc_qp *qp[MRC_MAX_QP]; /* by QP number */
+	uint32_t qp_hi; /* one past the highest QP number made here */
 	int async_fd; /* eventfd: events queued */
 	struct mrc_async_event async[MRC_MAX_ASYNC];
 	int nasync;
@@ -158,6 +160,12 @@ void cq_detach(struct mrc_cq *cq);
 int ctl_evq_destroy(struct mrc_cq *cq);
 
 void qp_mark_failed(struct mrc_qp *qp);
+/*
+ * If no mrcd serves qp's send queue (mrc_sq.no_pump) and it holds work
+ * not completed, rings its low-latency doorbell: the packet that starts
+ * its ACK clock again. 1 if rung.
+ */
+int qp_ring_unserved(struct mrc_qp *qp);
 void qp_unmark_failed(struct mrc_qp *qp);
 void ctx_post_async(struct mrc_context *ctx, const struct mrc_async_event *ev);
 

@@ -105,6 +105,8 @@ struct mrc_qp *mrc_create_qp(struct mrc_context *ctx,
 	soft_db_add(ctx->sc, qp->qpn, &qp->db_fd);
 	pthread_mutex_lock(&ctx->lock);
 	ctx->qp[qp->qpn] = qp;
+	if (qp->qpn >= ctx->qp_hi)
+		ctx->qp_hi = qp->qpn + 1;
 	ctx->nobj++;
 	pthread_mutex_unlock(&ctx->lock);
 	return qp;
@@ -589,6 +591,18 @@ static int ring_lowlat(struct mrc_qp *qp)
 		fd = nfd;
 	}
 	return mrc_doorbell_ring(fd, qp->qpn, qp->db_token) ? -1 : 0;
+}
+
+int qp_ring_unserved(struct mrc_qp *qp)
+{
+	struct mrc_sq *sq = qp->sq;
+
+	if (qp->state != IBV_QPS_RTS ||
+	    !__atomic_load_n(&sq->no_pump, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE) ==
+		    __atomic_load_n(&sq->done, __ATOMIC_ACQUIRE))
+		return 0;
+	return !ring_lowlat(qp);
 }
 
 /*

@@ -275,16 +275,18 @@ struct mrc_sq {
 	__u32 pumping; /* written by mrcd: it is sending; no doorbell needed */
 	__u32 sent; /* written by the data path: WQEs before it all sent */
 	/*
-	 * Set by the pump's watch (bpf/mrc_pump_gone.bpf.c) and by an mrcd
-	 * that stops leaving the device running; cleared by the mrcd that
-	 * adopts the queue: no mrcd serves it. The poster then rings the
-	 * low-latency doorbell for every post, whose packet's ACK clocks
-	 * the rest (docs/mrcd.md, "The data path carries the restart").
+	 * No mrcd serves the queue: set by the pump's watch
+	 * (bpf/mrc_pump_gone.bpf.c) and by an mrcd that stops leaving the
+	 * device running, in every queue; cleared in every queue by the
+	 * next mrcd's claim once it listens. The poster then rings the
+	 * low-latency doorbell for every post, and an empty poll for work
+	 * left behind; the packet's ACK clocks the rest (docs/lowlat.md).
 	 */
 	__u32 no_pump;
 	__u32 pad;
 	struct mrc_wqe wqe[MRC_SQ_DEPTH];
 };
+_Static_assert(__builtin_offsetof(struct mrc_sq, wqe) == 32, "sq layout");
 
 /* mrc_tx_rec.flags */
 #define MRC_REC_INFLIGHT 0x01 /* sent, not yet acknowledged */

@@ -48,6 +48,9 @@ done
 # the pid and the arguments read with read, the wait polled every 0.2 ms
 # with read -t on a FIFO nobody writes, nsenter exec'ing mrcd with no
 # shell between. mrcd removes a stale socket itself before it binds.
+# Until the new mrcd is ready it forks nothing either: its log is read
+# as it grows (until 2026-12-07 a grep a millisecond, on the CPUs the
+# new mrcd and the application need).
 mkfifo "$TMP/never"
 cat >"$TMP/restart" <<EOF
 #!/bin/bash
@@ -55,12 +58,12 @@ set -e
 h=\$1 pidf=$TMP/\$1.mrcd.pid log=$TMP/\$1.mrcd.log
 read -r pid <"\$pidf"
 read -r -a argv <"$TMP/\$h.argv"
-n=\$(grep -c "^mrcd: ready" "\$log" || true)
 exec 9<>"$TMP/never"
 kill -"\$2" "\$pid"
 # Gone, or a zombie with no thread left (its files are closed then; a
 # zombie leader whose other threads still exit holds them, and the socket's
-# lock): its reaper may be slow.
+# lock): its reaper may be slow. Builtins only from here to "ready": a
+# fork a millisecond (grep, cat) took the CPUs the restart is measured on.
 shopt -s nullglob
 while [ -e /proc/\$pid ]; do
 	st=
@@ -71,17 +74,28 @@ while [ -e /proc/\$pid ]; do
 	[ "\$st" = Z ] && [ \${#tasks[@]} -le 1 ] && break
 	read -r -t 0.0002 -u 9 _ || true
 done
+# The log from its end on: the new mrcd's lines, read as they come.
+exec 8<"\$log"
+while read -r -u 8 _; do :; done
 # nsenter execs mrcd in its own process (no --fork): \$! is mrcd's pid.
 nsenter --net="/run/netns/$TB_PREFIX-\$h" "\${argv[@]}" >>"\$log" 2>&1 &
-echo \$! >"\$pidf"
 new=\$!
-until [ "\$(grep -c "^mrcd: ready" "\$log" || true)" -gt "\$n" ]; do
-	[ -e /proc/\$new ] || { echo "restart: the new mrcd ended: \$(tail -2 "\$log")" >&2; exit 1; }
+echo \$new >"\$pidf"
+part=
+while :; do
+	if IFS= read -r -u 8 line; then
+		line=\$part\$line part=
+		[[ \$line == "mrcd: ready"* ]] && break
+		continue
+	fi
+	part=\$part\$line # a line not yet ended
+	[ -e /proc/\$new ] || { echo "restart: the new mrcd ended: \$part" >&2; exit 1; }
 	read -r -t 0.001 -u 9 _ || true
 done
 # The new mrcd's CPU until it serves, in ns (schedstat: time on a CPU;
 # /proc/PID/stat counts 10 ms ticks).
-awk '{ print \$1 }' "/proc/\$(cat "\$pidf")/schedstat" >"$TMP/ready_cpu_ns"
+read -r ready_ns _ </proc/\$new/schedstat
+echo "\$ready_ns" >"$TMP/ready_cpu_ns"
 EOF
 chmod +x "$TMP/restart"
 
@@ -101,6 +115,10 @@ run() {
 		--at "1000:$2" --at "4000:true" >"$TMP/$1.json"
 	c1=$(busy_ticks)
 	wait $srv || true
+	jq -e '.failover.at[0].status == 0' "$TMP/$1.json" >/dev/null || {
+		echo "restart: $1: the restart failed: $(tail -3 "$TMP/h1.mrcd.log" "$TMP/h2.mrcd.log")" >&2
+		exit 1
+	}
 	[ -s "$TMP/ready_cpu_ns" ] && ready=$(cat "$TMP/ready_cpu_ns")
 	jq -n --argjson t $((c1 - c0)) --argjson hz "$HZ" --argjson r "$ready" \
 		'{ cpu_s: ($t / $hz), ready_cpu_ms: (if $r then ($r / 1000 | floor) / 1000 else null end) }' \
@@ -153,5 +171,5 @@ jq -r '
 	"  sender, SIGKILL     \(r(.sender_sigkill))",
 	"  receiver, SIGKILL   \(r(.receiver_sigkill))",
 	"  no restart          \(r(.no_restart))",
-	"  sender: \(.sender_mrcd_exits_seen) mrcd exits seen by the data path, \(.sender_packets_clocked_no_mrcd) packets sent by ACKs with no mrcd",
+	"  sender: \(.sender_mrcd_exits_seen) mrcd exits seen by the data path (SIGTERM stops too), \(.sender_packets_clocked_no_mrcd) packets sent by ACKs with no mrcd",
 	"  (JSON: '"$OUT"'/restart.json)"' "$OUT/restart.json"

@@ -109,15 +109,24 @@ static void doorbell_pumps_until_done(void **state)
 
 /*
  * A stopping mrcd's kick: one packet, in a call of its own, for a QP in
- * the list with work; none for a QP with nothing left or one that left
- * RTS.
+ * RTS with work, in the list or not; none for a QP with nothing left or
+ * one that left RTS.
  */
 static void kick_sends_one_packet_a_qp(void **state)
 {
 	(void)state;
 	assert_int_equal(pump_kick(&p), 0);
+	/* Posted, its doorbell not yet read: in no list, kicked all the
+	 * same (nobody will read that doorbell now). */
 	post(10);
 	fake.tx_budget[QPN] = 10;
+	assert_int_equal(p.nactive, 0);
+	assert_int_equal(pump_kick(&p), 1);
+	assert_int_equal(fake.tx_bursts, 1);
+	assert_int_equal(fake.tx_frames, 1);
+	fake.tx_budget[QPN] = 10;
+	fake.tx_bursts = 0;
+	fake.tx_frames = 0;
 	ring();
 	assert_int_equal(pump_kick(&p), 1);
 	assert_int_equal(fake.tx_bursts, 1);
