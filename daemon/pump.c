@@ -265,19 +265,19 @@ static int merge_lanes(struct pump *p, int n)
 
 int pump_kick(struct pump *p)
 {
-	uint32_t qpn;
-	int sent = 0, n;
+	int i, sent = 0, n;
 
-	/* Every QP in RTS with work, in the list or not: a post that rang
-	 * the doorbell just before the queues were marked is in none until
-	 * its eventfd is read, and nobody will read it now. */
-	for (qpn = 0; qpn < MRC_MAX_QP; qpn++) {
-		struct pump_qp *q = &p->qp[qpn];
+	/* A post that rang the doorbell just before the queues were marked
+	 * is in no list until its eventfd is read, and nobody will read it
+	 * now: every QP in RTS with work joins first. */
+	pump_scan(p);
+	for (i = 0; i < p->nactive; i++) {
+		struct pump_qp *q = &p->qp[p->active[i]];
 
 		if (!q->rts || !q->sq || q->sq->state == MRC_QPS_ERR ||
 		    sq_idle(q))
 			continue;
-		n = dev_tx_burst(p->dev, qpn, 1, 0, 1);
+		n = dev_tx_burst(p->dev, p->active[i], 1, 0, 1);
 		sent += n > 0 ? n : 0;
 	}
 	return sent;

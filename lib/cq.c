@@ -408,12 +408,9 @@ void qp_unmark_failed(struct mrc_qp *qp)
 static void nudge_unserved(struct mrc_cq *cq)
 {
 	struct mrc_context *ctx = cq->ctx;
-	struct timespec ts;
-	uint64_t now;
+	uint64_t now = now_ns(CLOCK_MONOTONIC_COARSE);
 	uint32_t i;
 
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	if (now < __atomic_load_n(&cq->next_nudge_ns, __ATOMIC_RELAXED))
 		return;
 	__atomic_store_n(&cq->next_nudge_ns, now + NUDGE_NS, __ATOMIC_RELAXED);
@@ -469,12 +466,10 @@ static int poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc,
 		nudge_unserved(cq);
 	/* Flushes are libmrc's, made now; the data path stamped the rest. */
 	if (ts_ns && flushed < got) {
-		struct timespec now;
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
 		for (i = flushed; i < got; i++)
-			ts_ns[i] = (uint64_t)now.tv_sec * 1000000000ull +
-				   (uint64_t)now.tv_nsec;
+			ts_ns[i] = now;
 	}
 	return got;
 }

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <mrc.h>
 
@@ -158,6 +159,15 @@ void cq_detach(struct mrc_cq *cq);
 
 /* mrc_destroy_cq of an EV event queue (ctl.c). */
 int ctl_evq_destroy(struct mrc_cq *cq);
+
+/* The time on clock, in ns. */
+static inline uint64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 void qp_mark_failed(struct mrc_qp *qp);
 /*

@@ -177,14 +177,6 @@ static bool broken(ssize_t n)
 	return n == -EPIPE || n == -ECONNRESET || n == -ENOTCONN;
 }
 
-static uint64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* How long a broken connection is retried, in ms (0: not at all). */
 static long reconnect_ms(void)
 {

@@ -26,9 +26,6 @@ mkdir -p "$OUT"
 tb up --direct --planes 4 --mtu 3000 >/dev/null
 chmod 0755 "$TMP"
 
-# counter HOST NAME: one data path counter of HOST (0 if not counted yet).
-counter() { dp_counters "$1" | awk -v n="$2" '$1 == n { v = $2 } END { print v + 0 }'; }
-
 : >"$TMP/rows"
 for r in $(seq "$ROUNDS"); do
 	for n in "${LINES[@]}"; do
@@ -43,18 +40,18 @@ for r in $(seq "$ROUNDS"); do
 			bw1) args=(--test bw -s 1M -D 3 --mtu 4096) ;;
 			bw4) args=(--test bw -s 1M -D 3 --mtu 4096 -q 4) ;;
 			esac
-			a0=$(counter h2 acks_sent) d0=$(counter h2 acks_deferred)
-			x0=$(counter h1 retransmits) e0=$(counter h1 ev_assumed_bad)
-			m0=$(counter h1 tx_runs_not_caller)
+			a0=$(dp_counter h2 acks_sent) d0=$(dp_counter h2 acks_deferred)
+			x0=$(dp_counter h1 retransmits) e0=$(dp_counter h1 ev_assumed_bad)
+			m0=$(dp_counter h1 tx_runs_not_caller)
 			b0=$(cpu_busy_ns)
 			mrc_perf "$t" "${args[@]}"
 			jq -c --argjson round "$r" --arg conf "$n" --arg test "$t" \
 				--argjson cpu_s "$(jq -n "$(cpu_ns_since "$b0") / 1e9")" \
-				--argjson acks "$(($(counter h2 acks_sent) - a0))" \
-				--argjson deferred "$(($(counter h2 acks_deferred) - d0))" \
-				--argjson resends "$(($(counter h1 retransmits) - x0))" \
-				--argjson blamed "$(($(counter h1 ev_assumed_bad) - e0))" \
-				--argjson moved "$(($(counter h1 tx_runs_not_caller) - m0))" '
+				--argjson acks "$(($(dp_counter h2 acks_sent) - a0))" \
+				--argjson deferred "$(($(dp_counter h2 acks_deferred) - d0))" \
+				--argjson resends "$(($(dp_counter h1 retransmits) - x0))" \
+				--argjson blamed "$(($(dp_counter h1 ev_assumed_bad) - e0))" \
+				--argjson moved "$(($(dp_counter h1 tx_runs_not_caller) - m0))" '
 				.results[0] | { round: $round, conf: $conf, test: $test,
 				gbit_per_s, msg_per_s: .server_msg_per_s, machine_cpu_s: $cpu_s,
 				acks_sent: $acks, acks_deferred: $deferred,

@@ -137,9 +137,8 @@ done
 grep -q "took over the running device" "$TMP/h1.mrcd.log" || { echo "restart: no takeover in h1" >&2; exit 1; }
 # What the sender's data path did with no mrcd to pump (abi.h, struct
 # mrc_pump): the exits its hook saw, the packets ACKs sent meanwhile.
-counter() { dp_counters h1 | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'; }
-exits_seen=$(counter mrcd_exits_seen)
-clocked_no_mrcd=$(counter tx_ack_clocked_no_mrcd)
+exits_seen=$(dp_counter h1 mrcd_exits_seen)
+clocked_no_mrcd=$(dp_counter h1 tx_ack_clocked_no_mrcd)
 
 for k in term kill rkill calm; do
 	for f in "$TMP"/"$k".*.json; do

@@ -1568,15 +1568,32 @@ static void service_time_taken_out(void **state)
 	cc = NULL;
 }
 
-/* The sender's pump (mrc_pump[0], abi.h): mrcd tgid 1, gone or not. */
-static void pump_gone(int gone)
+/* The sender's pump (mrc_pump[0], abi.h): mrcd tgid, gone or not. */
+static void pump_is(uint32_t tgid, uint32_t gone)
 {
-	struct mrc_pump p = { .tgid = 1, .gone = (uint32_t)gone };
+	struct mrc_pump p = { .tgid = tgid, .gone = gone };
 	uint32_t key = 0;
 
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(snd.rx->maps.mrc_pump),
 					     &key, &p, BPF_ANY),
 			 0);
+}
+
+/* What the sender's pump says now. */
+static struct mrc_pump pump_read(void)
+{
+	struct mrc_pump p;
+	uint32_t key = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(snd.rx->maps.mrc_pump),
+					     &key, &p),
+			 0);
+	return p;
+}
+
+static void pump_gone(int gone)
+{
+	pump_is(1, (uint32_t)gone);
 }
 
 /*
@@ -1695,52 +1712,49 @@ static void *exit_from_thread(void *arg)
 	return (void *)(long)bpf_prog_test_run_opts(*(int *)arg, &o);
 }
 
+/* The pump set to {tgid, gone}, prog run in this task; what it says then. */
+static struct mrc_pump pump_run(const struct bpf_program *prog, uint32_t tgid,
+				uint32_t gone)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+
+	pump_is(tgid, gone);
+	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(prog), &o), 0);
+	return pump_read();
+}
+
 static void watch_marks_pump_and_queues(void **state)
 {
 	int fd = bpf_program__fd(pump_gone_->progs.mrc_pump_exit);
-	int mfd = bpf_map__fd(snd.rx->maps.mrc_pump);
 	uint64_t seen = tx_stat(MRC_TX_PUMP_GONE), t0 = mono_ns();
-	struct mrc_pump p = { .tgid = (uint32_t)getpid() + 1 };
-	uint32_t key = 0;
+	uint32_t me = (uint32_t)getpid();
+	struct mrc_pump p;
 	pthread_t th;
 	void *rc;
-	LIBBPF_OPTS(bpf_test_run_opts, o);
 
 	(void)state;
 	/* The claim names the caller, as the kernel knows it, not gone, and
 	 * its posters' queues served again. */
-	p.gone = 1;
 	sq->no_pump = 1;
-	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
-	assert_int_equal(
-		bpf_prog_test_run_opts(
-			bpf_program__fd(pump_gone_->progs.mrc_pump_claim), &o),
-		0);
-	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
-	assert_int_equal(p.tgid, (uint32_t)getpid());
+	p = pump_run(pump_gone_->progs.mrc_pump_claim, me + 1, 1);
+	assert_int_equal(p.tgid, me);
 	assert_int_equal(p.gone, 0);
 	assert_int_equal(sq->no_pump, 0);
 
-	p.tgid = (uint32_t)getpid() + 1;
-	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
-	assert_int_equal(bpf_prog_test_run_opts(fd, &o), 0);
-	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
-	assert_int_equal(p.gone, 0);
+	assert_int_equal(
+		pump_run(pump_gone_->progs.mrc_pump_exit, me + 1, 0).gone, 0);
 
-	p.tgid = (uint32_t)getpid();
-	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
+	pump_is(me, 0);
 	assert_int_equal(pthread_create(&th, NULL, exit_from_thread, &fd), 0);
 	assert_int_equal(pthread_join(th, &rc), 0);
 	assert_null(rc);
-	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
-	assert_int_equal(p.gone, 0);
+	assert_int_equal(pump_read().gone, 0);
 	assert_int_equal(tx_stat(MRC_TX_PUMP_GONE), seen);
 	assert_int_equal(sq->no_pump, 0);
 
 	/* The leader's exit: gone, and every send queue unserved, so its
 	 * poster's next post rings a packet out itself. */
-	assert_int_equal(bpf_prog_test_run_opts(fd, &o), 0);
-	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
+	p = pump_run(pump_gone_->progs.mrc_pump_exit, me, 0);
 	assert_int_equal(p.gone, 1);
 	assert_true(p.gone_ns >= t0 && p.gone_ns <= mono_ns());
 	assert_int_equal(tx_stat(MRC_TX_PUMP_GONE), seen + 1);
@@ -1749,19 +1763,11 @@ static void watch_marks_pump_and_queues(void **state)
 	/* A stopping mrcd says the same of itself (mrc_pump_leave); another
 	 * process's leave is not the pump's. */
 	sq->no_pump = 0;
-	p.gone = 0;
-	p.tgid = (uint32_t)getpid() + 1;
-	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
-	fd = bpf_program__fd(pump_gone_->progs.mrc_pump_leave);
-	assert_int_equal(bpf_prog_test_run_opts(fd, &o), 0);
-	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
-	assert_int_equal(p.gone, 0);
+	assert_int_equal(
+		pump_run(pump_gone_->progs.mrc_pump_leave, me + 1, 0).gone, 0);
 	assert_int_equal(sq->no_pump, 0);
-	p.tgid = (uint32_t)getpid();
-	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
-	assert_int_equal(bpf_prog_test_run_opts(fd, &o), 0);
-	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
-	assert_int_equal(p.gone, 1);
+	assert_int_equal(pump_run(pump_gone_->progs.mrc_pump_leave, me, 0).gone,
+			 1);
 	assert_int_equal(tx_stat(MRC_TX_PUMP_GONE), seen + 2);
 	assert_int_equal(sq->no_pump, 1);
 	sq->no_pump = 0;
@@ -1800,19 +1806,15 @@ static pid_t child(int exit_now)
  * (killed with sig, or told to exit). */
 static struct mrc_pump pump_after(pid_t tgid, int sig)
 {
-	int mfd = bpf_map__fd(snd.rx->maps.mrc_pump);
-	struct mrc_pump p = { .tgid = (uint32_t)tgid };
-	uint32_t key = 0;
 	int st;
 
-	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
+	pump_is((uint32_t)tgid, 0);
 	if (sig)
 		assert_int_equal(kill(tgid, sig), 0);
 	else
 		assert_int_equal(write(go_fd, "x", 1), 1);
 	assert_int_equal(waitpid(tgid, &st, 0), tgid);
-	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
-	return p;
+	return pump_read();
 }
 
 /*
@@ -1823,11 +1825,9 @@ static struct mrc_pump pump_after(pid_t tgid, int sig)
  */
 static void pump_watch_real_deaths(void **state)
 {
-	int mfd = bpf_map__fd(snd.rx->maps.mrc_pump), st;
 	struct bpf_link *kill_link, *exit_link;
-	struct mrc_pump p = { 0 };
 	pid_t pump, other;
-	uint32_t key = 0;
+	int st;
 
 	(void)state;
 	kill_link = bpf_program__attach_tracepoint(
@@ -1848,13 +1848,11 @@ static void pump_watch_real_deaths(void **state)
 	assert_int_equal(pump_after(child(0), SIGTERM).gone, 1);
 	/* The pump waits; another process exits. */
 	pump = child(0);
-	p.tgid = (uint32_t)pump;
-	assert_int_equal(bpf_map_update_elem(mfd, &key, &p, BPF_ANY), 0);
+	pump_is((uint32_t)pump, 0);
 	other = child(1);
 	assert_int_equal(write(go_fd, "x", 1), 1);
 	assert_int_equal(waitpid(other, &st, 0), other);
-	assert_int_equal(bpf_map_lookup_elem(mfd, &key, &p), 0);
-	assert_int_equal(p.gone, 0);
+	assert_int_equal(pump_read().gone, 0);
 	assert_int_equal(kill(pump, SIGKILL), 0);
 	assert_int_equal(waitpid(pump, &st, 0), pump);
 	bpf_link__destroy(exit_link);

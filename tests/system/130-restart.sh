@@ -144,8 +144,7 @@ log "12 restarts (6 SIGTERM, 6 SIGKILL; 7 of the sender's mrcd, 5 of the receive
 # post in the kill's very instant kicks the dead mrcd's eventfd; the
 # next empty CQ poll rings it (lib/cq.c). Without that, 1 run in 5 beside
 # a CPU hog stopped here; with it, ten in a row passed (dd4daa9).
-h1_count() { dp_counters h1 | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'; }
-done0=$(h1_count send_completions)
+done0=$(dp_counter h1 send_completions)
 as_nobody h2 "$PERF" server --wait 60 >"$TMP/bare.srv" 2>&1 &
 srv=$!
 PIDNAME=bare as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j \
@@ -153,16 +152,16 @@ PIDNAME=bare as_nobody h1 "$PERF" client "$(tb addr h2 0)" --wait 10 -j \
 cli=$!
 # Running: 20 WRITEs completed (within 20 s, however busy the machine).
 for _ in $(seq 200); do
-	[ "$(h1_count send_completions)" -ge $((done0 + 20)) ] && break
+	[ "$(dp_counter h1 send_completions)" -ge $((done0 + 20)) ] && break
 	sleep 0.1
 done
-[ "$(h1_count send_completions)" -ge $((done0 + 20)) ] ||
+[ "$(dp_counter h1 send_completions)" -ge $((done0 + 20)) ] ||
 	fail "the transfer did not start: $(cat "$TMP/bare.err")"
 stop h1 KILL
 sleep 0.5
-c1=$(h1_count tx_ack_clocked_no_mrcd)
+c1=$(dp_counter h1 tx_ack_clocked_no_mrcd)
 sleep 1
-c2=$(h1_count tx_ack_clocked_no_mrcd)
+c2=$(dp_counter h1 tx_ack_clocked_no_mrcd)
 start h1
 perf_end bare
 [ "$c2" -gt "$c1" ] ||

@@ -180,6 +180,10 @@ dp_counters() {
 	done
 }
 
+# dp_counter HOST NAME: one of HOST's data path counters (dp_counters), 0
+# when it is zero.
+dp_counter() { dp_counters "$1" | awk -v n="$2" '$1 == n { v = $2 } END { print v + 0 }'; }
+
 # mrcd_start HOST [mrcd options]: mrcd ($MRCD, default the build's) in
 # HOST (on the planes' IPv6 addresses when MRCD_V6 is set), socket
 # $TMP/HOST.sock, pins under $(mrcd_pin_dir HOST), log
