@@ -13,6 +13,9 @@
  *   fabricctl [-j] sids    NODE
  *   fabricctl  queue-watch NODE IFNAME [interval MS] [count N]
  *
+ * attach also turns transmit checksum offload off on each interface it
+ * attaches to (see tx_csum_off).
+ *
  * NODE is "NETNS:PINDIR": the network namespace (a name under /run/netns)
  * the interfaces live in, and the bpffs directory the maps are pinned in.
  * The tool enters the namespace only (not its mount namespace), so the pins
@@ -36,7 +39,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/sockios.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -137,6 +142,32 @@ static int ifindex_of(const char *ifname)
 		return -ENODEV;
 	}
 	return (int)idx;
+}
+
+/*
+ * A checksum left to "hardware" (CHECKSUM_PARTIAL, veth's default) is lost
+ * when XDP forwards the frame, and the receiver drops it as corrupt: an
+ * interface the fabric forwards on computes its checksums in software, as
+ * `ethtool -K IFNAME tx-checksumming off` would have it.
+ */
+static int tx_csum_off(const char *ifname)
+{
+	struct ethtool_value ev = { .cmd = ETHTOOL_STXCSUM, .data = 0 };
+	struct ifreq ifr = {};
+	int fd, err = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&ev;
+	if (ioctl(fd, SIOCETHTOOL, &ifr))
+		err = -errno;
+	close(fd);
+	if (err)
+		fprintf(stderr, "fabricctl: checksums in software on %s: %s\n",
+			ifname, strerror(-err));
+	return err;
 }
 
 static int open_pinned(const struct node *n, const char *name)
@@ -260,6 +291,9 @@ static int cmd_attach(const struct node *n, int argc, char **argv)
 			err = idx;
 			goto out;
 		}
+		err = tx_csum_off(argv[i]);
+		if (err)
+			goto out;
 		err = bpf_map__update_elem(skel->maps.mrc_fab_tx, &key,
 					   sizeof(key), &val, sizeof(val), 0);
 		if (!err) {
