@@ -522,7 +522,7 @@ lint:
 	$(call msg,FORMAT,$(words $(LINT_C)) files)
 	$(Q)clang-format --dry-run --Werror $(LINT_C)
 	$(call msg,SHCHECK,$(words $(LINT_SH)) files)
-	$(Q)shellcheck -x -S warning $(LINT_SH)
+	$(Q)printf '%s\n' $(LINT_SH) | xargs -P "$$(nproc)" -n 8 shellcheck -x -S warning
 	$(call msg,CPPCHECK,$(words $(LINT_USER_C)) files)
 	$(Q)cppcheck -q --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --suppress=missingIncludeSystem \

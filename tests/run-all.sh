@@ -10,8 +10,14 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 unit_bins=$1 bpf_bins=$2
 total_p=0 total_f=0 total_s=0 rc=0
 
+# Each stage's wall time beside its sum, and the whole at the end: the
+# house keeps make check under 20 minutes on 2 CPUs.
+stage_start=$SECONDS
+stage_took() { echo "  ($((SECONDS - stage_start)) s)"; stage_start=$SECONDS; }
+
 tally() {
 	local line
+	stage_took
 	line=$(tail -n 1 "$1")
 	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
 		total_p=$((total_p + BASH_REMATCH[1]))
@@ -56,9 +62,11 @@ else
 	total_f=$((total_f + 1))
 	rc=1
 fi
+stage_took
 echo "== network-namespace suites"
 "$TOP"/tests/run-system.sh | tee "$out" || rc=1
 tally "$out"
+echo "check: $SECONDS s after the build"
 echo "check: $total_p passed, $total_f failed, $total_s skipped"
 [ "$total_f" -eq 0 ] || rc=1
 exit $rc

@@ -29,8 +29,9 @@ require_root
 
 tb up --hosts 2 --planes 4 --spines 2 >/dev/null
 chmod 0755 "$TMP"
-mrcd_start h1
-mrcd_start h2
+mrcd_spawn h1
+mrcd_spawn h2
+mrcd_ready h1 h2
 CTL=$TOP/build/tests/ctl_e2e
 MRCCTL=$TOP/build/tools/mrcctl
 disown -a # mrcds end by our signals (chaos): no job notices

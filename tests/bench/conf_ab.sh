@@ -31,8 +31,9 @@ for r in $(seq "$ROUNDS"); do
 	for n in "${LINES[@]}"; do
 		mrcd_conf h1 "$n" >"$TMP/h1.conf"
 		mrcd_conf h2 "$n" >"$TMP/h2.conf"
-		mrcd_start h1 -c "$TMP/h1.conf"
-		mrcd_start h2 -c "$TMP/h2.conf"
+		mrcd_spawn h1 -c "$TMP/h1.conf"
+		mrcd_spawn h2 -c "$TMP/h2.conf"
+		mrcd_ready h1 h2
 		for t in rate1 rate4 bw1 bw4; do
 			case $t in
 			rate1) args=(--test rate -D 3) ;;

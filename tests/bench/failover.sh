@@ -51,11 +51,13 @@ done
 if [ -n "${FAILOVER_CONF:-}" ]; then
 	mrcd_conf h1 "$FAILOVER_CONF" >"$TMP/h1.conf"
 	mrcd_conf h2 "$FAILOVER_CONF" >"$TMP/h2.conf"
-	mrcd_start h1 -c "$TMP/h1.conf"
-	mrcd_start h2 -c "$TMP/h2.conf"
+	mrcd_spawn h1 -c "$TMP/h1.conf"
+	mrcd_spawn h2 -c "$TMP/h2.conf"
+	mrcd_ready h1 h2
 else
-	mrcd_start h1
-	mrcd_start h2
+	mrcd_spawn h1
+	mrcd_spawn h2
+	mrcd_ready h1 h2
 fi
 
 # Both hosts' data path counters (lib.sh's dp_counters), "h1.name value".

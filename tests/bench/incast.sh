@@ -338,10 +338,13 @@ run_mrc() {
 		[ -z "${INCAST_CONF:-}" ] || mrcd_conf "h$i" "$INCAST_CONF" >"$TMP/h$i.conf"
 	done
 	[ -z "${INCAST_CONF:-}" ] || conf=(-c "$TMP/h1.conf")
-	mrcd_start h1 "${conf[@]}"
+	mrcd_spawn h1 "${conf[@]}"
 	for ((i = 2; i <= N + 1; i++)); do
 		[ -z "${INCAST_CONF:-}" ] || conf=(-c "$TMP/h$i.conf")
-		mrcd_start "h$i" -v "${conf[@]}"
+		mrcd_spawn "h$i" -v "${conf[@]}"
+	done
+	for ((i = 1; i <= N + 1; i++)); do mrcd_ready "h$i"; done
+	for ((i = 2; i <= N + 1; i++)); do
 		[ -z "${INCAST_PIN:-}" ] ||
 			taskset -a -p -c $(((i - 2) % NCPU)) "$(cat "$TMP/h$i.mrcd.pid")" >/dev/null
 		if [ "$CC" = nscc ]; then

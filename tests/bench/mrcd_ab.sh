@@ -20,8 +20,9 @@ for r in $(seq "$ROUNDS"); do
 	for side in A B; do
 		bin=$A
 		[ $side = B ] && bin=$B
-		MRCD=$bin mrcd_start h1
-		MRCD=$bin mrcd_start h2
+		MRCD=$bin mrcd_spawn h1
+		MRCD=$bin mrcd_spawn h2
+		mrcd_ready h1 h2
 		pid=$(cat "$TMP/h1.mrcd.pid")
 		c0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
 		mrc_perf r4 --test rate -D 3 -q 4

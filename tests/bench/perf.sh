@@ -95,8 +95,9 @@ for h in h1 h2; do
 		tb exec "$h" ip link set dev "$i" mtu 1500
 	done
 done
-mrcd_start h1 ${PERF_MRCD_ARGS:-}
-mrcd_start h2 ${PERF_MRCD_ARGS:-}
+mrcd_spawn h1 ${PERF_MRCD_ARGS:-}
+mrcd_spawn h2 ${PERF_MRCD_ARGS:-}
+mrcd_ready h1 h2
 bulk bw1500
 cpus() { jq -s . "$TMP"/{bw_1,rate1,rate4,lat,qps}.cpu; }
 

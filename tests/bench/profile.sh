@@ -76,8 +76,9 @@ if [ "$PROFILE_THREADED" = 1 ]; then
 	done
 fi
 chmod 0755 "$TMP"
-mrcd_start h1
-mrcd_start h2
+mrcd_spawn h1
+mrcd_spawn h2
+mrcd_ready h1 h2
 
 # cpu_snap FILE: /proc/stat's per-CPU lines (USER_HZ ticks).
 cpu_snap() { grep '^cpu[0-9]' /proc/stat >"$1"; }

@@ -29,8 +29,9 @@ mkdir -p "$OUT"
 tb up --hosts 2 --planes 4 --spines 4 --mtu 3000 >/dev/null
 require_xdp_fabric
 chmod 0755 "$TMP"
-mrcd_start h1
-mrcd_start h2
+mrcd_spawn h1
+mrcd_spawn h2
+mrcd_ready h1 h2
 disown -a
 
 # $TMP/restart HOST SIGNAL: what the --at command runs (from inside h1,

@@ -35,8 +35,9 @@ mode_run() {
 	tb up "${up[@]}" --hosts 2 --planes 4 --spines 4 --mtu 3000 >/dev/null
 	require_xdp_fabric
 	side_channel
-	MRCD_V6=1 mrcd_start h1
-	MRCD_V6=1 mrcd_start h2
+	MRCD_V6=1 mrcd_spawn h1
+	MRCD_V6=1 mrcd_spawn h2
+	mrcd_ready h1 h2
 	if [ "$mode" = srv6 ]; then
 		"$CTL" -s "$TMP/h1.sock" ev-profile usid 1 fmt 1 block fdbb:bb00 spines 4 planes 4 host 2 >/dev/null
 		"$CTL" -s "$TMP/h2.sock" ev-profile usid 1 fmt 1 block fdbb:bb00 spines 4 planes 4 host 1 >/dev/null

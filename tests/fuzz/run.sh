@@ -31,27 +31,44 @@ result() { # NAME RC REPLAY
 	esac
 }
 
+# Every fuzzer runs on its own (no shared maps, pins or interfaces), so as
+# many run at once as there are CPUs; their reports follow in this order.
+declare -A cmds
 for f in $PACKET_FUZZERS; do
-	cmd="$BUILD/tests/$f -n $frames -s $seed"
-	echo "  $cmd"
-	$cmd
-	result $f $? "$cmd"
+	cmds[$f]="$BUILD/tests/$f -n $frames -s $seed"
 done
-
 for f in $LIB_FUZZERS; do
 	corpus=$TOP/tests/fuzz/corpus/${f#fuzz_}
 	mkdir -p "$work/$f"
 	dict=$TOP/tests/fuzz/corpus/${f#fuzz_}.dict
-	cmd="$BUILD/tests/$f -seed=$seed -runs=$((frames / 10)) -max_len=4096 -dict=$dict $work/$f $corpus"
-	echo "  $cmd"
-	$cmd >"$work/$f.log" 2>&1
-	rc=$?
+	cmds[$f]="$BUILD/tests/$f -seed=$seed -runs=$((frames / 10)) -max_len=4096 -dict=$dict $work/$f $corpus"
+done
+jobs_running=0
+for f in $PACKET_FUZZERS $LIB_FUZZERS; do
+	(
+		${cmds[$f]} >"$work/$f.log" 2>&1
+		echo $? >"$work/$f.rc"
+	) &
+	if ((++jobs_running >= $(nproc))); then
+		wait -n
+		jobs_running=$((jobs_running - 1))
+	fi
+done
+wait
+for f in $PACKET_FUZZERS; do
+	echo "  ${cmds[$f]}"
+	cat "$work/$f.log"
+	result $f "$(cat "$work/$f.rc")" "${cmds[$f]}"
+done
+for f in $LIB_FUZZERS; do
+	echo "  ${cmds[$f]}"
+	rc=$(cat "$work/$f.rc")
 	grep -E "^#[0-9]+.*DONE|Done [0-9]+ runs" "$work/$f.log" | tail -1 | sed 's/^/    /'
-	if [ $rc != 0 ]; then
+	if [ "$rc" != 0 ]; then
 		tail -40 "$work/$f.log"
 		rc=1
 	fi
-	result $f $rc "$cmd (the crashing input is in the log above)"
+	result $f $rc "${cmds[$f]} (the crashing input is in the log above)"
 done
 # mrcd's socket protocol needs a testbed: its suite, when asked (make fuzz).
 if [ "${FUZZ_MRCD:-0}" = 1 ]; then

@@ -18,8 +18,9 @@ require_root
 tb up --kernel --hosts 2 --planes 2 --spines 2 >/dev/null
 [ "$(tb status -j | jq -r .forwarding)" = kernel ] || fail "up --kernel: forwarding is $(tb status -j | jq -r .forwarding)"
 chmod 0755 "$TMP"
-mrcd_start h1
-mrcd_start h2
+mrcd_spawn h1
+mrcd_spawn h2
+mrcd_ready h1 h2
 
 mrc_perf xfer --test bw --verify -s 64K -n 400
 perf_clean xfer

@@ -84,8 +84,9 @@ fi
 
 tb up --hosts 2 --planes 2 --spines 2 >/dev/null
 chmod 0755 "$TMP"
-mrcd_start h1
-mrcd_start h2
+mrcd_spawn h1
+mrcd_spawn h2
+mrcd_ready h1 h2
 server=$(tb addr h2 0)
 
 # transfer NAME TCP_PORT [ARGS]: mrc_rc server in h2, client in h1, as

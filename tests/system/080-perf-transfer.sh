@@ -20,8 +20,9 @@ require_root
 tb up --hosts 2 --planes 4 --spines 4 --mtu 3000 >/dev/null
 require_xdp_fabric
 chmod 0755 "$TMP"
-mrcd_start h1
-mrcd_start h2
+mrcd_spawn h1
+mrcd_spawn h2
+mrcd_ready h1 h2
 
 sweep() {
 	local name=$1

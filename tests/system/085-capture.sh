@@ -44,8 +44,9 @@ LUA=$TOP/deploy/mrc.lua
 tb up --hosts 2 --planes 2 --spines 2 >/dev/null
 require_xdp_fabric
 chmod 0755 "$TMP"
-mrcd_start h1
-mrcd_start h2
+mrcd_spawn h1
+mrcd_spawn h2
+mrcd_ready h1 h2
 port() { tb links | awk -v h="$1" -v p="$2" '$1 ~ /^h/ && $3 == h && $2 == p { print $4 }'; }
 h1p0=$(port h1 0)
 h1p1=$(port h1 1)

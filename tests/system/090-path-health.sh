@@ -51,8 +51,9 @@ want=${want# }
 [ -n "$want" ] || fail "no EV of plane $PLANE hashes to spine $SPINE: cannot test"
 log "EVs hashed to p${PLANE}s${SPINE} by the fabric: $want"
 
-mrcd_start h1 -v
-mrcd_start h2
+mrcd_spawn h1 -v
+mrcd_spawn h2
+mrcd_ready h1 h2
 
 # evs PATTERN LOG: EV indexes of the mrcd -v lines matching PATTERN, e.g.
 # "QP 2 EV 9 (port 1, 49289): GOOD -> ASSUMED_BAD (loss on this EV)".

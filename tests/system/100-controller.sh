@@ -71,8 +71,9 @@ for ((i = 0; i < 16; i++)); do
 	gen_used[$p.$(spine_of $p $((0xb000 + i)))]=1
 done
 
-mrcd_start h1 -v
-mrcd_start h2
+mrcd_spawn h1 -v
+mrcd_spawn h2
+mrcd_ready h1 h2
 
 evs=""
 for sp in 42000 42001 42002; do evs="$evs 1:$sp"; done

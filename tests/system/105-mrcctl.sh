@@ -12,8 +12,9 @@ require_root
 
 tb up --hosts 2 --planes 4 --spines 2 >/dev/null
 chmod 0755 "$TMP"
-mrcd_start h1
-mrcd_start h2
+mrcd_spawn h1
+mrcd_spawn h2
+mrcd_ready h1 h2
 CTL=$TOP/build/tools/mrcctl
 n=0
 

@@ -26,8 +26,9 @@ require_root
 tb up --hosts 2 --planes 4 --spines 2 >/dev/null
 require_xdp_fabric
 chmod 0755 "$TMP"
-mrcd_start h1
-mrcd_start h2
+mrcd_spawn h1
+mrcd_spawn h2
+mrcd_ready h1 h2
 disown -a # mrcds end by our signals: no job notices
 
 # stop HOST SIGNAL: HOST's mrcd ends by SIGNAL (within 4 s).

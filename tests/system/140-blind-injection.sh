@@ -26,8 +26,9 @@ require_root
 tb up --hosts 3 --planes 4 --spines 2 >/dev/null
 require_xdp_fabric
 chmod 0755 "$TMP"
-mrcd_start h1 -v
-mrcd_start h2
+mrcd_spawn h1 -v
+mrcd_spawn h2
+mrcd_ready h1 h2
 
 INJECT=$TOP/build/tests/inject
 QPN=2 # the first QP each mrcd makes: mrc-perf's, on both sides

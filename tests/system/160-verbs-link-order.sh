@@ -53,8 +53,9 @@ for f in $(nm -D --defined-only "$TOP/build/libmrc.so.2" | awk '$2 == "T" && $3 
 done
 
 tb up --hosts 2 --planes 2 --spines 2 >/dev/null
-mrcd_start h1
-mrcd_start h2
+mrcd_spawn h1
+mrcd_spawn h2
+mrcd_ready h1 h2
 server=$(tb addr h2 0)
 
 # transfer NAME TCP_PORT CLIENT...: mrc_rc server in h2 (linked build),

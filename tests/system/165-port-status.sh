@@ -31,8 +31,9 @@ chmod 0755 "$TMP"
 MRCCTL=$TOP/build/tools/mrcctl
 ctl() { local h=$1; shift; MRC_SOCKET=$TMP/$h.sock "$MRCCTL" "$@"; }
 
-mrcd_start h1 -v
-mrcd_start h2 -v
+mrcd_spawn h1 -v
+mrcd_spawn h2 -v
+mrcd_ready h1 h2
 
 # ev_sent QPN: "port sent" per EV of h1's QP, summed per port.
 port_sent() {

@@ -27,8 +27,9 @@ chmod 0755 "$TMP"
 # The fabric forwards SRv6 only: mrc-perf's side channel (TCP) takes a
 # link of its own between the hosts (gone with their namespaces).
 side_channel
-MRCD_V6=1 mrcd_start h1
-MRCD_V6=1 mrcd_start h2
+MRCD_V6=1 mrcd_spawn h1
+MRCD_V6=1 mrcd_spawn h2
+mrcd_ready h1 h2
 
 ctl() {
 	local host=$1

@@ -55,8 +55,9 @@ unlimit_icmp() {
 }
 unlimit_icmp
 
-mrcd_start h1
-mrcd_start h2
+mrcd_spawn h1
+mrcd_spawn h2
+mrcd_ready h1 h2
 
 # The QP of h1's mrc-perf client, once it sends (RTS with EVs).
 wait_qp() {
@@ -165,8 +166,9 @@ require_xdp_fabric
 # The fabric forwards SRv6 only: mrc-perf's side channel takes a link of
 # its own (169-srv6-transfer.sh).
 side_channel
-MRCD_V6=1 mrcd_start h1
-MRCD_V6=1 mrcd_start h2
+MRCD_V6=1 mrcd_spawn h1
+MRCD_V6=1 mrcd_spawn h2
+mrcd_ready h1 h2
 ctl h1 ev-profile usid 1 fmt 1 block fdbb:bb00 spines $SPINES planes $PLANES host 2 >/dev/null ||
 	fail "ev-profile usid on h1"
 ctl h2 ev-profile usid 1 fmt 1 block fdbb:bb00 spines $SPINES planes $PLANES host 1 >/dev/null ||

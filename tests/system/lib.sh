@@ -189,6 +189,14 @@ dp_counter() { dp_counters "$1" | awk -v n="$2" '$1 == n { v = $2 } END { print 
 # $TMP/HOST.sock, pins under $(mrcd_pin_dir HOST), log
 # $TMP/HOST.mrcd.log; waits until it listens.
 mrcd_start() {
+	mrcd_spawn "$@"
+	mrcd_ready "$1"
+}
+
+# mrcd_spawn HOST [ARGS...]: mrcd_start without the wait, so that several
+# hosts' mrcds verify their programs at once (a second of CPU each):
+#   mrcd_spawn h1 -v; mrcd_spawn h2; mrcd_ready h1 h2
+mrcd_spawn() {
 	local host=$1
 	shift
 	tb exec "$host" ip link show anc0 >/dev/null 2>&1 || add_anchor "$host"
@@ -200,15 +208,23 @@ mrcd_start() {
 		"${MRCD:-$TOP/build/daemon/mrcd}" $(mrcd_ports "$host" ${MRCD_V6:+-6}) ${MRCD_V6:+-6} -a anc0 \
 		-s "$TMP/$host.sock" -P "$(mrcd_pin_dir "$host")" "$@" \
 		>"$TMP/$host.mrcd.log" 2>&1 &
+}
+
+# mrcd_ready HOST...: each HOST's mrcd (mrcd_spawn's) listens, or the test
+# fails with its log.
+mrcd_ready() {
+	local host
 	# Up to 30 s: loading verifies mrc_xdp_rx (about 900,000 instructions
 	# processed until 2026-12-06, 1.8 s with one CPU busy and longer
 	# beside a hog; 405,000 since); the bench failed twice in a row at
 	# the 5 s this used to allow.
-	for _ in $(seq 600); do
-		[ -S "$TMP/$host.sock" ] && return 0
-		sleep 0.05
+	for host in "$@"; do
+		for _ in $(seq 600); do
+			[ -S "$TMP/$host.sock" ] && continue 2
+			sleep 0.05
+		done
+		fail "mrcd did not start in $host: $(cat "$TMP/$host.mrcd.log")"
 	done
-	fail "mrcd did not start in $host: $(cat "$TMP/$host.mrcd.log")"
 }
 
 # mrcd_stop HOST: HOST's mrcd (mrcd_start's) stopped by SIGTERM; waits
