@@ -1128,6 +1128,7 @@ int main(int argc, char **argv)
 	int nb = 256, opt, k;
 	struct rusage ru;
 	cpu_set_t one_cpu;
+	int cpu;
 	double t0;
 
 	seed = (uint64_t)time(NULL);
@@ -1157,9 +1158,13 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	rng_state = seed * 0x9e3779b97f4a7c15ull | 1;
-	/* One CPU: the per-CPU scratch and counters stay put. */
+	/*
+	 * One CPU, the one it starts on (run.sh gives each fuzzer its own):
+	 * the per-CPU scratch and counters stay put.
+	 */
+	cpu = sched_getcpu();
 	CPU_ZERO(&one_cpu);
-	CPU_SET(0, &one_cpu);
+	CPU_SET(cpu < 0 ? 0 : cpu, &one_cpu);
 	sched_setaffinity(0, sizeof(one_cpu), &one_cpu);
 	if (setup())
 		return 1;
