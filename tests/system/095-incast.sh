@@ -21,7 +21,9 @@
 # INCAST_DEPTH 8, six more runs beside a hog passed, 100-102 s a run.
 # With the bench's full frames (path MTU 4096: 2924-byte packets), ten
 # runs in a row beside a hog passed (2026-12-05, 135-147 s a run).
-# Ten more at d1eb695 (2026-12-07, ABI 25), 189-224 s a run.
+# Ten more at d1eb695 (2026-12-07, ABI 25), 189-224 s a run; ten more at
+# 332fb1e (testbeds up in parallel, all hosts' mrcds started at once),
+# 153-176 s a run.
 . "$(dirname "$0")/lib.sh"
 require_root
 
