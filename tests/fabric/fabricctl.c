@@ -144,6 +144,21 @@ static int ifindex_of(const char *ifname)
 	return (int)idx;
 }
 
+/* An interface ioctl on ifname (of this namespace): 0 or -errno. */
+static int if_ioctl(const char *ifname, unsigned long req, struct ifreq *ifr)
+{
+	int fd, err = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr->ifr_name, sizeof(ifr->ifr_name), "%s", ifname);
+	if (ioctl(fd, req, ifr))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 /*
  * A checksum left to "hardware" (CHECKSUM_PARTIAL, veth's default) is lost
  * when XDP forwards the frame, and the receiver drops it as corrupt: an
@@ -153,17 +168,9 @@ static int ifindex_of(const char *ifname)
 static int tx_csum_off(const char *ifname)
 {
 	struct ethtool_value ev = { .cmd = ETHTOOL_STXCSUM, .data = 0 };
-	struct ifreq ifr = {};
-	int fd, err = 0;
+	struct ifreq ifr = { .ifr_data = (void *)&ev };
+	int err = if_ioctl(ifname, SIOCETHTOOL, &ifr);
 
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (void *)&ev;
-	if (ioctl(fd, SIOCETHTOOL, &ifr))
-		err = -errno;
-	close(fd);
 	if (err)
 		fprintf(stderr, "fabricctl: checksums in software on %s: %s\n",
 			ifname, strerror(-err));
@@ -956,20 +963,13 @@ out:
 static int mac_of(const char *ifname, __u8 mac[6])
 {
 	struct ifreq ifr = {};
-	int fd, err = 0;
+	int err = if_ioctl(ifname, SIOCGIFHWADDR, &ifr);
 
-	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr))
-		err = -errno;
-	else
-		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-	close(fd);
 	if (err)
 		fprintf(stderr, "fabricctl: MAC of %s: %s\n", ifname,
 			strerror(-err));
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
 	return err;
 }
 

@@ -2703,8 +2703,6 @@ int main(int argc, char **argv)
 	const char *tc_arg = NULL;
 	int nb = 256, opt, k, i;
 	struct rusage ru;
-	cpu_set_t one_cpu;
-	int cpu;
 	double t0;
 
 	seed = (uint64_t)time(NULL);
@@ -2743,14 +2741,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	rng_state = seed * 0x9e3779b97f4a7c15ull | 1;
-	/*
-	 * One CPU, the one it starts on (run.sh gives each fuzzer its own):
-	 * the per-CPU scratch and counters stay put.
-	 */
-	cpu = sched_getcpu();
-	CPU_ZERO(&one_cpu);
-	CPU_SET(cpu < 0 ? 0 : cpu, &one_cpu);
-	sched_setaffinity(0, sizeof(one_cpu), &one_cpu);
+	pin_to_this_cpu();
 	if (setup(tc_arg)) {
 		printf("SKIP: fuzz_ack: BPF setup failed (%s)\n",
 		       strerror(errno));

@@ -1457,8 +1457,6 @@ int main(int argc, char **argv)
 	long frames = 1000000, done = 0;
 	int nb = 256, opt, k;
 	struct rusage ru;
-	cpu_set_t one_cpu;
-	int cpu;
 	double t0;
 
 	seed = (uint64_t)time(NULL);
@@ -1488,14 +1486,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	rng_state = seed * 0x9e3779b97f4a7c15ull | 1;
-	/*
-	 * One CPU, the one it starts on (run.sh gives each fuzzer its own):
-	 * the per-CPU scratch and counters stay put.
-	 */
-	cpu = sched_getcpu();
-	CPU_ZERO(&one_cpu);
-	CPU_SET(cpu < 0 ? 0 : cpu, &one_cpu);
-	sched_setaffinity(0, sizeof(one_cpu), &one_cpu);
+	pin_to_this_cpu();
 	if (setup())
 		return 1;
 	t0 = now_s();

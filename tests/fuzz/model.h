@@ -7,9 +7,24 @@
 #ifndef MRC_FUZZ_MODEL_H
 #define MRC_FUZZ_MODEL_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+
+/*
+ * One CPU, the one it starts on (run.sh gives each fuzzer its own): the
+ * per-CPU scratch and counters stay put. Needs _GNU_SOURCE.
+ */
+static inline void pin_to_this_cpu(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t one_cpu;
+
+	CPU_ZERO(&one_cpu);
+	CPU_SET(cpu < 0 ? 0 : cpu, &one_cpu);
+	sched_setaffinity(0, sizeof(one_cpu), &one_cpu);
+}
 
 /* --- a seeded generator (xorshift64*) ---------------------------------------- */
 
