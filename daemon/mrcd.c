@@ -332,32 +332,18 @@ static int on_psu_answer(void *arg, uint32_t seq, int port)
 }
 
 /*
- * The modules' state, zeroed: some 2.8 MB, mostly per-QP tables that their
- * init functions and a takeover write whole. The first write to each 4 KiB
- * page costs a fault, and on a paravirtualized guest with shadow page tables
- * a second one in the hypervisor even after madvise(MADV_POPULATE_WRITE)
- * made it present (6 us a page: 700 pages were some 5 ms of every start,
- * docs/mrcd.md). In 2 MiB pages, where the kernel has them, it is two.
- * Best effort: without transparent huge pages the same in 4 KiB pages.
+ * The pages of len bytes at p, made present with one call. The modules'
+ * state is some 2.8 MB that their init functions write whole; page by page
+ * that was 700 faults, and where a fault is dear (a paravirtualized guest:
+ * 10-14 ms of a restarted mrcd's start, docs/mrcd.md) one madvise does
+ * them all at once. Best effort: a kernel without it faults as before.
  */
-static struct mrcd *state_alloc(void)
+static void prefault(void *p, size_t len)
 {
-	const size_t huge = 2u << 20;
-	size_t len = (sizeof(struct mrcd) + huge - 1) & ~(huge - 1);
-	uint8_t *raw, *p;
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p;
 
-	raw = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (raw == MAP_FAILED)
-		return NULL;
-	p = (uint8_t *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
-	/* The slack before and after the aligned run goes back. */
-	if (p > raw)
-		munmap(raw, (size_t)(p - raw));
-	munmap(p + len, (size_t)(raw + huge - p));
-	(void)madvise(p, len, MADV_HUGEPAGE);
-	(void)madvise(p, len, MADV_POPULATE_WRITE);
-	return (struct mrcd *)p;
+	(void)madvise((void *)(a & ~(pg - 1)), len + (a & (pg - 1)),
+		      MADV_POPULATE_WRITE);
 }
 
 static int wire(struct mrcd *m)
@@ -747,27 +733,23 @@ int main(int argc, char **argv)
 		{ "no-pin", 0, 0, 'N' },  { "config", 1, 0, 'c' },
 		{ "help", 0, 0, 'h' },	  {}
 	};
-	struct mrcd *m;
+	static struct mrcd m;
 	static struct cli o;
 	char err[512];
 	sigset_t sigs;
 	int c, i, rc, handover, sig_fd;
 
 	start_ns = now_ns();
-	m = state_alloc();
-	if (!m) {
-		log_err("no memory for mrcd's state (%zu bytes)\n", sizeof(*m));
-		return 1;
-	}
+	prefault(&m, sizeof(m));
 
-	m->scan.fd = m->sig.fd = m->lock_fd = m->loop.epfd = -1;
-	m->pin_lock_fd = -1;
-	clients_init(&m->clients, &m->loop);
-	m->books = (struct books_ctx){
-		.cl = &m->clients, .obj = &m->obj, .links = &m->links, .fd = -1
+	m.scan.fd = m.sig.fd = m.lock_fd = m.loop.epfd = -1;
+	m.pin_lock_fd = -1;
+	clients_init(&m.clients, &m.loop);
+	m.books = (struct books_ctx){
+		.cl = &m.clients, .obj = &m.obj, .links = &m.links, .fd = -1
 	};
 	for (i = 0; i < MRC_MAX_QP; i++)
-		m->obj.qp[i].db_fd = -1;
+		m.obj.qp[i].db_fd = -1;
 	while ((c = getopt_long(argc, argv, "p:a:s:P:c:6vh", opts, NULL)) !=
 	       -1) {
 		switch (c) {
@@ -803,7 +785,7 @@ int main(int argc, char **argv)
 			o.no_pin = 1;
 			break;
 		case 'c':
-			m->config_path = optarg;
+			m.config_path = optarg;
 			break;
 		case 'v':
 			o.verbose++;
@@ -821,30 +803,29 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	config_defaults(&m->cfg);
-	snprintf(m->cfg.socket, sizeof(m->cfg.socket), "%s",
-		 MRCD_SOCKET_DEFAULT);
-	snprintf(m->cfg.pin_dir, sizeof(m->cfg.pin_dir), "%s",
+	config_defaults(&m.cfg);
+	snprintf(m.cfg.socket, sizeof(m.cfg.socket), "%s", MRCD_SOCKET_DEFAULT);
+	snprintf(m.cfg.pin_dir, sizeof(m.cfg.pin_dir), "%s",
 		 MRCD_PIN_DIR_DEFAULT);
-	if (m->config_path &&
-	    config_load(m->config_path, &m->cfg, err, sizeof(err))) {
+	if (m.config_path &&
+	    config_load(m.config_path, &m.cfg, err, sizeof(err))) {
 		log_err("%s\n", err);
 		return 2;
 	}
-	apply_cli(&m->cfg, &o);
-	if (!m->cfg.nports || !m->cfg.anchor[0]) {
+	apply_cli(&m.cfg, &o);
+	if (!m.cfg.nports || !m.cfg.anchor[0]) {
 		log_err("%s\n",
-			!m->cfg.nports ?
+			!m.cfg.nports ?
 				"no port given (-p, or port in -c FILE)" :
 				"no anchor interface given (-a, or anchor in -c FILE)");
 		usage(stderr);
 		return 2;
 	}
-	if (m->config_path && config_finish(&m->cfg, err, sizeof(err))) {
+	if (m.config_path && config_finish(&m.cfg, err, sizeof(err))) {
 		log_err("%s\n", err);
 		return 2;
 	}
-	adopt_cfg(m);
+	adopt_cfg(&m);
 	/* Signals arrive on a signalfd in the event loop. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
@@ -853,70 +834,69 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	signal(SIGPIPE, SIG_IGN);
-	if (sig_fd < 0 || take_lock(m) || loop_init(&m->loop))
+	if (sig_fd < 0 || take_lock(&m) || loop_init(&m.loop))
 		return 1;
-	if (setup(m, m->cfg.anchor) ||
-	    loop_add(&m->loop, &m->sig, sig_fd, signal_event)) {
+	if (setup(&m, m.cfg.anchor) ||
+	    loop_add(&m.loop, &m.sig, sig_fd, signal_event)) {
 		/* A running device stays as it was found. */
-		if (m->adopted)
+		if (m.adopted)
 			log_err("the running device in %s is left as it is\n",
-				m->pin_dir);
-		teardown(m, m->adopted);
+				m.pin_dir);
+		teardown(&m, m.adopted);
 		return 1;
 	}
 	log_info("ready: %d ports, socket %s%s%s (%.1f ms after start%s)\n",
-		 m->nports, m->sock_path,
-		 m->config_path ? ", configuration " : "",
-		 m->config_path ? m->config_path : "",
+		 m.nports, m.sock_path, m.config_path ? ", configuration " : "",
+		 m.config_path ? m.config_path : "",
 		 (double)(now_ns() - start_ns) / 1e6,
-		 !m->adopted   ? "" :
-		 m->dev.reused ? ", running programs reused" :
-				 ", programs loaded afresh");
+		 !m.adopted   ? "" :
+		 m.dev.reused ? ", running programs reused" :
+				", programs loaded afresh");
 	notify_send("READY=1\nSTATUS=running");
-	m->cli = &o;
-	rc = run(m);
+	m.cli = &o;
+	rc = run(&m);
 	notify_send("STOPPING=1");
 	/*
 	 * Applications with objects keep them: the data path stays attached
 	 * and pinned with the books for the next mrcd (a restart), and their
 	 * connections close. With none, the device goes.
 	 */
-	handover = m->pinned && objects_owned_by(&m->obj, NULL);
+	handover = m.pinned && objects_owned_by(&m.obj, NULL);
 	/* From here nothing pumps: the QPs' ACKs clock them meanwhile, from
 	 * a packet sent once the data path knows. */
-	if (handover && !dev_pump_gone(&m->dev))
-		pump_kick(&m->pump);
+	if (handover && !dev_pump_gone(&m.dev))
+		pump_kick(&m.pump);
 	/* Booked while the connections still count (a closed one's entry
 	 * is a free slot). */
 	if (handover)
-		books_save(&m->books);
-	clients_close(&m->clients, !handover);
+		books_save(&m.books);
+	clients_close(&m.clients, !handover);
 	if (handover) {
 		uint32_t nqp = 0;
 
 		for (i = 0; i < MRC_MAX_QP; i++)
-			nqp += m->obj.qp[i].owner != NULL;
+			nqp += m.obj.qp[i].owner != NULL;
 		log_info(
 			"handing the device over: %u QPs and their applications' objects stay in the data path (pinned in %s) for the next mrcd\n",
-			nqp, m->pin_dir);
-		teardown(m, 1);
+			nqp, m.pin_dir);
+		teardown(&m, 1);
 		return rc;
 	}
 	log_info(
 		"path health: %llu EV state changes (%llu flaps), %llu probes sent, %llu answered, %llu lost\n",
-		(unsigned long long)m->health.ev_state_events,
-		(unsigned long long)m->health.flaps,
-		(unsigned long long)m->probe.sent,
-		(unsigned long long)m->health.probe_answers,
-		(unsigned long long)m->health.probes_lost);
-	teardown(m, 0);
+		(unsigned long long)m.health.ev_state_events,
+		(unsigned long long)m.health.flaps,
+		(unsigned long long)m.probe.sent,
+		(unsigned long long)m.health.probe_answers,
+		(unsigned long long)m.health.probes_lost);
+	teardown(&m, 0);
 	log_info(
 		"stopped after %llu transmit calls for %llu QP bursts (%llu on a QP's extra lanes) in %llu passes (%llu over 1 ms, the longest %llu us)\n",
-		(unsigned long long)m->pump.tx_calls,
-		(unsigned long long)m->pump.qp_bursts,
-		(unsigned long long)m->pump.lane_calls,
-		(unsigned long long)m->pump.call_passes,
-		(unsigned long long)m->pump.passes_over_1ms,
-		(unsigned long long)(m->pump.pass_ns_max / 1000));
+		(unsigned long long)m.pump.tx_calls,
+		(unsigned long long)m.pump.qp_bursts,
+		(unsigned long long)m.pump.lane_calls,
+		(unsigned long long)m.pump.call_passes,
+		(unsigned long long)m.pump.passes_over_1ms,
+		(unsigned long long)(m.pump.pass_ns_max / 1000));
 	return rc;
 }
