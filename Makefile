@@ -407,6 +407,9 @@ UNIT_SRCS_test_serve       := daemon/serve.c daemon/clients.c daemon/pump.c \
 			      daemon/txthreads.c \
 			      $(UNIT_SRCS_test_ctl)
 UNIT_LIBS_test_serve       := -lmnl -lpthread
+# The books on plain memory; pin.c for the link (the test pins nothing).
+UNIT_SRCS_test_books       := daemon/books.c daemon/pin.c daemon/log.c
+UNIT_LIBS_test_books       := -lbpf
 UNIT_SRCS_test_clients     := daemon/clients.c daemon/loop.c daemon/log.c \
 			      daemon/clock.c lib/common/msg.c
 UNIT_SRCS_test_lib_log     := lib/log.c

@@ -140,7 +140,8 @@ void books_objs(struct books_ctx *bk)
 		b->cq_owner[i] = owner_of(bk, bk->obj->cq_owner[i]);
 }
 
-void books_prof(struct books_ctx *bk)
+/* The profiles and port states whole: a new device's books, a handover. */
+static void books_prof_all(struct books_ctx *bk)
 {
 	struct books *b = bk->b;
 	uint32_t i;
@@ -154,6 +155,22 @@ void books_prof(struct books_ctx *bk)
 	b->prof.ctx = NULL;
 }
 
+void books_prof(struct books_ctx *bk, int ev_id)
+{
+	struct books *b = bk->b;
+	uint32_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < MRC_MAX_PORTS; i++)
+		b->port_admin[i] = bk->links->admin[i];
+	b->prof.port_mask = bk->prof->port_mask;
+	memcpy(b->prof.fmt, bk->prof->fmt, sizeof(b->prof.fmt));
+	memcpy(b->prof.cc, bk->prof->cc, sizeof(b->prof.cc));
+	if (ev_id >= 0 && ev_id < PROF_MAX_EV)
+		b->prof.ev[ev_id] = bk->prof->ev[ev_id];
+}
+
 void books_save(struct books_ctx *bk)
 {
 	uint32_t i;
@@ -163,7 +180,21 @@ void books_save(struct books_ctx *bk)
 	books_objs(bk);
 	for (i = 0; i < MRC_MAX_QP; i++)
 		books_qp(bk, i);
-	books_prof(bk);
+	books_prof_all(bk);
+}
+
+void books_adopted(struct books_ctx *bk)
+{
+	uint32_t i;
+
+	if (!bk->b)
+		return;
+	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
+		books_client(bk, &bk->cl->client[i]);
+	books_objs(bk);
+	for (i = 0; i < MRC_MAX_QP; i++)
+		if (bk->b->qp[i].owner && !bk->obj->qp[i].owner)
+			books_qp(bk, i);
 }
 
 /* The client slot an owner entry names, if booked; NULL otherwise. */

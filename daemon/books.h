@@ -108,14 +108,25 @@ int books_check(struct books_ctx *bk);
 int books_adopt(struct books_ctx *bk);
 /*
  * Writes, before the reply to the request that changed it: a client's
- * entry, a QP's, the PD/MR/CQ owner tables, the profiles and port states,
- * or everything.
+ * entry, a QP's, the PD/MR/CQ owner tables, or everything.
  */
 void books_client(struct books_ctx *bk, const struct client *c);
 void books_qp(struct books_ctx *bk, uint32_t qpn);
 void books_objs(struct books_ctx *bk);
-void books_prof(struct books_ctx *bk);
 void books_save(struct books_ctx *bk);
+/*
+ * A controller's modify, booked in part: the ports' admin states and the
+ * format and CC profiles (some 3 KB), and EV profile ev_id if it is one
+ * (11 KB; -1: none). The 64 EV profiles are 720 KB, which the books used
+ * to take whole at every controller request.
+ */
+void books_prof(struct books_ctx *bk, int ev_id);
+/*
+ * What a takeover (books_adopt, then each QP's send queue) changed: every
+ * client entry (the orphans), the owner tables, and the QPs booked with
+ * an owner they no longer have. The rest is as booked.
+ */
+void books_adopted(struct books_ctx *bk);
 void books_close(struct books_ctx *bk);
 
 #endif /* MRC_DAEMON_BOOKS_H */

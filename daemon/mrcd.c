@@ -247,7 +247,7 @@ static int adopt(struct mrcd *m)
 		(unsigned long long)m->books.b->generation, nqp, nmr, ncq,
 		nproc);
 	clients_watch_orphans(&m->clients);
-	books_save(&m->books);
+	books_adopted(&m->books);
 	return 0;
 }
 

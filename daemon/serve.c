@@ -610,11 +610,23 @@ int serve_request(struct serve *s, struct client *c, const struct mrcd_req *req,
 		case MRCD_QP_MODIFY:
 			books_qp(s->books, req->qp_modify.qpn);
 			break;
+		/* A query changes nothing; a modify one profile. */
 		case MRCD_CTL_PORT:
+			if (req->ctl_port.h.modify)
+				books_prof(s->books, -1);
+			break;
 		case MRCD_CTL_FMT:
-		case MRCD_CTL_EV_PROFILE:
+			if (req->ctl_fmt.h.modify)
+				books_prof(s->books, -1);
+			break;
 		case MRCD_CTL_CC:
-			books_prof(s->books);
+			if (req->ctl_cc.h.modify)
+				books_prof(s->books, -1);
+			break;
+		case MRCD_CTL_EV_PROFILE:
+			if (req->ctl_evp.h.modify &&
+			    req->ctl_evp.h.id < PROF_MAX_EV)
+				books_prof(s->books, (int)req->ctl_evp.h.id);
 			break;
 		}
 	err = reply(c, &rep, fds, nfds);

@@ -16,6 +16,9 @@
 #   - a device pinned by another build (a map of another layout): refused
 #     by name, and left as it was;
 #   - with no application left, SIGTERM removes the device entirely.
+# A controller's changes made just before a SIGKILL (a CC profile, an EV
+# format and an explicit EV profile with its EVs) are what the next mrcd,
+# and h1's last, show: the books keep each as it is made.
 # A restarted mrcd of the same build runs the programs it finds (the
 # XDP program on a port keeps its id); one of another build identity
 # (MRCD_TEST_BUILD_ID, restarts 11 and 12) loads its own, and so does
@@ -30,6 +33,33 @@ mrcd_spawn h1
 mrcd_spawn h2
 mrcd_ready h1 h2
 disown -a # mrcds end by our signals: no job notices
+
+# ctl NAME JQ MRCCTL-ARGS...: h1's mrcctl -j ARGS; its JSON satisfies JQ.
+ctl() {
+	local name=$1 filter=$2
+	shift 2
+	"$TOP/build/tools/mrcctl" -s "$TMP/h1.sock" -j "$@" >"$TMP/$name.json" 2>&1 ||
+		fail "mrcctl $*: $(cat "$TMP/$name.json")"
+	jq -e "$filter" "$TMP/$name.json" >/dev/null ||
+		fail "mrcctl $*: $filter is not true of: $(cat "$TMP/$name.json")"
+}
+# controller_set: the changes; controller_kept: h1's mrcd shows them.
+controller_set() {
+	ctl cc 'true' cc-profile set 3 algorithm uet-1.0-nscc target-delay 123000 state offline
+	ctl cc_on 'true' cc-profile set 3 state online
+	ctl fmt 'true' ev-fmt set 1 mode udp fields 16 state offline
+	ctl fmt_on 'true' ev-fmt set 1 state online
+	ctl evp 'true' ev-profile set 1 mode exp fmt 1 count 4 min-active 1 events good,bad \
+		field width 16 max 0xffff mask 0xffff state offline
+	for p in 1 2 3 4; do ctl "evp_add$p" 'true' ev-profile add 1 ev $((50000 + p)) port $p; done
+	ctl evp_on 'true' ev-profile set 1 state online
+}
+controller_kept() {
+	ctl cc_kept '(if type == "array" then .[0] else . end) | .state == "online" and .target_delay_ns == 123000' \
+		cc-profile show 3
+	ctl evp_kept '(if type == "array" then .[0] else . end) | .state == "online"' ev-profile show 1
+	ctl evs_kept 'length == 4 and any(.[]; .ev == 50004 or .ev == "0xc354")' ev-profile evs 1
+}
 
 # stop HOST SIGNAL: HOST's mrcd ends by SIGNAL (within 4 s).
 stop() {
@@ -113,12 +143,16 @@ for host in h1 h1 h2 h2 h1 h1 h2 h2 h1 h2; do
 	sig=TERM
 	[ $((n % 2)) = 0 ] && sig=KILL
 	kill -0 "$cli" 2>/dev/null || fail "the transfer ended before restart $n: $(cat "$TMP/xfer.err")"
+	# Set just before a SIGKILL: no handover writes the books whole.
+	[ $n = 2 ] && controller_set
 	restart "$host" $sig $n
+	[ $n = 2 ] && controller_kept
 	sleep 1
 done
 MRCD_TEST_BUILD_ID=other restart h1 TERM 11 fresh
 sleep 1
 restart h1 KILL 12 fresh
+controller_kept # ten mrcds after restart 2's
 sleep 1
 perf_end xfer
 jq -e '.results | length > 0' "$TMP/xfer.json" >/dev/null || fail "no result: $(cat "$TMP/xfer.json")"

@@ -38,6 +38,7 @@
 /* ---- the books, counted ---------------------------------------------- */
 
 static int booked_qp[MRC_MAX_QP], booked_objs, booked_client, booked_prof;
+static int booked_prof_ev; /* books_prof's last ev_id */
 
 void books_qp(struct books_ctx *bk, uint32_t qpn)
 {
@@ -58,10 +59,11 @@ void books_client(struct books_ctx *bk, const struct client *c)
 	booked_client++;
 }
 
-void books_prof(struct books_ctx *bk)
+void books_prof(struct books_ctx *bk, int ev_id)
 {
 	(void)bk;
 	booked_prof++;
+	booked_prof_ev = ev_id;
 }
 
 /* ---- the modules ----------------------------------------------------- */
@@ -116,6 +118,7 @@ static int setup(void **state)
 	memset(&obj, 0, sizeof(obj));
 	memset(booked_qp, 0, sizeof(booked_qp));
 	booked_objs = booked_client = booked_prof = 0;
+	booked_prof_ev = -2;
 	assert_int_equal(fake_ports(port, &links, &dev), 0);
 	assert_int_equal(loop_init(&loop), 0);
 	clients_init(&cl, &loop);
@@ -484,9 +487,50 @@ static void resume_takes_an_orphans_objects(void **state)
 	assert_false(objects_owned_by(&obj, NULL));
 }
 
+/*
+ * A controller's query books nothing; a modify books what it changed, an
+ * EV profile by its id alone (the books once took all 64, 720 KB, at every
+ * controller request); a refused modify books nothing.
+ */
+static void controller_changes_booked_in_part(void **state)
+{
+	(void)state;
+	a->net_admin = 1;
+	memset(&req, 0, sizeof(req));
+	req.ctl_cc.h.id = 1;
+	assert_int_equal(ask(a, MRCD_CTL_CC), 0);
+	req.ctl_evp.h.id = 5;
+	assert_int_equal(ask(a, MRCD_CTL_EV_PROFILE), 0);
+	assert_int_equal(booked_prof, 0);
+
+	memset(&req, 0, sizeof(req));
+	req.ctl_port.h.id = 2;
+	req.ctl_port.h.modify = 1;
+	req.ctl_port.h.mask = MRC_CTL_PORT_ADMIN_STATE;
+	req.ctl_port.attr.port_admin_state = MRC_CTL_PORT_ADMIN_DISABLED;
+	assert_int_equal(ask(a, MRCD_CTL_PORT), 0);
+	assert_int_equal(booked_prof, 1);
+	assert_int_equal(booked_prof_ev, -1);
+
+	memset(&req, 0, sizeof(req));
+	req.ctl_evp.h.id = 5;
+	req.ctl_evp.h.modify = 1;
+	req.ctl_evp.h.mask = MRC_CTL_EV_PROFILE_EVENT_MASK;
+	req.ctl_evp.attr.ev_event_mask = MRC_CTL_EV_GOOD;
+	assert_int_equal(ask(a, MRCD_CTL_EV_PROFILE), 0);
+	assert_int_equal(booked_prof, 2);
+	assert_int_equal(booked_prof_ev, 5);
+
+	req.ctl_evp.h.id = PROF_MAX_EV; /* no such profile */
+	assert_int_not_equal(ask(a, MRCD_CTL_EV_PROFILE), 0);
+	assert_int_equal(booked_prof, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			controller_changes_booked_in_part, setup, teardown),
 		cmocka_unit_test_setup_teardown(malformed_requests_refused,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(objects_belong_to_their_maker,
