@@ -293,15 +293,17 @@ int books_adopt(struct books_ctx *bk)
 	}
 	for (i = 0; i < MRC_MAX_PORTS; i++)
 		bk->links->admin[i] = b->port_admin[i];
-	{
-		uint32_t (*cb)(void *, uint64_t, int) =
-			bk->prof->ev_runtime_state;
-		void *ctx = bk->prof->ctx;
-
-		*bk->prof = b->prof;
-		bk->prof->ev_runtime_state = cb;
-		bk->prof->ctx = ctx;
-	}
+	/* The format and CC tables whole; an EV profile only if it was ever
+	 * given anything (a state or an attribute): the others are INIT and
+	 * zero already, as prof_init leaves them, and their share of the 720
+	 * KB is not written (docs/mrcd.md). */
+	bk->prof->port_mask = b->prof.port_mask;
+	memcpy(bk->prof->fmt, b->prof.fmt, sizeof(bk->prof->fmt));
+	memcpy(bk->prof->cc, b->prof.cc, sizeof(bk->prof->cc));
+	for (i = 0; i < PROF_MAX_EV; i++)
+		if (b->prof.ev[i].state != MRC_CTL_PROFILE_INIT ||
+		    b->prof.ev[i].have)
+			bk->prof->ev[i] = b->prof.ev[i];
 	/* Users are counted from the QPs, not trusted from a write a
 	 * SIGKILL may have cut short. */
 	for (i = 0; i < PROF_MAX_EV; i++)

@@ -103,7 +103,9 @@ int books_check(struct books_ctx *bk);
  * books_check's books read into m: every booked client becomes an orphan
  * slot (fd -1, its session and pid kept) owning its objects, QPs get their
  * bookkeeping (not their send queues: serve_adopt_qp), profiles and port
- * states return, profile users are counted from the QPs.
+ * states return, profile users are counted from the QPs. Into modules as
+ * their init functions leave them: an EV profile booked untouched is not
+ * written (it is INIT, zero, already).
  */
 int books_adopt(struct books_ctx *bk);
 /*

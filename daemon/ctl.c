@@ -67,7 +67,6 @@ int ctl_init(struct ctl *ctl, const struct ctl_deps *deps)
 	void *p;
 	int i;
 
-	memset(ctl, 0, sizeof(*ctl));
 	ctl->below = *deps;
 	prof_init(&ctl->prof, port_mask(ctl));
 	/* Cannot fail on mrc's own parameters; if it did, no default. */

@@ -69,6 +69,13 @@ struct ctl {
 	uint32_t probe_seq; /* the last device probe's sequence number */
 };
 
+/*
+ * The controller over deps, its profiles as prof_init leaves them.
+ * On zeroed storage (mrcd's is static): init writes only what is not
+ * zero, so the per-QP tables cost no page until a QP uses them (each
+ * first write to a page is some 6 us on a paravirtualized guest,
+ * docs/mrcd.md). A test that reuses one zeroes it first.
+ */
 int ctl_init(struct ctl *ctl, const struct ctl_deps *deps);
 void ctl_close(struct ctl *ctl);
 /* Every CC profile's parameters into the data path (mrc_cc), as the

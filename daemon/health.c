@@ -601,7 +601,6 @@ int health_query(struct health *h, uint32_t qpn, uint32_t after,
 int health_init(struct health *h, struct dev *dev, struct probe *probe,
 		const struct links *links, const struct mrcd_config *cfg)
 {
-	memset(h, 0, sizeof(*h));
 	h->dev = dev;
 	h->probe = probe;
 	h->links = links;

@@ -97,6 +97,13 @@ struct health {
 	uint64_t ev_dropped_unreported; /* for the next event logged */
 };
 
+/*
+ * h's 328 KB of per-QP state, for the modules below.
+ * On zeroed storage (mrcd's is static): init writes only what is not
+ * zero, so the per-QP tables cost no page until a QP uses them (each
+ * first write to a page is some 6 us on a paravirtualized guest,
+ * docs/mrcd.md). A test that reuses one zeroes it first.
+ */
 int health_init(struct health *h, struct dev *dev, struct probe *probe,
 		const struct links *links, const struct mrcd_config *cfg);
 void health_close(struct health *h);

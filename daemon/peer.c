@@ -477,7 +477,6 @@ int peer_init(struct peer *pe, struct loop *l, struct dev *dev,
 {
 	int fd, one = 1, err;
 
-	memset(pe, 0, sizeof(*pe));
 	pe->dev = dev;
 	pe->probe = probe;
 	pe->health = health;

@@ -87,7 +87,13 @@ struct peer {
 	struct qpset hello_waiting; /* hello_seq set, for peer_tick */
 };
 
-/* Opens the socket (-errno, said) and registers it with the loop. */
+/*
+ * Opens the socket (-errno, said) and registers it with the loop.
+ * On zeroed storage (mrcd's is static): init writes only what is not
+ * zero, so the per-QP tables cost no page until a QP uses them (each
+ * first write to a page is some 6 us on a paravirtualized guest,
+ * docs/mrcd.md). A test that reuses one zeroes it first.
+ */
 int peer_init(struct peer *pe, struct loop *l, struct dev *dev,
 	      struct probe *probe, struct health *health,
 	      const struct links *links, const struct port_spec *port,

@@ -48,7 +48,6 @@ const char *const prof_cc_algorithms[] = { "uet-1.0-nscc", NULL };
 
 void prof_init(struct profiles *p, uint32_t port_mask)
 {
-	memset(p, 0, sizeof(*p));
 	p->port_mask = port_mask;
 
 	/* EV profile 0: the device's own; mrcd picks each QP's EVs. */

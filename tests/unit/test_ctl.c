@@ -67,6 +67,8 @@ static int setup(void **state)
 	memset(live_calls, 0, sizeof(live_calls));
 	assert_int_equal(fake_ports(port, &links, &dev), 0);
 	links.live_changed = on_live;
+	memset(&health, 0, sizeof(health)); /* *_init take zeroed storage */
+	memset(&ctl, 0, sizeof(ctl));
 	assert_int_equal(health_init(&health, &dev, &probe, &links, &cfg), 0);
 	{
 		const struct ctl_deps d = { .dev = &dev,

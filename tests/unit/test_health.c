@@ -51,6 +51,7 @@ static int setup(void **state)
 		links.up[p] = 1;
 		links.admin[p] = MRC_CTL_PORT_ADMIN_ENABLED;
 	}
+	memset(&h, 0, sizeof(h)); /* health_init takes zeroed storage */
 	assert_int_equal(health_init(&h, &dev, &probe, &links, &cfg), 0);
 	fake_qp_rts(QPN, NEV);
 	health_qp_open(&h, QPN);

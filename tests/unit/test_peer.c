@@ -77,6 +77,7 @@ static int setup(void **state)
 		ports[p].prefix[2] = (uint8_t)(16 * p);
 		ports[p].prefix_len = 20;
 	}
+	memset(&h, 0, sizeof(h)); /* health_init takes zeroed storage */
 	assert_int_equal(health_init(&h, &dev, &probe, &links, &cfg), 0);
 	memset(&pe, 0, sizeof(pe));
 	pe.dev = &dev;

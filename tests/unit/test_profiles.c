@@ -63,6 +63,7 @@ static struct mrc_ctl_ev_field gen_f[] = {
 static int setup(void **state)
 {
 	(void)state;
+	memset(&P, 0, sizeof(P)); /* prof_init takes zeroed storage */
 	prof_init(&P, 0x6);
 	P.ev_runtime_state = NULL;
 	P.ctx = NULL;

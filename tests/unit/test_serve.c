@@ -123,6 +123,8 @@ static int setup(void **state)
 	assert_int_equal(loop_init(&loop), 0);
 	clients_init(&cl, &loop);
 	assert_int_equal(pump_init(&pump, &dev, &loop, 1, 0), 0);
+	memset(&health, 0, sizeof(health)); /* *_init take zeroed storage */
+	memset(&ctl, 0, sizeof(ctl));
 	assert_int_equal(health_init(&health, &dev, &probe, &links, &cfg), 0);
 	{
 		const struct ctl_deps d = { .dev = &dev,
