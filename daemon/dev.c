@@ -582,13 +582,120 @@ static int pump_set(struct dev *d, const struct mrc_pump *pump)
 	return 0;
 }
 
+/*
+ * The pump's watch an mrcd of this build left: the record it wrote once
+ * its watch was attached (this build's id, the four programs' ids), the
+ * claim and leave programs pinned as recorded, and each pinned link
+ * running the recorded program. Anything else: 1 (load afresh).
+ */
+#define PUMP_REC_MAGIC 0x4d524350u /* "MRCP" */
+enum { PUMP_CLAIM, PUMP_LEAVE, PUMP_KILL, PUMP_EXIT, PUMP_NPROGS };
+static const char *const pump_pin[PUMP_NPROGS] = {
+	"mrc_pump_claim", "mrc_pump_leave", "mrc_pump_kill", "mrc_pump_exit"
+};
+
+struct pump_rec {
+	uint32_t magic;
+	uint32_t prog_id[PUMP_NPROGS];
+	char id[BUILD_ID_LEN]; /* dev_build_id() */
+};
+
+static uint32_t link_prog_id(int fd)
+{
+	struct bpf_link_info info = {};
+	uint32_t len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.prog_id;
+}
+
+static int pump_reuse(struct dev *d, const char *dir)
+{
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info), key = 0, id;
+	struct pump_rec rec;
+	int fd[PUMP_NPROGS] = { -1, -1, -1, -1 }, rfd, i, ok;
+
+	rfd = dev_pin_get(dir, "maps", "mrcd_pump_rec");
+	if (rfd < 0)
+		return 1;
+	ok = !bpf_obj_get_info_by_fd(rfd, &info, &len) &&
+	     info.value_size == sizeof(rec) && info.max_entries == 1 &&
+	     !bpf_map_lookup_elem(rfd, &key, &rec) &&
+	     rec.magic == PUMP_REC_MAGIC;
+	close(rfd);
+	rec.id[BUILD_ID_LEN - 1] = 0;
+	if (!ok || strcmp(rec.id, dev_build_id()))
+		return 1;
+	for (i = 0; i < PUMP_NPROGS && ok; i++) {
+		fd[i] = dev_pin_get(dir, "progs", pump_pin[i]);
+		id = fd[i] < 0	     ? 0 :
+		     i <= PUMP_LEAVE ? prog_id(fd[i]) :
+				       link_prog_id(fd[i]);
+		ok = id && id == rec.prog_id[i];
+	}
+	for (i = PUMP_KILL; i < PUMP_NPROGS; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	if (!ok) {
+		for (i = 0; i <= PUMP_LEAVE; i++)
+			if (fd[i] >= 0)
+				close(fd[i]);
+		return 1;
+	}
+	d->pump_claim_fd = fd[PUMP_CLAIM];
+	d->pump_leave_fd = fd[PUMP_LEAVE];
+	d->pump_reused = 1;
+	log_info(
+		"reusing the pump's watch of this build: mrc_pump_claim id %u, mrc_pump_kill link to id %u, mrc_pump_exit link to id %u\n",
+		rec.prog_id[PUMP_CLAIM], rec.prog_id[PUMP_KILL],
+		rec.prog_id[PUMP_EXIT]);
+	return 0;
+}
+
+/* The claim and leave programs pinned, then the record that names them
+ * and the links' programs: written last, so a record is never of pins
+ * half made. */
+static int pump_record(struct dev *d, const char *dir)
+{
+	struct pump_rec rec = { .magic = PUMP_REC_MAGIC };
+	uint32_t key = 0;
+	int fd, err;
+
+	snprintf(rec.id, sizeof(rec.id), "%s", dev_build_id());
+	rec.prog_id[PUMP_CLAIM] = prog_id(d->pump_claim_fd);
+	rec.prog_id[PUMP_LEAVE] = prog_id(d->pump_leave_fd);
+	rec.prog_id[PUMP_KILL] =
+		prog_id(bpf_program__fd(d->pump->progs.mrc_pump_kill));
+	rec.prog_id[PUMP_EXIT] =
+		prog_id(bpf_program__fd(d->pump->progs.mrc_pump_exit));
+	err = dev_pin_prog(d->pump_claim_fd, dir, pump_pin[PUMP_CLAIM]) ?:
+		      dev_pin_prog(d->pump_leave_fd, dir, pump_pin[PUMP_LEAVE]);
+	if (err)
+		return err;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrcd_pump_rec", 4, sizeof(rec),
+			    1, NULL);
+	if (fd < 0)
+		return err_msg(-errno, "creating", "maps/mrcd_pump_rec");
+	err = bpf_map_update_elem(fd, &key, &rec, BPF_ANY) ?
+		      err_msg(-errno, "writing", "maps/mrcd_pump_rec") :
+		      dev_pin_obj(fd, dir, "maps", "mrcd_pump_rec");
+	close(fd);
+	return err;
+}
+
 int dev_pump_watch(struct dev *d, const char *dir)
 {
 	/* A fallback only: getpid() is this PID namespace's. */
 	const struct mrc_pump pump = { .tgid = (uint32_t)getpid() };
 	LIBBPF_OPTS(bpf_test_run_opts, o);
-	int err;
+	int err = 0;
 
+	d->pump_claim_fd = d->pump_leave_fd = -1;
+	if (d->reused && !pump_reuse(d, dir))
+		goto claim;
+	/* No record while the pins change: a start cut short here leaves
+	 * the next mrcd to load its own. */
+	dev_pin_del(dir, "maps", "mrcd_pump_rec");
 	d->pump = mrc_pump_gone__open();
 	if (!d->pump)
 		return pump_set(d, &pump) ?:
@@ -599,19 +706,32 @@ int dev_pump_watch(struct dev *d, const char *dir)
 		if (err)
 			err_msg(err, "loading", "mrc_pump_gone");
 	}
+	if (!err) {
+		d->pump_claim_fd =
+			bpf_program__fd(d->pump->progs.mrc_pump_claim);
+		d->pump_leave_fd =
+			bpf_program__fd(d->pump->progs.mrc_pump_leave);
+	}
+claim:
 	/* Pumped again, watched or not: named by the data path itself. */
-	if (!err && bpf_prog_test_run_opts(
-			    bpf_program__fd(d->pump->progs.mrc_pump_claim), &o))
+	if (!err && bpf_prog_test_run_opts(d->pump_claim_fd, &o))
 		err = err_msg(-errno, "running", "mrc_pump_claim");
 	d->pump_claimed = !err;
 	if (err && pump_set(d, &pump))
 		err = -EIO;
-	if (!err)
-		err = pump_hook(d->pump->progs.mrc_pump_kill, "signal_generate",
-				dir, "mrc_pump_kill");
+	if (d->pump_reused || err)
+		return err;
+	err = pump_hook(d->pump->progs.mrc_pump_kill, "signal_generate", dir,
+			"mrc_pump_kill");
 	if (!err)
 		err = pump_hook(d->pump->progs.mrc_pump_exit, NULL, dir,
 				"mrc_pump_exit");
+	/* Without a record the next mrcd loads its own: no reason to stop. */
+	if (!err && pump_record(d, dir)) {
+		dev_pin_del(dir, "maps", "mrcd_pump_rec");
+		log_info(
+			"no record of the pump's watch (see above): the next mrcd loads its own\n");
+	}
 	return err;
 }
 
@@ -628,9 +748,7 @@ int dev_pump_gone(struct dev *d)
 	 * marked, must not pass its stores.
 	 */
 	if (d->pump_claimed) {
-		int fd = bpf_program__fd(d->pump->progs.mrc_pump_leave);
-
-		if (bpf_prog_test_run_opts(fd, &o))
+		if (bpf_prog_test_run_opts(d->pump_leave_fd, &o))
 			return err_msg(-errno, "running", "mrc_pump_leave");
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		return 0;
@@ -822,6 +940,10 @@ void dev_release(struct dev *d)
 	for (p = 0; p < DEV_NPROGS; p++)
 		if (d->prog_fd[p] >= 0 && (d->reused || p == DEV_PROG_TC))
 			close(d->prog_fd[p]);
+	if (d->pump_reused) {
+		close(d->pump_claim_fd);
+		close(d->pump_leave_fd);
+	}
 	mrc_pump_gone__destroy(d->pump);
 	mrc_xdp_ctl__destroy(d->ctl);
 	mrc_xdp_ack_tx__destroy(d->ack_tx);

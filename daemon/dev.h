@@ -79,8 +79,11 @@ struct dev {
 	 */
 	uint8_t sq_slot[MRC_MAX_QP];
 	uint32_t sq_nfresh; /* FRESH slots, at most a batch of them */
-	struct mrc_pump_gone *pump; /* the pump's watch (dev_pump_watch) */
+	struct mrc_pump_gone *pump; /* the pump's watch (dev_pump_watch)... */
 	int pump_claimed; /* ...whose claim named this process the pump */
+	/* Its claim and leave programs: the skeleton's, or (pump_reused)
+	 * a predecessor's of this build, pinned, their fds ours. */
+	int pump_claim_fd, pump_leave_fd, pump_reused;
 };
 enum { DEV_SQ_STALE, DEV_SQ_FRESH, DEV_SQ_USED };
 
@@ -164,7 +167,9 @@ int dev_ack_clock(struct dev *d, int on);
  * pump's watch (bpf/mrc_pump_gone.bpf.c), its links pinned in dir (a
  * predecessor's replaced): when this process is killed or exits, the
  * data path clocks every QP from its ACKs until the next mrcd calls this.
- * 0 or -errno (said on stderr).
+ * A watch of this build left running (its record, maps/mrcd_pump_rec,
+ * names the pinned programs and the links run them) is reused, not
+ * loaded again. 0 or -errno (said on stderr).
  */
 int dev_pump_watch(struct dev *d, const char *dir);
 /*

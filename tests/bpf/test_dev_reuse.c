@@ -7,7 +7,8 @@
  * build identity (MRCD_TEST_BUILD_ID), a pin that is not the program
  * recorded, a record of another layout or a missing .bss pin: the
  * programs are loaded afresh, over the same maps; the takeover's sweep
- * of leftovers (dev_has_all) finds what dev_has finds. Pins go to a scratch
+ * of leftovers (dev_has_all) finds what dev_has finds; the pump's watch
+ * (dev_pump_watch) is reused on the same terms. Pins go to a scratch
  * directory of the host's bpffs; nothing is attached. The time a reusing
  * takeover takes is printed, not asserted.
  */
@@ -257,6 +258,81 @@ static void bad_record_loads(void **state)
 	dev_release(&d);
 }
 
+/* The data path's pump record (mrc_pump): gone, and whose. */
+static struct mrc_pump pump_of(struct dev *d)
+{
+	struct mrc_pump pump;
+	uint32_t key = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(d->rx->maps.mrc_pump),
+					     &key, &pump),
+			 0);
+	return pump;
+}
+
+/*
+ * The pump's watch: the first takeover loads it (claim and leave pinned,
+ * the links pinned, all recorded); the next of this build runs the same
+ * programs, its claim names this process the pump and its leave says it
+ * is gone; a link that runs another program, no record, or another
+ * build: loaded afresh.
+ */
+static void pump_watch_reused(void **state)
+{
+	uint32_t claim;
+	struct dev d;
+	int fd;
+
+	(void)state;
+	take_over_pin(&d);
+	assert_int_equal(dev_pump_watch(&d, dir), 0);
+	assert_int_equal(d.pump_reused, 0);
+	assert_true(d.pump_claimed);
+	claim = prog_id(d.pump_claim_fd);
+	dev_release(&d);
+
+	take_over_pin(&d);
+	assert_int_equal(dev_pump_watch(&d, dir), 0);
+	assert_int_equal(d.pump_reused, 1);
+	assert_int_equal(prog_id(d.pump_claim_fd), claim);
+	assert_true(d.pump_claimed);
+	assert_int_equal(pump_of(&d).tgid, (uint32_t)getpid());
+	assert_int_equal(pump_of(&d).gone, 0);
+	assert_int_equal(dev_pump_gone(&d), 0);
+	assert_int_equal(pump_of(&d).gone, 1);
+	dev_release(&d);
+
+	/* progs/mrc_pump_kill: a link to the exit program. */
+	fd = dev_pin_get(dir, "progs", "mrc_pump_exit");
+	assert_true(fd >= 0);
+	assert_int_equal(dev_pin_prog(fd, dir, "mrc_pump_kill"), 0);
+	close(fd);
+	take_over_pin(&d);
+	assert_int_equal(dev_pump_watch(&d, dir), 0);
+	assert_int_equal(d.pump_reused, 0);
+	assert_int_not_equal(prog_id(d.pump_claim_fd), claim);
+	claim = prog_id(d.pump_claim_fd);
+	dev_release(&d);
+
+	dev_pin_del(dir, "maps", "mrcd_pump_rec");
+	take_over_pin(&d);
+	assert_int_equal(dev_pump_watch(&d, dir), 0);
+	assert_int_equal(d.pump_reused, 0);
+	dev_release(&d);
+	take_over_pin(&d);
+	assert_int_equal(dev_pump_watch(&d, dir), 0);
+	assert_int_equal(d.pump_reused, 1); /* the fresh one, recorded */
+	claim = prog_id(d.pump_claim_fd);
+	dev_release(&d);
+
+	setenv("MRCD_TEST_BUILD_ID", "other", 1);
+	take_over_pin(&d);
+	assert_int_equal(dev_pump_watch(&d, dir), 0);
+	assert_int_equal(d.pump_reused, 0);
+	assert_int_not_equal(prog_id(d.pump_claim_fd), claim);
+	dev_release(&d);
+}
+
 /* The takeover's sweep: dev_has_all finds what dev_has finds. */
 static void has_all_is_has(void **state)
 {
@@ -303,6 +379,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(pin_not_recorded_loads, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(bad_record_loads, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(pump_watch_reused, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(has_all_is_has, setup,
 						teardown),

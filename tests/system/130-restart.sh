@@ -20,7 +20,8 @@
 # format and an explicit EV profile with its EVs) are what the next mrcd,
 # and h1's last, show: the books keep each as it is made.
 # A restarted mrcd of the same build runs the programs it finds (the
-# XDP program on a port keeps its id); one of another build identity
+# XDP program on a port keeps its id, the pump's watch is not loaded
+# again); one of another build identity
 # (MRCD_TEST_BUILD_ID, restarts 11 and 12) loads its own, and so does
 # the next one of this build (the running programs are the other's).
 . "$(dirname "$0")/lib.sh"
@@ -113,6 +114,8 @@ restart() {
 	else
 		grep -q "^mrcd: reusing the running programs of this build" "$log" ||
 			fail "restart $n: the running programs were not reused: $(cat "$log")"
+		grep -q "^mrcd: reusing the pump's watch of this build" "$log" ||
+			fail "restart $n: the pump's watch was not reused: $(cat "$log")"
 		[ "$before" = "$after" ] || fail "restart $n: the port ran program $before, now $after"
 	fi
 }
