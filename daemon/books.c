@@ -302,12 +302,12 @@ int books_adopt(struct books_ctx *bk)
 	memcpy(bk->prof->cc, b->prof.cc, sizeof(bk->prof->cc));
 	for (i = 0; i < PROF_MAX_EV; i++)
 		if (b->prof.ev[i].state != MRC_CTL_PROFILE_INIT ||
-		    b->prof.ev[i].have)
+		    b->prof.ev[i].have) {
 			bk->prof->ev[i] = b->prof.ev[i];
+			bk->prof->ev[i].users = 0; /* counted below */
+		}
 	/* Users are counted from the QPs, not trusted from a write a
 	 * SIGKILL may have cut short. */
-	for (i = 0; i < PROF_MAX_EV; i++)
-		bk->prof->ev[i].users = 0;
 	for (i = 0; i < PROF_MAX_CC; i++)
 		bk->prof->cc[i].users = 0;
 	for (i = 0; i < MRC_MAX_QP; i++) {

@@ -79,6 +79,7 @@ static void profiles_booked_in_part(void **state)
 	(void)state;
 	prof.ev[5].state = MRC_CTL_PROFILE_OFFLINE;
 	prof.ev[5].count = 7;
+	prof.ev[5].users = 9; /* booked, and not trusted back */
 	prof.cc[2].state = MRC_CTL_PROFILE_ONLINE;
 	links.admin[1] = MRC_CTL_PORT_ADMIN_DISABLED;
 	/* Changed, and not (yet) booked. */
@@ -98,6 +99,7 @@ static void profiles_booked_in_part(void **state)
 	assert_int_equal(books_adopt(&bk), 0);
 	assert_int_equal(prof.ev[5].state, MRC_CTL_PROFILE_OFFLINE);
 	assert_int_equal(prof.ev[5].count, 7);
+	assert_int_equal(prof.ev[5].users, 0); /* no QP holds it */
 	assert_int_equal(prof.ev[6].state, MRC_CTL_PROFILE_INIT);
 	assert_int_equal(prof.cc[2].state, MRC_CTL_PROFILE_ONLINE);
 	assert_int_equal(links.admin[1], MRC_CTL_PORT_ADMIN_DISABLED);
@@ -118,7 +120,12 @@ static void takeover_books_what_it_changed(void **state)
 	obj.qp[3].owner = c;
 	obj.qp[3].state = MRC_QPS_RTS;
 	obj.qp[3].peer_qpn = 33;
+	obj.qp[3].prof_held = 1;
+	obj.qp[3].ev_prof = 5;
+	obj.qp[3].cc_prof = 2;
 	books_qp(&bk, 3);
+	prof.ev[5].state = MRC_CTL_PROFILE_ONLINE;
+	books_prof(&bk, 5);
 	obj.cq_owner[1] = c;
 	books_objs(&bk);
 	/* QP 4 booked for slot 1, whose entry a SIGKILL left without a
@@ -132,6 +139,8 @@ static void takeover_books_what_it_changed(void **state)
 	assert_ptr_equal(obj.qp[3].owner, &cl.client[0]);
 	assert_int_equal(obj.qp[3].peer_qpn, 33);
 	assert_null(obj.qp[4].owner);
+	assert_int_equal(prof.ev[5].users, 1); /* QP 3's */
+	assert_int_equal(prof.cc[2].users, 1);
 	assert_ptr_equal(obj.cq_owner[1], &cl.client[0]);
 	assert_true(cl.client[0].orphan);
 	assert_int_equal(cl.client[0].session, 0x77);
