@@ -140,21 +140,6 @@ void books_objs(struct books_ctx *bk)
 		b->cq_owner[i] = owner_of(bk, bk->obj->cq_owner[i]);
 }
 
-/* The profiles and port states whole: a new device's books, a handover. */
-static void books_prof_all(struct books_ctx *bk)
-{
-	struct books *b = bk->b;
-	uint32_t i;
-
-	if (!b)
-		return;
-	for (i = 0; i < MRC_MAX_PORTS; i++)
-		b->port_admin[i] = bk->links->admin[i];
-	b->prof = *bk->prof;
-	b->prof.ev_runtime_state = NULL;
-	b->prof.ctx = NULL;
-}
-
 void books_prof(struct books_ctx *bk, int ev_id)
 {
 	struct books *b = bk->b;
@@ -169,6 +154,15 @@ void books_prof(struct books_ctx *bk, int ev_id)
 	memcpy(b->prof.cc, bk->prof->cc, sizeof(b->prof.cc));
 	if (ev_id >= 0 && ev_id < PROF_MAX_EV)
 		b->prof.ev[ev_id] = bk->prof->ev[ev_id];
+}
+
+/* The profiles and port states whole: a new device's books, a handover. */
+static void books_prof_all(struct books_ctx *bk)
+{
+	if (!bk->b)
+		return;
+	books_prof(bk, -1);
+	memcpy(bk->b->prof.ev, bk->prof->ev, sizeof(bk->b->prof.ev));
 }
 
 void books_save(struct books_ctx *bk)
