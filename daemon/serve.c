@@ -610,25 +610,31 @@ int serve_request(struct serve *s, struct client *c, const struct mrcd_req *req,
 		case MRCD_QP_MODIFY:
 			books_qp(s->books, req->qp_modify.qpn);
 			break;
-		/* A query changes nothing; a modify one profile. */
-		case MRCD_CTL_PORT:
-			if (req->ctl_port.h.modify)
-				books_prof(s->books, -1);
-			break;
-		case MRCD_CTL_FMT:
-			if (req->ctl_fmt.h.modify)
-				books_prof(s->books, -1);
-			break;
-		case MRCD_CTL_CC:
-			if (req->ctl_cc.h.modify)
-				books_prof(s->books, -1);
-			break;
-		case MRCD_CTL_EV_PROFILE:
-			if (req->ctl_evp.h.modify &&
-			    req->ctl_evp.h.id < PROF_MAX_EV)
-				books_prof(s->books, (int)req->ctl_evp.h.id);
-			break;
 		}
+	/*
+	 * A query changes nothing; a modify one profile, booked even when
+	 * refused: one that failed partway (an EV_OP's first entries, a CC
+	 * profile the data path did not take) may have changed what the
+	 * next mrcd must find, and the books take the live state.
+	 */
+	switch (req->op) {
+	case MRCD_CTL_PORT:
+		if (req->ctl_port.h.modify)
+			books_prof(s->books, -1);
+		break;
+	case MRCD_CTL_FMT:
+		if (req->ctl_fmt.h.modify)
+			books_prof(s->books, -1);
+		break;
+	case MRCD_CTL_CC:
+		if (req->ctl_cc.h.modify)
+			books_prof(s->books, -1);
+		break;
+	case MRCD_CTL_EV_PROFILE:
+		if (req->ctl_evp.h.modify && req->ctl_evp.h.id < PROF_MAX_EV)
+			books_prof(s->books, (int)req->ctl_evp.h.id);
+		break;
+	}
 	err = reply(c, &rep, fds, nfds);
 	/* The application has its copies now (the doorbell stays ours). */
 	if (nfds)

@@ -274,8 +274,8 @@ static struct mrc_pump pump_of(struct dev *d)
  * The pump's watch: the first takeover loads it (claim and leave pinned,
  * the links pinned, all recorded); the next of this build runs the same
  * programs, its claim names this process the pump and its leave says it
- * is gone; a link that runs another program, no record, or another
- * build: loaded afresh.
+ * is gone; a link that runs another program, no record, or a watch of
+ * another build under this build's data path: loaded afresh.
  */
 static void pump_watch_reused(void **state)
 {
@@ -325,8 +325,15 @@ static void pump_watch_reused(void **state)
 	claim = prog_id(d.pump_claim_fd);
 	dev_release(&d);
 
+	/* Another build takes over and is killed before its watch: the
+	 * next of that build runs its own data path, and the watch left
+	 * running, recorded and linked, is this build's: loaded afresh. */
 	setenv("MRCD_TEST_BUILD_ID", "other", 1);
 	take_over_pin(&d);
+	assert_int_equal(d.reused, 0);
+	dev_release(&d);
+	take_over_pin(&d);
+	assert_int_equal(d.reused, 1);
 	assert_int_equal(dev_pump_watch(&d, dir), 0);
 	assert_int_equal(d.pump_reused, 0);
 	assert_int_not_equal(prog_id(d.pump_claim_fd), claim);

@@ -492,7 +492,7 @@ static void resume_takes_an_orphans_objects(void **state)
 /*
  * A controller's query books nothing; a modify books what it changed, an
  * EV profile by its id alone (the books once took all 64, 720 KB, at every
- * controller request); a refused modify books nothing.
+ * controller request), refused or not; a modify of no profile nothing.
  */
 static void controller_changes_booked_in_part(void **state)
 {
@@ -523,9 +523,17 @@ static void controller_changes_booked_in_part(void **state)
 	assert_int_equal(booked_prof, 2);
 	assert_int_equal(booked_prof_ev, 5);
 
-	req.ctl_evp.h.id = PROF_MAX_EV; /* no such profile */
+	/* Refused, it may have changed some of it (an EV_OP that fails
+	 * partway): booked as it stands. */
+	req.ctl_evp.h.mask = MRC_CTL_EV_PROFILE_EV_OP; /* INIT: no array */
+	req.ctl_evp.attr.ev_op.op = MRC_CTL_EV_OP_MODIFY_EV_STATE;
+	req.ctl_evp.attr.ev_op.entry_count = 1;
 	assert_int_not_equal(ask(a, MRCD_CTL_EV_PROFILE), 0);
-	assert_int_equal(booked_prof, 2);
+	assert_int_equal(booked_prof, 3);
+	assert_int_equal(booked_prof_ev, 5);
+	req.ctl_evp.h.id = PROF_MAX_EV; /* no such profile: nothing */
+	assert_int_not_equal(ask(a, MRCD_CTL_EV_PROFILE), 0);
+	assert_int_equal(booked_prof, 3);
 }
 
 int main(void)
