@@ -165,13 +165,21 @@ static void books_prof_all(struct books_ctx *bk)
 	memcpy(bk->b->prof.ev, bk->prof->ev, sizeof(bk->b->prof.ev));
 }
 
-void books_save(struct books_ctx *bk)
+/* Every client entry and the owner tables. */
+static void books_owners(struct books_ctx *bk)
 {
 	uint32_t i;
 
 	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
 		books_client(bk, &bk->cl->client[i]);
 	books_objs(bk);
+}
+
+void books_save(struct books_ctx *bk)
+{
+	uint32_t i;
+
+	books_owners(bk);
 	for (i = 0; i < MRC_MAX_QP; i++)
 		books_qp(bk, i);
 	books_prof_all(bk);
@@ -183,9 +191,7 @@ void books_adopted(struct books_ctx *bk)
 
 	if (!bk->b)
 		return;
-	for (i = 0; i < MRCD_MAX_CLIENTS; i++)
-		books_client(bk, &bk->cl->client[i]);
-	books_objs(bk);
+	books_owners(bk);
 	for (i = 0; i < MRC_MAX_QP; i++)
 		if (bk->b->qp[i].owner && !bk->obj->qp[i].owner)
 			books_qp(bk, i);

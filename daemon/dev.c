@@ -250,23 +250,46 @@ static uint32_t prog_id(int fd)
 								     0;
 }
 
-/* The pinned record, if it has this build's layout: its fd, or -errno. */
-static int build_rec_get(const char *dir)
+/*
+ * A record mrcd pins for the next one (maps/name: one array entry of size
+ * bytes, the mrcd_build and mrcd_pump_rec records), if it has this
+ * layout: its fd, or -errno (-EPROTO: another layout).
+ */
+static int rec_get(const char *dir, const char *name, uint32_t size)
 {
 	struct bpf_map_info info = {};
 	uint32_t len = sizeof(info);
-	int fd = dev_pin_get(dir, "maps", "mrcd_build");
+	int fd = dev_pin_get(dir, "maps", name);
 
 	if (fd < 0)
 		return fd;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
 	    info.type != BPF_MAP_TYPE_ARRAY || info.key_size != 4 ||
-	    info.value_size != sizeof(struct build_rec) ||
-	    info.max_entries != 1) {
+	    info.value_size != size || info.max_entries != 1) {
 		close(fd);
 		return -EPROTO;
 	}
 	return fd;
+}
+
+/* rec written as record name, the map made and pinned if there is none of
+ * its layout: 0 or -errno (said). */
+static int rec_put(const char *dir, const char *name, const void *rec,
+		   uint32_t size)
+{
+	uint32_t key = 0;
+	int fd = rec_get(dir, name, size), err = 0;
+
+	if (fd < 0) {
+		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, 4, size, 1, NULL);
+		if (fd < 0)
+			return err_msg(-errno, "creating the record", name);
+		err = dev_pin_obj(fd, dir, "maps", name);
+	}
+	if (!err && bpf_map_update_elem(fd, &key, rec, BPF_ANY))
+		err = err_msg(-errno, "writing the record", name);
+	close(fd);
+	return err;
 }
 
 /*
@@ -329,7 +352,7 @@ static int reuse_progs(struct dev *d, const char *dir)
 	struct build_rec rec;
 	uint32_t key = 0;
 
-	rfd = build_rec_get(dir);
+	rfd = rec_get(dir, "mrcd_build", sizeof(rec));
 	if (rfd < 0) {
 		snprintf(why, sizeof(why), "%s maps/mrcd_build (%s)",
 			 rfd == -EPROTO ? "another layout of" : "no",
@@ -422,9 +445,9 @@ static int build_record_write(struct dev *d, const char *dir, int tc_fd)
 {
 	struct build_rec rec = { .magic = BUILD_MAGIC,
 				 .version = BUILD_VERSION };
-	uint32_t ids[BUILD_MAPS], key = 0;
+	uint32_t ids[BUILD_MAPS];
 	char name[BPF_OBJ_NAME_LEN];
-	int fd, n, p, err = 0;
+	int n, p, err = 0;
 
 	if (!d->reused) {
 		err = dev_pin_obj(bpf_map__fd(d->tx->maps.bss), dir, "maps",
@@ -444,18 +467,7 @@ static int build_record_write(struct dev *d, const char *dir, int tc_fd)
 		if (err)
 			return err_msg(err, "describing", prog_name[p]);
 	}
-	fd = build_rec_get(dir);
-	if (fd < 0) {
-		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrcd_build", 4,
-				    sizeof(rec), 1, NULL);
-		if (fd < 0)
-			return err_msg(-errno, "creating", "maps/mrcd_build");
-		err = dev_pin_obj(fd, dir, "maps", "mrcd_build");
-	}
-	if (!err && bpf_map_update_elem(fd, &key, &rec, BPF_ANY))
-		err = err_msg(-errno, "writing", "maps/mrcd_build");
-	close(fd);
-	return err;
+	return rec_put(dir, "mrcd_build", &rec, sizeof(rec));
 }
 
 /*
@@ -610,32 +622,29 @@ static uint32_t link_prog_id(int fd)
 
 static int pump_reuse(struct dev *d, const char *dir)
 {
-	struct bpf_map_info info = {};
-	uint32_t len = sizeof(info), key = 0, id;
-	struct pump_rec rec;
 	int fd[PUMP_NPROGS] = { -1, -1, -1, -1 }, rfd, i, ok;
+	uint32_t key = 0, id;
+	struct pump_rec rec;
 
-	rfd = dev_pin_get(dir, "maps", "mrcd_pump_rec");
+	rfd = rec_get(dir, "mrcd_pump_rec", sizeof(rec));
 	if (rfd < 0)
 		return 1;
-	ok = !bpf_obj_get_info_by_fd(rfd, &info, &len) &&
-	     info.value_size == sizeof(rec) && info.max_entries == 1 &&
-	     !bpf_map_lookup_elem(rfd, &key, &rec) &&
+	ok = !bpf_map_lookup_elem(rfd, &key, &rec) &&
 	     rec.magic == PUMP_REC_MAGIC;
 	close(rfd);
 	rec.id[BUILD_ID_LEN - 1] = 0;
 	if (!ok || strcmp(rec.id, dev_build_id()))
 		return 1;
+	/* The claim and leave programs are kept; the links only looked at. */
 	for (i = 0; i < PUMP_NPROGS && ok; i++) {
 		fd[i] = dev_pin_get(dir, "progs", pump_pin[i]);
 		id = fd[i] < 0	     ? 0 :
 		     i <= PUMP_LEAVE ? prog_id(fd[i]) :
 				       link_prog_id(fd[i]);
 		ok = id && id == rec.prog_id[i];
-	}
-	for (i = PUMP_KILL; i < PUMP_NPROGS; i++)
-		if (fd[i] >= 0)
+		if (i > PUMP_LEAVE && fd[i] >= 0)
 			close(fd[i]);
+	}
 	if (!ok) {
 		for (i = 0; i <= PUMP_LEAVE; i++)
 			if (fd[i] >= 0)
@@ -658,8 +667,7 @@ static int pump_reuse(struct dev *d, const char *dir)
 static int pump_record(struct dev *d, const char *dir)
 {
 	struct pump_rec rec = { .magic = PUMP_REC_MAGIC };
-	uint32_t key = 0;
-	int fd, err;
+	int err;
 
 	snprintf(rec.id, sizeof(rec.id), "%s", dev_build_id());
 	rec.prog_id[PUMP_CLAIM] = prog_id(d->pump_claim_fd);
@@ -670,17 +678,7 @@ static int pump_record(struct dev *d, const char *dir)
 		prog_id(bpf_program__fd(d->pump->progs.mrc_pump_exit));
 	err = dev_pin_prog(d->pump_claim_fd, dir, pump_pin[PUMP_CLAIM]) ?:
 		      dev_pin_prog(d->pump_leave_fd, dir, pump_pin[PUMP_LEAVE]);
-	if (err)
-		return err;
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mrcd_pump_rec", 4, sizeof(rec),
-			    1, NULL);
-	if (fd < 0)
-		return err_msg(-errno, "creating", "maps/mrcd_pump_rec");
-	err = bpf_map_update_elem(fd, &key, &rec, BPF_ANY) ?
-		      err_msg(-errno, "writing", "maps/mrcd_pump_rec") :
-		      dev_pin_obj(fd, dir, "maps", "mrcd_pump_rec");
-	close(fd);
-	return err;
+	return err ?: rec_put(dir, "mrcd_pump_rec", &rec, sizeof(rec));
 }
 
 int dev_pump_watch(struct dev *d, const char *dir)

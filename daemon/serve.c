@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -501,9 +502,15 @@ static int owns_anything(const struct serve *s, const struct client *c)
 int serve_request(struct serve *s, struct client *c, const struct mrcd_req *req,
 		  size_t len)
 {
+	const struct mrcd_ctl_hdr *h;
 	struct mrcd_rep rep = {};
 	int fds[2] = { -1, -1 }, nfds = 0, err, idx;
 
+	_Static_assert(offsetof(struct mrcd_ctl_port, h) == 0 &&
+			       offsetof(struct mrcd_ctl_fmt, h) == 0 &&
+			       offsetof(struct mrcd_ctl_evp, h) == 0 &&
+			       offsetof(struct mrcd_ctl_cc, h) == 0,
+		       "a controller request starts with its header");
 	/* Every request is a whole struct mrcd_req: nothing read is stale. */
 	if (len != sizeof(*req) || req->version != MRCD_PROTO_VERSION) {
 		rep.err = EPROTO;
@@ -617,22 +624,17 @@ int serve_request(struct serve *s, struct client *c, const struct mrcd_req *req,
 	 * profile the data path did not take) may have changed what the
 	 * next mrcd must find, and the books take the live state.
 	 */
+	h = &req->ctl_port.h; /* each of the four starts with it */
 	switch (req->op) {
 	case MRCD_CTL_PORT:
-		if (req->ctl_port.h.modify)
-			books_prof(s->books, -1);
-		break;
 	case MRCD_CTL_FMT:
-		if (req->ctl_fmt.h.modify)
-			books_prof(s->books, -1);
-		break;
 	case MRCD_CTL_CC:
-		if (req->ctl_cc.h.modify)
+		if (h->modify)
 			books_prof(s->books, -1);
 		break;
 	case MRCD_CTL_EV_PROFILE:
-		if (req->ctl_evp.h.modify && req->ctl_evp.h.id < PROF_MAX_EV)
-			books_prof(s->books, (int)req->ctl_evp.h.id);
+		if (h->modify && h->id < PROF_MAX_EV)
+			books_prof(s->books, (int)h->id);
 		break;
 	}
 	err = reply(c, &rep, fds, nfds);
