@@ -3,7 +3,7 @@
  * The pump's watch: tells the data path that the mrcd pumping the device
  * (mrc_pump[0].tgid, abi.h) is gone, as soon as the kernel knows:
  *
- *   mrc_pump_kill  a SIGKILL sent to it (signal_generate): the moment of
+ *   mrc_pump_kill  a SIGKILL sent to it (signal_generate, raw): the moment of
  *                  the kill, before the process even starts to exit,
  *                  while the ACKs of its last packets are still coming
  *   mrc_pump_exit  the exit of its thread group leader
@@ -29,6 +29,7 @@
  * whose packet starts the clock again.
  */
 #include <linux/bpf.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "lib/maps.h"
 
@@ -119,26 +120,29 @@ int mrc_pump_exit(void *ctx)
 	return 0;
 }
 
-/* The record of signal/signal_generate (its format file in tracefs). */
-struct signal_generate {
-	__u64 common;
-	int sig;
-	int errno_;
-	int code;
-	char comm[16];
-	int pid; /* the target task's */
-	int group;
-	int result;
-};
+/* The one field read of the kernel's task_struct (CO-RE: its offset is
+ * the running kernel's). */
+struct task_struct___pg {
+	int pid;
+} __attribute__((preserve_access_index));
 
-SEC("tracepoint/signal/signal_generate")
-int mrc_pump_kill(struct signal_generate *ctx)
+/*
+ * signal_generate, raw: its arguments as the kernel passes them
+ * (TP_PROTO(int sig, struct kernel_siginfo *info, struct task_struct *task,
+ * int group, int result)). A raw tracepoint attaches by name, so no tracefs
+ * need be mounted, as a tracepoint's id would need.
+ */
+SEC("raw_tp/signal_generate")
+int mrc_pump_kill(struct bpf_raw_tracepoint_args *ctx)
 {
+	struct task_struct___pg *task = (void *)ctx->args[2];
+	int sig = (int)ctx->args[0], result = (int)ctx->args[4];
+	int pid = task ? BPF_CORE_READ(task, pid) : 0;
+
 	/* kill(2) of a process sends to its leader, whose pid is its tgid;
 	 * a SIGKILL the kernel ignores (to a namespace's init) kills none. */
-	if (ctx->sig == SIGKILL && ctx->pid > 0 &&
-	    ctx->result != TRACE_SIGNAL_IGNORED)
-		pump_gone((__u32)ctx->pid);
+	if (sig == SIGKILL && pid > 0 && result != TRACE_SIGNAL_IGNORED)
+		pump_gone((__u32)pid);
 	return 0;
 }
 

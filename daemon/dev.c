@@ -565,15 +565,12 @@ int dev_ack_clock(struct dev *d, int on)
 	return 0;
 }
 
-/* Attaches prog (a tracepoint, a raw one if tp is NULL) and pins its link
- * as progs/name: attached from then on, whatever becomes of this mrcd. */
+/* Attaches prog to the raw tracepoint tp and pins its link as
+ * progs/name: attached from then on, whatever becomes of this mrcd. */
 static int pump_hook(struct bpf_program *prog, const char *tp, const char *dir,
 		     const char *name)
 {
-	struct bpf_link *link =
-		tp ? bpf_program__attach_tracepoint(prog, "signal", tp) :
-		     bpf_program__attach_raw_tracepoint(prog,
-							"sched_process_exit");
+	struct bpf_link *link = bpf_program__attach_raw_tracepoint(prog, tp);
 	int err;
 
 	if (!link)
@@ -722,8 +719,8 @@ claim:
 	err = pump_hook(d->pump->progs.mrc_pump_kill, "signal_generate", dir,
 			"mrc_pump_kill");
 	if (!err)
-		err = pump_hook(d->pump->progs.mrc_pump_exit, NULL, dir,
-				"mrc_pump_exit");
+		err = pump_hook(d->pump->progs.mrc_pump_exit,
+				"sched_process_exit", dir, "mrc_pump_exit");
 	/* Without a record the next mrcd loads its own: no reason to stop. */
 	if (!err && pump_record(d, dir)) {
 		dev_pin_del(dir, "maps", "mrcd_pump_rec");

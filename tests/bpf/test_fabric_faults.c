@@ -552,17 +552,66 @@ static int counted_not_ect(const struct fixture_out *o)
 	return 0;
 }
 
-static int dup_meta(const struct fixture_out *o)
+/*
+ * The dup fault: the forwarded frame behind a struct fab_dup_hdr naming
+ * fx0, two copies counted; and mrc_fab_tc_dup, run on what the stack would
+ * give it, takes the request out and redirects the forwarded frame to fx0.
+ */
+static int dup_request(const struct fixture_out *o)
 {
-	struct fab_meta m;
+	static uint8_t back[PKT_MAX];
+	static struct pkt want;
+	struct fab_dup_hdr d;
+	__u32 magic, egress;
 
-	EXPECT(o->meta_len == sizeof(m));
-	memcpy(&m, o->meta, sizeof(m));
-	EXPECT(m.magic == FAB_META_DUP_MAGIC);
-	EXPECT(m.egress_ifindex == fx0);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = o->frame,
+		    .data_size_in = o->len, .data_out = back,
+		    .data_size_out = sizeof(back));
+
+	pkt_init(&want);
+	udp4_fwd(&want);
+	EXPECT(o->meta_len == 0);
+	EXPECT(o->len == sizeof(d) + want.len);
+	memcpy(&d, o->frame, sizeof(d));
+	memcpy(&magic, d.magic, sizeof(magic));
+	memcpy(&egress, d.egress_ifindex, sizeof(egress));
+	EXPECT(magic == FAB_DUP_MAGIC);
+	EXPECT(egress == fx0);
+	EXPECT(memcmp(d.eth, want.data, sizeof(d.eth)) == 0);
+	EXPECT(memcmp(o->frame + sizeof(d), want.data, want.len) == 0);
 	EXPECT(stat(fx0, FAB_CNT_DUPLICATED) == 1);
 	EXPECT(stat(fx0, FAB_CNT_TX_PACKETS) == 2);
+
+	EXPECT(bpf_prog_test_run_opts(
+		       bpf_program__fd(skel->progs.mrc_fab_tc_dup), &opts) ==
+	       0);
+	EXPECT(opts.retval == TC_ACT_REDIRECT);
+	EXPECT(opts.data_size_out == want.len);
+	EXPECT(memcmp(back, want.data, want.len) == 0);
+	EXPECT(stat(fx0, FAB_CNT_DROP_DUP_FAILED) == 0);
 	return 0;
+}
+
+/* mrc_fab_tc_dup lets a frame without a request through unchanged. */
+static void tc_dup_passes_others(void **state)
+{
+	static uint8_t back[PKT_MAX];
+	static struct pkt in;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_out = back,
+		    .data_size_out = sizeof(back));
+
+	(void)state;
+	pkt_init(&in);
+	udp4_fwd(&in);
+	opts.data_in = in.data;
+	opts.data_size_in = in.len;
+	assert_int_equal(bpf_prog_test_run_opts(
+				 bpf_program__fd(skel->progs.mrc_fab_tc_dup),
+				 &opts),
+			 0);
+	assert_int_equal(opts.retval, TC_ACT_OK);
+	assert_int_equal(opts.data_size_out, in.len);
+	assert_memory_equal(back, in.data, in.len);
 }
 
 static int counted_via_stack(const struct fixture_out *o)
@@ -639,8 +688,8 @@ static const struct fixture cases[] = {
 	   udp6_ce_fwd, counted_ce),
 	FX("ecn on Not-ECT: unchanged, counted", ecn_always, udp4_notect,
 	   XDP_REDIRECT, udp4_notect_fwd, counted_not_ect),
-	FX("dup: passed with metadata for the tc program, two copies counted",
-	   dup_always, udp4, XDP_PASS, udp4_fwd, dup_meta),
+	FX("dup: passed behind a request to the tc program, two copies counted",
+	   dup_always, udp4, XDP_PASS, NULL, dup_request),
 	FX("via-stack on fx0: passed unchanged to the kernel", via_stack_fx0,
 	   udp4, XDP_PASS, udp4, counted_via_stack),
 };
@@ -1033,6 +1082,7 @@ int main(void)
 {
 	const struct CMUnitTest stats_tests[] = {
 		cmocka_unit_test(random_rates),
+		cmocka_unit_test(tc_dup_passes_others),
 	};
 	__u32 key;
 	int failed;
@@ -1059,8 +1109,8 @@ int main(void)
 				 sizeof(cases) / sizeof(cases[0]),
 				 bpf_program__fd(skel->progs.mrc_fab_xdp),
 				 reset);
-	failed += cmocka_run_group_tests_name("fabric fault rates", stats_tests,
-					      NULL, NULL);
+	failed += cmocka_run_group_tests_name("fabric fault rates, tc dup",
+					      stats_tests, NULL, NULL);
 	failed += run_queue_cases();
 	mrc_fab__destroy(skel);
 	return failed ? 1 : 0;

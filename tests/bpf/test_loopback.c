@@ -1830,8 +1830,8 @@ static void pump_watch_real_deaths(void **state)
 	int st;
 
 	(void)state;
-	kill_link = bpf_program__attach_tracepoint(
-		pump_gone_->progs.mrc_pump_kill, "signal", "signal_generate");
+	kill_link = bpf_program__attach_raw_tracepoint(
+		pump_gone_->progs.mrc_pump_kill, "signal_generate");
 	assert_non_null(kill_link);
 	sq->no_pump = 0;
 	assert_int_equal(pump_after(child(0), SIGKILL).gone, 1);

@@ -652,10 +652,10 @@ static __always_inline int link_up(struct xdp_md *ctx, const struct fab_sid *v)
  */
 /*
  * The last step of forwarding: count what leaves out_if, and send it
- * (twice when the dup fault asked: XDP cannot clone a frame, so the egress
- * interface goes in the metadata and mrc_fab_tc_dup, on this interface's
- * tc ingress, sends the packet out twice). miss: the verdict when out_if
- * is not in mrc_fab_tx.
+ * (twice when the dup fault asked: XDP cannot clone a frame, so the frame
+ * goes to the stack behind a struct fab_dup_hdr naming out_if, and
+ * mrc_fab_tc_dup, on this interface's tc ingress, sends it out twice).
+ * miss: the verdict when out_if is not in mrc_fab_tx.
  */
 static __always_inline int transmit(struct xdp_md *ctx,
 				    struct fab_stats *out_st, __u32 out_if,
@@ -663,20 +663,22 @@ static __always_inline int transmit(struct xdp_md *ctx,
 {
 	__u64 len = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
 	__u64 copies = dup ? 2 : 1;
-	struct fab_meta *meta;
+	__u32 magic = FAB_DUP_MAGIC;
+	struct fab_dup_hdr *h;
 
 	count(out_st, FAB_CNT_TX_PACKETS, copies);
 	count(out_st, FAB_CNT_TX_BYTES, len * copies);
 	if (!dup)
 		return bpf_redirect_map(&mrc_fab_tx, out_if, miss);
 	count(out_st, FAB_CNT_DUPLICATED, 1);
-	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta)))
+	if (bpf_xdp_adjust_head(ctx, -(int)sizeof(*h)))
 		return XDP_PASS;
-	meta = (void *)(long)ctx->data_meta;
-	if ((void *)(meta + 1) > (void *)(long)ctx->data)
-		return XDP_PASS;
-	meta->magic = FAB_META_DUP_MAGIC;
-	meta->egress_ifindex = out_if;
+	h = (void *)(long)ctx->data;
+	if ((void *)(h + 1) + ETH_HLEN > (void *)(long)ctx->data_end)
+		return XDP_DROP; /* cannot happen: the frame was parsed */
+	__builtin_memcpy(h->eth, h + 1, ETH_HLEN);
+	__builtin_memcpy(h->magic, &magic, sizeof(magic));
+	__builtin_memcpy(h->egress_ifindex, &out_if, sizeof(out_if));
 	return XDP_PASS;
 }
 
@@ -793,17 +795,40 @@ int mrc_fab_xdp(struct xdp_md *ctx)
 	return transmit(ctx, out_st, out_if, dup, XDP_PASS);
 }
 
+/* Whether the first ETH_HLEN bytes at a and b are the same. */
+static __always_inline int eth_same(const __u8 *a, const __u8 *b)
+{
+	int i;
+
+#pragma unroll
+	for (i = 0; i < ETH_HLEN; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * A frame mrc_fab_xdp asked to be sent twice (struct fab_dup_hdr in
+ * front): the request and the frame's original Ethernet header taken out,
+ * sent out of the interface it names, twice. Anything else goes on.
+ */
 SEC("tc")
 int mrc_fab_tc_dup(struct __sk_buff *skb)
 {
-	void *data = (void *)(long)skb->data;
-	struct fab_meta *meta = (void *)(long)skb->data_meta;
+	void *end = (void *)(long)skb->data_end;
+	struct fab_dup_hdr *h = (void *)(long)skb->data;
+	__u32 magic, out_if;
 
-	__u32 out_if;
-
-	if ((void *)(meta + 1) > data || meta->magic != FAB_META_DUP_MAGIC)
+	if ((void *)(h + 1) + ETH_HLEN > end)
 		return TC_ACT_OK;
-	out_if = meta->egress_ifindex; /* the clone invalidates meta */
+	__builtin_memcpy(&magic, h->magic, sizeof(magic));
+	if (magic != FAB_DUP_MAGIC || !eth_same(h->eth, (void *)(h + 1)))
+		return TC_ACT_OK;
+	__builtin_memcpy(&out_if, h->egress_ifindex, sizeof(out_if));
+	if (bpf_skb_adjust_room(skb, -(int)sizeof(*h), BPF_ADJ_ROOM_MAC, 0)) {
+		count(stats_of(out_if), FAB_CNT_DROP_DUP_FAILED, 1);
+		return TC_ACT_SHOT;
+	}
 	bpf_clone_redirect(skb, out_if, 0);
 	return bpf_redirect(out_if, 0);
 }

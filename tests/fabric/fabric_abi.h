@@ -27,8 +27,8 @@
 /* Largest UDP payload a trimmed packet keeps (bounds the checksum loop). */
 #define FAB_TRIM_KEEP_MAX 512
 
-/* Magic in the XDP metadata that asks the tc program to duplicate. */
-#define FAB_META_DUP_MAGIC 0x4d524344u /* "MRCD" */
+/* Magic in struct fab_dup_hdr: the tc program is asked to duplicate. */
+#define FAB_DUP_MAGIC 0x4d524344u /* "MRCD" */
 
 /* Value of mrc_fab_fault, keyed by ifindex in the node's network namespace. */
 struct fab_fault {
@@ -54,12 +54,23 @@ struct fab_sport_key {
 };
 _Static_assert(sizeof(struct fab_sport_key) == 8, "fab_sport_key layout");
 
-/* Metadata the XDP program leaves in front of a packet to be duplicated. */
-struct fab_meta {
-	__u32 magic; /* FAB_META_DUP_MAGIC */
-	__u32 egress_ifindex;
+/*
+ * What the XDP program puts in front of a frame it asks to be sent twice
+ * (the dup fault). XDP cannot clone a frame: it passes the frame to the
+ * stack, and mrc_fab_tc_dup, on the same interface's tc ingress, sends it
+ * out twice. The request rides in the frame's headroom, not in XDP
+ * metadata: some kernels (6.18.44-fc here) refuse bpf_xdp_adjust_meta to
+ * XDP programs. It starts with a copy of the frame's Ethernet header, the
+ * one the kernel parses (so the skb's protocol is the frame's), then the
+ * request; the frame follows whole. mrc_fab_tc_dup takes out the request
+ * and the original Ethernet header (bpf_skb_adjust_room at the MAC layer).
+ */
+struct fab_dup_hdr {
+	__u8 eth[14]; /* a copy of the frame's Ethernet header */
+	__u8 magic[4]; /* FAB_DUP_MAGIC, host byte order */
+	__u8 egress_ifindex[4]; /* host byte order */
 };
-_Static_assert(sizeof(struct fab_meta) == 8, "fab_meta layout");
+_Static_assert(sizeof(struct fab_dup_hdr) == 22, "fab_dup_hdr layout");
 
 /*
  * A congestion point: one interface's egress made to behave like a switch
@@ -169,6 +180,7 @@ struct fab_qsrc {
 	X(DROP_SPORT, "drop_sport")             \
 	X(DROP_BLACKHOLE, "drop_blackhole")     \
 	X(DROP_TRIM_FAILED, "drop_trim_failed") \
+	X(DROP_DUP_FAILED, "drop_dup_failed")   \
 	X(CORRUPTED, "corrupted")               \
 	X(DUPLICATED, "duplicated")             \
 	X(TRIMMED, "trimmed")                   \

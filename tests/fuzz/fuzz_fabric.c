@@ -41,7 +41,7 @@
  * in a batch are in between, and then the model works out every outcome
  * the draws allow and takes the ones that match what the program did.
  *
- * After every frame: the verdict, the metadata a duplicate carries, and
+ * After every frame: the verdict, the request a duplicate carries in front, and
  * the frame that leaves, byte for byte, but for an IPv4 header checksum
  * the program updated, which must check exactly as the input's did (valid
  * stays valid, a broken one stays broken by the same amount: RFC 1624). A
@@ -856,7 +856,7 @@ enum { EV_DROP, EV_ECN, EV_CORRUPT, EV_TRIM, EV_DUP, EV_MAX };
 
 struct outcome {
 	int action; /* XDP_* */
-	int meta; /* a duplicate's metadata in front of the frame */
+	int dup; /* a struct fab_dup_hdr in front of the frame */
 	int ip_sum; /* the IPv4 header was rewritten: check its sum */
 	uint32_t len;
 	uint64_t cnt[NIF][FAB_CNT_MAX];
@@ -1068,7 +1068,7 @@ static void model(const struct frame *in, uint32_t bits, struct outcome *o)
 	memcpy(o->b, in->b, in->len);
 	o->len = in->len;
 	o->action = XDP_PASS;
-	o->meta = o->ip_sum = 0;
+	o->dup = o->ip_sum = 0;
 	memset(o->cnt, 0, sizeof(o->cnt));
 	r = classify(o->b, o->len, &h);
 	if (r != R_IP) {
@@ -1114,7 +1114,7 @@ static void model(const struct frame *in, uint32_t bits, struct outcome *o)
 	count(o, eg, FAB_CNT_TX_BYTES, o->len * copies);
 	if (dup) {
 		count(o, eg, FAB_CNT_DUPLICATED, 1);
-		o->meta = 1;
+		o->dup = 1;
 		return;
 	}
 	o->action = cfg.devmap_fx0 ? XDP_REDIRECT : XDP_PASS;
@@ -1284,16 +1284,16 @@ static int violation(const char *kind, const struct frame *f, int k,
 
 /*
  * MATCH when what the program did is outcome o; else how far it agrees
- * (0: not the verdict, 1: the verdict, 2: and the metadata, 3: and the
- * length), and why not.
+ * (0: not the verdict, 1: the verdict, 2: and the duplicate's request,
+ * 3: and the length), and why not.
  */
 #define MATCH 4
 static int matches(const struct frame *in, const struct outcome *o,
 		   const struct got *g, char *why, size_t n, char *kind)
 {
 	const uint8_t *out = g->b + g->meta_len;
-	struct fab_meta m;
-	uint32_t k;
+	uint32_t k, len = g->len, magic, egress;
+	struct fab_dup_hdr d;
 
 	if (g->rc != o->action) {
 		snprintf(why, n, "verdict %s, the model's %s", act(g->rc),
@@ -1305,27 +1305,40 @@ static int matches(const struct frame *in, const struct outcome *o,
 	if (o->action == XDP_DROP)
 		return MATCH;
 	strcpy(kind, "frame");
-	if (g->meta_len != (o->meta ? sizeof(m) : 0)) {
-		snprintf(why, n, "%u bytes of metadata, the model's %zu",
-			 g->meta_len, o->meta ? sizeof(m) : 0);
+	if (g->meta_len) {
+		snprintf(why, n, "%u bytes of metadata, the model's none",
+			 g->meta_len);
 		strcpy(kind, "metadata");
 		return 1;
 	}
-	if (o->meta) {
-		memcpy(&m, g->b, sizeof(m));
-		if (m.magic != FAB_META_DUP_MAGIC ||
-		    m.egress_ifindex != ifidx[IF_FX0]) {
-			snprintf(
-				why, n,
-				"metadata magic %#x egress %u, the model's %#x %u",
-				m.magic, m.egress_ifindex, FAB_META_DUP_MAGIC,
-				ifidx[IF_FX0]);
-			strcpy(kind, "metadata");
+	if (o->dup) {
+		if (len < sizeof(d) + 14) {
+			snprintf(why, n, "%u bytes, too short for a duplicate",
+				 len);
+			strcpy(kind, "duplicate's request");
 			return 1;
 		}
+		memcpy(&d, out, sizeof(d));
+		memcpy(&magic, d.magic, sizeof(magic));
+		memcpy(&egress, d.egress_ifindex, sizeof(egress));
+		if (magic != FAB_DUP_MAGIC || egress != ifidx[IF_FX0] ||
+		    memcmp(d.eth, out + sizeof(d), sizeof(d.eth))) {
+			snprintf(
+				why, n,
+				"duplicate's magic %#x egress %u%s, the model's %#x %u",
+				magic, egress,
+				memcmp(d.eth, out + sizeof(d), sizeof(d.eth)) ?
+					" Ethernet copy differs" :
+					"",
+				FAB_DUP_MAGIC, ifidx[IF_FX0]);
+			strcpy(kind, "duplicate's request");
+			return 1;
+		}
+		out += sizeof(d);
+		len -= sizeof(d);
 	}
-	if (g->len != o->len) {
-		snprintf(why, n, "length %u, the model's %u", g->len, o->len);
+	if (len != o->len) {
+		snprintf(why, n, "length %u, the model's %u", len, o->len);
 		strcpy(kind, "frame length");
 		return 2;
 	}
