@@ -107,7 +107,7 @@ $(BUILD)/bpf/mrc_build_id.h: $(DEV_BPF_OBJS)
 	$(call msg,GEN,$@)
 	$(Q)printf '#define MRC_BUILD_ID "%s"\n' "$$(cat $^ | sha256sum | cut -c1-64)" >$@
 
-$(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/pin.c \
+$(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/dev_lowlat.c daemon/pin.c \
 		daemon/log.c daemon/clock.c daemon/nscc_params.c lib/common/cc_default.c \
 		daemon/dev.h daemon/log.h bpf/lib/nscc.h \
 		$(DEV_SKELS) $(wildcard include/mrc/*.h)

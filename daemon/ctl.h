@@ -111,6 +111,11 @@ void ctl_probe_answer(struct ctl *ctl, const struct mrc_ev_event *v);
 int ctl_psu_answer(struct ctl *ctl, uint32_t seq, int port);
 /* Every scan tick: probe batches past their deadline are answered. */
 void ctl_tick(struct ctl *ctl);
+/* Whether ctl_tick has anything to do: a device probe awaits its answer. */
+static inline int ctl_ticking(const struct ctl *ctl)
+{
+	return ctl->probe_wait.owner != NULL;
+}
 /* A client left: its queues and waits go. */
 void ctl_drop_client(struct ctl *ctl, struct client *c);
 

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/if_link.h>
+#include <linux/if_packet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -907,8 +908,8 @@ int dev_check_live_frame(struct dev *d, const char *ifname)
 	err = dev_tx_burst(d, 0, 1, 0, 1);
 	d->anchor_ifindex = 0;
 	if (err < 0) {
-		log_err("a live frame of %u bytes on %s: %s (does this kernel's page hold less?)\n",
-			DEV_LIVE_FRAME_MAX, ifname, strerror(-err));
+		log_info("a live frame of %u bytes on %s: %s\n",
+			 DEV_LIVE_FRAME_MAX, ifname, strerror(-err));
 		return err;
 	}
 	return 0;
@@ -938,6 +939,10 @@ void dev_release(struct dev *d)
 	if (d->pump_reused) {
 		close(d->pump_claim_fd);
 		close(d->pump_leave_fd);
+	}
+	if (d->tx_skb) {
+		close(d->db_fd);
+		close(d->emit_fd);
 	}
 	mrc_pump_gone__destroy(d->pump);
 	mrc_xdp_ctl__destroy(d->ctl);
@@ -1493,6 +1498,7 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 	qt->retry_exp = a->retry_exp;
 	qt->max_wimm = a->max_wimm;
 	qt->db_token = a->db_token;
+	d->db_token[a->qpn] = a->db_token;
 	/* Writing the send half resets it: nothing is in flight under an
 	 * older key. */
 	if (getrandom(&qt->echo_key, sizeof(qt->echo_key), 0) !=
@@ -1716,6 +1722,124 @@ static int tx_call(struct dev *d, uint32_t k, uint32_t runs)
 	return (int)(__atomic_load_n(&l->runs, __ATOMIC_ACQUIRE) - runs0);
 }
 
+/* ---- transmit by skb, where live frames are refused -------------------- */
+
+/* Doorbells a sendmmsg call carries. */
+#define DEV_TX_SKB_BATCH 64
+
+int dev_tx_by_skb(struct dev *d)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(MRC_DOORBELL_PORT),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1, err;
+
+	if (d->tx_skb)
+		return 0;
+	/*
+	 * As an application's doorbell socket (lib/doorbell.c), connected,
+	 * without a UDP checksum (docs/lowlat.md); and a doorbell that
+	 * mrc_tc_tx drops (the QP had nothing to send) fails its send with
+	 * ENOBUFS (IP_RECVERR), not silently: what counts as sent made a
+	 * packet.
+	 */
+	d->db_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (d->db_fd < 0)
+		return err_msg(-errno, "opening", "a doorbell socket");
+	if (setsockopt(d->db_fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) ||
+	    setsockopt(d->db_fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one)) ||
+	    connect(d->db_fd, (const struct sockaddr *)&to, sizeof(to))) {
+		err = err_msg(-errno, "setting up", "the doorbell socket");
+		close(d->db_fd);
+		return err;
+	}
+	/* Protocol 0: it sends only, and receives nothing. */
+	d->emit_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (d->emit_fd < 0) {
+		err = err_msg(-errno, "opening", "a packet socket");
+		close(d->db_fd);
+		return err;
+	}
+	d->tx_skb = 1;
+	return 0;
+}
+
+void dev_qp_db_token(struct dev *d, uint32_t qpn, uint64_t token)
+{
+	if (qpn < MRC_MAX_QP)
+		d->db_token[qpn] = token;
+}
+
+/*
+ * Entry e's packets as doorbells, up to e->left of them: how many made a
+ * packet (the first that found nothing to send ends it), or -errno.
+ */
+static int tx_doorbells(struct dev *d, struct mrc_tx_entry *e)
+{
+	static __thread struct mrc_doorbell db[DEV_TX_SKB_BATCH];
+	static __thread struct mmsghdr mm[DEV_TX_SKB_BATCH];
+	static __thread struct iovec iov[DEV_TX_SKB_BATCH];
+	uint64_t token = e->qpn < MRC_MAX_QP ? d->db_token[e->qpn] : 0;
+	uint32_t left = e->left, i, n;
+	int sent = 0, r;
+
+	if (!token)
+		return -ENOKEY;
+	while (left) {
+		n = left < DEV_TX_SKB_BATCH ? left : DEV_TX_SKB_BATCH;
+		for (i = 0; i < n; i++) {
+			db[i].magic = htonl(MRC_DOORBELL_MAGIC);
+			db[i].qpn = e->qpn;
+			db[i].token = token;
+			iov[i].iov_base = &db[i];
+			iov[i].iov_len = sizeof(db[i]);
+			memset(&mm[i], 0, sizeof(mm[i]));
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		r = sendmmsg(d->db_fd, mm, n, 0);
+		if (r < 0 && errno != ENOBUFS)
+			return sent ? sent : -errno;
+		if (r < 0)
+			r = 0; /* the first found nothing to send */
+		sent += r;
+		left -= (uint32_t)r;
+		if ((uint32_t)r < n)
+			break;
+	}
+	return sent;
+}
+
+static int tx_list_by_skb(struct dev *d, struct mrc_tx_entry *e, uint32_t n)
+{
+	uint32_t i;
+	int r, calls = 0;
+
+	for (i = 0; i < n; i++) {
+		r = tx_doorbells(d, &e[i]);
+		calls++;
+		if (r < 0)
+			return r;
+		e[i].sent = (uint16_t)r;
+	}
+	return calls;
+}
+
+static int emit_by_skb(struct dev *d, uint32_t port, const void *frame,
+		       uint32_t len)
+{
+	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6 };
+
+	if (port >= (uint32_t)d->nports || len < 14)
+		return -EINVAL;
+	to.sll_ifindex = d->port[port].ifindex;
+	memcpy(to.sll_addr, frame, 6);
+	if (sendto(d->emit_fd, frame, len, 0, (const struct sockaddr *)&to,
+		   sizeof(to)) != (ssize_t)len)
+		return -errno;
+	return 0;
+}
+
 int dev_tx_list(struct dev *d, uint32_t k, struct mrc_tx_entry *e, uint32_t n)
 {
 	struct mrc_tx_list *l;
@@ -1727,6 +1851,8 @@ int dev_tx_list(struct dev *d, uint32_t k, struct mrc_tx_entry *e, uint32_t n)
 	for (i = 0; i < n; i++)
 		if (!e[i].left)
 			return -EINVAL;
+	if (d->tx_skb)
+		return tx_list_by_skb(d, e, n);
 	l = &d->tx->bss->tx_list[k];
 	for (i = 0; i < n; i++) {
 		e[i].sent = 0;
@@ -1794,6 +1920,8 @@ int dev_emit(struct dev *d, uint32_t port, const void *frame, uint32_t len)
 
 	if (len > MRC_DP_FRAME_MAX)
 		return -EMSGSIZE;
+	if (d->tx_skb)
+		return emit_by_skb(d, port, frame, len);
 	memcpy(in.f, frame, len);
 	if (bpf_prog_test_run_opts(d->prog_fd[DEV_PROG_CTL], &o))
 		return -errno;

@@ -84,6 +84,15 @@ struct dev {
 	/* Its claim and leave programs: the skeleton's, or (pump_reused)
 	 * a predecessor's of this build, pinned, their fds ours. */
 	int pump_claim_fd, pump_leave_fd, pump_reused;
+	/*
+	 * Transmit by skb (dev_tx_by_skb): the kernel refuses live frames.
+	 * Each packet is then a doorbell on db_fd that mrc_tc_tx, on lo,
+	 * turns into the QP's next packet (as an application's would), with
+	 * the QP's token from db_token; dev_emit's frames leave by emit_fd,
+	 * a packet socket. The fds are valid only while tx_skb is set.
+	 */
+	int tx_skb, db_fd, emit_fd;
+	uint64_t db_token[MRC_MAX_QP];
 };
 enum { DEV_SQ_STALE, DEV_SQ_FRESH, DEV_SQ_USED };
 
@@ -206,6 +215,14 @@ int dev_set_anchor(struct dev *d, const char *ifname);
  * -errno, said in the log. Before anything is attached.
  */
 int dev_check_live_frame(struct dev *d, const char *ifname);
+/*
+ * Transmit without live frames, for a kernel that refuses them: the
+ * pump's packets as doorbells through mrc_tc_tx (attached on lo by
+ * dev_lowlat), dev_emit's frames by a packet socket. 0 or -errno.
+ */
+int dev_tx_by_skb(struct dev *d);
+/* QP qpn's doorbell token, for dev_tx_by_skb (0: none, or gone). */
+void dev_qp_db_token(struct dev *d, uint32_t qpn, uint64_t token);
 void dev_close(struct dev *d);
 /* Closes this process's handles only: programs stay attached and maps
  * alive (pinned) for the next mrcd. */

@@ -133,6 +133,11 @@ void health_on_probe(struct health *h, const struct mrc_ev_event *v);
 void health_on_dropped(struct health *h, uint64_t n);
 /* Probes due and probes lost; call often (mrcd's 1 ms tick). */
 void health_tick(struct health *h);
+/* Whether health_tick has anything to do: EVs being probed. */
+static inline int health_ticking(const struct health *h)
+{
+	return h->nprobing > 0;
+}
 /* Every gray-interval: compare each QP's EVs (gray.h). */
 void health_gray(struct health *h);
 /* Port p became live or stopped being live (links.h): every EV on it

@@ -163,6 +163,33 @@ static void scan(struct loop_fd *h)
 	pump_scan(&m->pump);
 }
 
+/*
+ * The scan timer runs while a module has work for scan(): EVs probed, a
+ * device probe awaiting its answer, hellos unanswered, QPs that may be
+ * pumped. All of these begin in a loop turn (a request, an event), so
+ * looking after each turn is soon enough; with none, the timer stops and
+ * an idle mrcd sleeps until something happens (it woke 1,000 times a
+ * second for nothing before).
+ */
+static void scan_arm(struct mrcd *m)
+{
+	int want = health_ticking(&m->health) || ctl_ticking(&m->ctl) ||
+		   peer_ticking(&m->peer) || pump_ticking(&m->pump);
+	struct itimerspec it = { 0 };
+
+	if (want == m->scan_armed)
+		return;
+	if (want) {
+		it.it_interval.tv_nsec = SCAN_NS;
+		it.it_value.tv_nsec = SCAN_NS;
+	}
+	if (timerfd_settime(m->scan.fd, 0, &it, NULL)) {
+		log_err("the scan timer: %s\n", strerror(errno));
+		return;
+	}
+	m->scan_armed = want;
+}
+
 static int run(struct mrcd *m)
 {
 	uint64_t next_ns = UINT64_MAX, wait;
@@ -185,6 +212,7 @@ static int run(struct mrcd *m)
 			return 1;
 		}
 		progress = m->pump.nactive ? pump_pass(&m->pump, &next_ns) : 0;
+		scan_arm(m);
 	}
 	return 0;
 }
@@ -418,7 +446,7 @@ static int wire(struct mrcd *m)
 
 static int setup(struct mrcd *m, const char *anchor)
 {
-	int i, err, running = 0;
+	int i, err, running = 0, live;
 
 	/* First: a second mrcd for the same device stops here. */
 	if (m->pin_dir) {
@@ -475,9 +503,9 @@ static int setup(struct mrcd *m, const char *anchor)
 	if (err)
 		return err;
 	step("programs ready");
-	err = dev_check_live_frame(&m->dev, anchor);
-	if (err)
-		return err;
+	/* Live frames refused (some kernels: EPERM), or a page too small
+	 * for them: the pump transmits by skb instead (below). */
+	live = dev_check_live_frame(&m->dev, anchor) == 0;
 	for (i = 0; i < m->nports; i++) {
 		err = dev_add_port(&m->dev, i, m->port[i].ifname,
 				   m->port[i].mac, m->v6);
@@ -492,6 +520,18 @@ static int setup(struct mrcd *m, const char *anchor)
 	m->lowlat = dev_lowlat_attach(&m->dev) == 0;
 	if (!m->lowlat)
 		log_info("low-latency doorbells off (see above)\n");
+	if (!live) {
+		/* Its packets are doorbells that mrc_tc_tx turns into them. */
+		if (!m->lowlat) {
+			log_err("no live frames and no doorbell program on lo: nothing could transmit\n");
+			return -EOPNOTSUPP;
+		}
+		err = dev_tx_by_skb(&m->dev);
+		if (err)
+			return err;
+		log_info(
+			"no live frames here: transmitting by skb (doorbells through mrc_tc_tx on lo, mrcd's own frames by a packet socket)\n");
+	}
 	if (m->pin_dir) {
 		/* A running device's maps are pinned already (the same). */
 		err = dev_pin(&m->dev, m->pin_dir, dev_lowlat_prog_fd(),
@@ -537,15 +577,7 @@ static int setup(struct mrcd *m, const char *anchor)
 		pump_served(&m->pump);
 	}
 	step("the pump's watch attached");
-	{
-		struct itimerspec it = {
-			.it_interval.tv_nsec = SCAN_NS,
-			.it_value.tv_nsec = SCAN_NS,
-		};
-
-		if (timerfd_settime(m->scan.fd, 0, &it, NULL))
-			return -errno;
-	}
+	scan_arm(m);
 	return 0;
 }
 

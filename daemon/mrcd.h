@@ -44,6 +44,7 @@ struct mrcd {
 	int lowlat; /* the tc doorbell path is attached */
 	int adopted; /* this mrcd takes over a running device */
 	uint64_t gray_ticks; /* scan ticks since the last gray look */
+	int scan_armed; /* the scan timer runs (scan_arm) */
 	/* The modules, from the bottom up (docs/architecture.md). */
 	struct pump pump;
 	struct events events;

@@ -131,6 +131,11 @@ void peer_input(struct peer *pe, int p, const uint8_t src[16], const void *msg,
 		uint32_t len);
 /* Hellos not answered are said again; call often. */
 void peer_tick(struct peer *pe);
+/* Whether peer_tick has anything to do: hellos not answered yet. */
+static inline int peer_ticking(const struct peer *pe)
+{
+	return !qpset_empty(&pe->hello_waiting);
+}
 /* The name of a drop reason. */
 const char *peer_drop_name(int reason);
 

@@ -110,5 +110,10 @@ int pump_kick(struct pump *p);
 void pump_served(struct pump *p);
 /* QPs in RTS with WQEs not completed join the list (the 1 ms scan). */
 void pump_scan(struct pump *p);
+/* Whether pump_scan has anything to do: QPs that may be pumped. */
+static inline int pump_ticking(const struct pump *p)
+{
+	return !qpset_empty(&p->rts);
+}
 
 #endif /* MRC_DAEMON_PUMP_H */

@@ -53,6 +53,16 @@ static inline uint32_t qpset_next(const struct qpset *s, uint32_t from)
 	}
 }
 
+static inline int qpset_empty(const struct qpset *s)
+{
+	uint64_t any = 0;
+	uint32_t i;
+
+	for (i = 0; i < QPSET_WORDS; i++)
+		any |= s->w[i];
+	return !any;
+}
+
 /* Every member, in order; the body may remove the current one. */
 #define qpset_each(s, qpn)                                   \
 	for ((qpn) = qpset_next((s), 0); (qpn) < MRC_MAX_QP; \

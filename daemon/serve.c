@@ -680,6 +680,7 @@ int serve_adopt_qp(struct serve *s, uint32_t qpn)
 	void *p;
 
 	dev_sq_adopt(s->dev, qpn); /* a QP's, kept or dropped below */
+	dev_qp_db_token(s->dev, qpn, q->db_token);
 	fd = dev_pin_sq_get(s->pin_dir, qpn);
 	if (fd < 0) {
 		err = -fd;

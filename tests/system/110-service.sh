@@ -76,6 +76,20 @@ eff=$(awk '/^CapEff/ { print $2 }' /proc/"$pid"/status)
 [ "$eff" = 000000c000003000 ] || fail "mrcd runs with CapEff $eff"
 log "READY=1 with the socket listening and the maps pinned; mrcd's CapEff $eff (BPF, PERFMON, NET_ADMIN, NET_RAW)"
 
+# Idle (no QP, nothing probed or awaited), mrcd sleeps: its scan timer
+# stops, so its threads switch in only for what happens (nothing, here).
+# It woke 1,000 times a second for nothing when the timer always ran.
+switches() {
+	cat /proc/"$pid"/task/*/status 2>/dev/null |
+		awk '/ctxt_switches/ { n += $2 } END { print n + 0 }'
+}
+s0=$(switches) t0=$(date +%s%N)
+sleep 1
+s1=$(switches) t1=$(date +%s%N)
+idle_hz=$(((s1 - s0) * 1000000000 / (t1 - t0)))
+[ "$idle_hz" -le 20 ] || fail "an idle mrcd switched in $((s1 - s0)) times in $(((t1 - t0) / 1000000)) ms"
+log "idle: mrcd switched in $((s1 - s0)) times in $(((t1 - t0) / 1000000)) ms"
+
 # A run-time change: RELOADING=1, then READY=1, and it is in force.
 sed -i 's/^probe-answers 3/probe-answers 5/' "$conf"
 kill -HUP "$pid"

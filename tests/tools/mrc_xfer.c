@@ -26,12 +26,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "dev.h"
+#include "dev_lowlat.h"
 #include "log.h"
 #include "mrc/drop.h"
 #include "mrc_xdp_rx.skel.h"
@@ -223,13 +225,22 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/* The doorbell program on lo, when the sender transmits by skb. */
+static int lowlat;
+
 static int setup(struct dev *d, const struct opts *o, struct dev_mr *mr,
-		 struct dev_cq *cq, struct info *me)
+		 struct dev_cq *cq, struct info *me, int sender)
 {
 	int i;
 
 	if (dev_open(d))
 		return -1;
+	/* A kernel that refuses live frames: by skb, as mrcd does. */
+	if (sender && o->anchor && dev_check_live_frame(d, o->anchor)) {
+		if (dev_lowlat_attach(d) || dev_tx_by_skb(d))
+			return -1;
+		lowlat = 1;
+	}
 	for (i = 0; i < o->nports; i++)
 		if (dev_add_port(d, i, o->ifname[i], o->mac[i], o->v6))
 			return -1;
@@ -274,6 +285,13 @@ static int make_qp(struct dev *d, const struct opts *o, const struct info *peer,
 	};
 
 	memcpy(a.peer_addr, peer->addr, sizeof(a.peer_addr));
+	/* Its packets' doorbells, when it transmits by skb. */
+	if (d->tx_skb) {
+		if (getrandom(&a.db_token, sizeof(a.db_token), 0) !=
+		    sizeof(a.db_token))
+			return -1;
+		a.db_token |= 1; /* 0 would take no doorbells */
+	}
 	return dev_qp_create(d, &a, sq);
 }
 
@@ -307,7 +325,7 @@ static int server(const struct opts *o)
 	char path[512];
 	int n, i, done = 0;
 
-	if (setup(&d, o, &mr, &cq, &me))
+	if (setup(&d, o, &mr, &cq, &me, 0))
 		return die("server setup failed");
 	if (write_info(o->info, "server", &me) ||
 	    read_info(o->info, "client", &peer, 30) ||
@@ -418,7 +436,7 @@ static int client(const struct opts *o)
 	char path[512];
 	int n, i, final_posted = 0, final_done = 0;
 
-	if (setup(&d, o, &mr, &cq, &me))
+	if (setup(&d, o, &mr, &cq, &me, 1))
 		return die("client setup failed");
 	for (off = 0; off < o->region; off++)
 		*dev_mr_at(&mr, off) = pattern(off);
@@ -524,6 +542,8 @@ static int client(const struct opts *o)
 	dev_qp_destroy(&d, QPN, sq);
 	dev_cq_destroy(&cq);
 	dev_mr_destroy(&mr);
+	if (lowlat)
+		dev_lowlat_detach(&d);
 	dev_close(&d);
 	return final_done && !errors ? 0 : 1;
 }
