@@ -403,6 +403,12 @@ void dev_sq_adopt(struct dev *d, uint32_t qpn)
 	(void)qpn;
 }
 
+void dev_qp_db_token(struct dev *d, uint32_t qpn, uint64_t token)
+{
+	if (qpn < MRC_MAX_QP)
+		d->db_token[qpn] = token;
+}
+
 void dev_qp_destroy(struct dev *d, uint32_t qpn, struct mrc_sq *sq)
 {
 	(void)d;
