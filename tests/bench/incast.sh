@@ -112,6 +112,7 @@ rate_bps=$(awk -v r="$RATE" 'BEGIN {
 # (docs/congestion.md).
 buf=$((rate_bps / 8 / 500))
 [ $buf -ge 32768 ] || buf=32768
+buf=${INCAST_BUFFER:-$buf} # bytes
 target_ns=$(awk -v s="${INCAST_NSCC:-}" 'BEGIN { t = 100000
 	n = split(s, w, " "); for (i = 1; i < n; i++) if (w[i] == "target-delay") t = w[i + 1]
 	print t }')
@@ -126,7 +127,9 @@ kmin=$((rate_bps / 8 * target_ns / 1000000000))
 # queues stood a packet higher (docs/congestion.md, 2026-12-05).
 nscc_bdp=$((4 * rate_bps / 8 * 250 / 1000000))
 nscc_opts=${INCAST_NSCC:-base-rtt 10000 bdp $nscc_bdp}
-shape_opts=(buffer "$buf" ecn "${INCAST_ECN:-$kmin}" full "$MODE")
+# INCAST_ECN=off: the queues mark nothing.
+shape_opts=(buffer "$buf" full "$MODE")
+[ "${INCAST_ECN:-}" = off ] || shape_opts+=(ecn "${INCAST_ECN:-$kmin}")
 [ "$MODE" = trim ] && shape_opts+=(keep 64 dscp 46)
 for p in 0 1 2 3; do
 	tb shape "h1-p$p" "$RATE" "${shape_opts[@]}" from "p${p}l1"
