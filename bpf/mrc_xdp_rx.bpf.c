@@ -1363,13 +1363,15 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 				      qp->retx_head != qp->retx_tail ?
 			      r->qpn :
 			      MRC_MAX_QP;
-	/* Without a congestion window: only while no mrcd pumps, and then
-	 * on any delivered byte too (the window is far from full then: only
-	 * the ACKs' own packets are in flight). */
-	s->clock_qpn = cc ? s->wake_qpn :
+	/* Without a congestion window, or for a QP clocked only without
+	 * mrcd (clock_no_mrcd_only: mrcd transmits by skb): only while no
+	 * mrcd pumps, and then on any delivered byte too (the window is far
+	 * from full then: only the ACKs' own packets are in flight). */
+	s->clock_qpn = cc && !qp->clock_no_mrcd_only ?
+			       s->wake_qpn :
 		       s->wake_qpn < MRC_MAX_QP || s->acked_bytes ?
-			    r->qpn | MRC_CLOCK_NO_MRCD :
-			    MRC_MAX_QP;
+			       r->qpn | MRC_CLOCK_NO_MRCD :
+			       MRC_MAX_QP;
 	for (k = 0; k < 8; k++) {
 		if (k >= s->nbad)
 			break;

@@ -1499,6 +1499,7 @@ int dev_qp_config(struct dev *d, const struct dev_qp_attr *a, uint32_t state,
 	qt->max_wimm = a->max_wimm;
 	qt->db_token = a->db_token;
 	d->db_token[a->qpn] = a->db_token;
+	qt->clock_no_mrcd_only = (__u8) !!d->tx_skb;
 	/* Writing the send half resets it: nothing is in flight under an
 	 * older key. */
 	if (getrandom(&qt->echo_key, sizeof(qt->echo_key), 0) !=

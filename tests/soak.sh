@@ -47,7 +47,14 @@ MRC_SOCKET=$TMP/h1.sock "$CTL" explicit 1 1 "${chaos_evs[@]}" >/dev/null ||
 measure() { # -> "rss_kib fds pins maps progs"
 	local rss fds pins maps progs pid
 	pid=$(cat "$TMP/h1.mrcd.pid")
-	rss=$(awk '/^VmRSS/ { print $2 }' /proc/"$pid"/status)
+	# Resident memory less mrcd's static tables (.bss: the anonymous
+	# mapping right after the binary's own): a table's page becomes
+	# resident the first time a QP of its number is used, so those grow
+	# to the tables' size as new QP numbers come, and no further.
+	rss=$(awk -v bin="$(readlink /proc/"$pid"/exe)" '
+		/^[0-9a-f]+-[0-9a-f]+ / { anon_after = (prev_bin && NF == 5); prev_bin = ($6 == bin); next }
+		/^Rss:/ { rss += $2; if (anon_after) bss += $2 }
+		END { print rss - bss }' /proc/"$pid"/smaps)
 	fds=$(find /proc/"$pid"/fd -mindepth 1 | wc -l)
 	pins=$(find "$(mrcd_pin_dir h1)" | wc -l)
 	maps=$(bpftool map show | grep -c '^[0-9]*:' || true)

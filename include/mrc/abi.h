@@ -383,6 +383,14 @@ struct mrc_qp_tx {
 	 * MRC_DF_ACK_LATER (wire.h); 0 or 1: every packet asks for its ACK.
 	 */
 	__u8 ack_every;
+	/*
+	 * 1: ACK clocking only while no mrcd pumps. Set when mrcd transmits
+	 * by skb (docs/mrcd.md): its doorbells' packets leave at once and
+	 * an ACK's packet at the end of the NAPI poll, so the two overtook
+	 * each other within an EV, read as losses and silence.
+	 */
+	__u8 clock_no_mrcd_only;
+	__u8 pad_clock;
 	__u16 ev[MRC_QP_EVS]; /* UDP source ports to spray over */
 	/*
 	 * ...and, for STEV EVs to an IPv6 peer, the EV's high 16 bits: the

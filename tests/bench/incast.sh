@@ -45,6 +45,11 @@
 # carries 2924 bytes at 3000 over IPv4, as a TCP segment carries 2948;
 # 2048 gives IB's 2048-byte packets).
 #
+# INCAST_BUFFER sets each queue's buffer in bytes (default 2 ms at RATE,
+# at least 32 KiB); INCAST_ECN its marking threshold, "KMIN-KMAX" bytes
+# for a ramp, or "off" for none (default: the CC profile's target delay
+# at RATE, a step).
+#
 # INCAST_CONF="LINE" adds that mrcd.conf line on every host (e.g.
 # "ack-clock no"), to compare a setting.
 #

@@ -1645,6 +1645,48 @@ static void no_mrcd_any_qp_clocked(void **state)
 }
 
 /*
+ * A QP clocked only without mrcd (clock_no_mrcd_only: mrcd transmits by
+ * skb, docs/mrcd.md), with ACK clocking on and a CC profile: while mrcd
+ * pumps, the ACK that makes room sends nothing (mrcd sends); with the pump
+ * gone, it sends the next packet, as for any QP.
+ */
+static void clocked_only_without_mrcd(void **state)
+{
+	const struct mrc_nscc_params p =
+		cc_params(4 * MTU, 1000000000, 1000, 0);
+	int rx_s = bpf_program__fd(snd.rx->progs.mrc_xdp_rx);
+	int rx_r = bpf_program__fd(rcv.rx->progs.mrc_xdp_rx);
+	int qfd = bpf_map__fd(snd.rx->maps.mrc_qp_tx), gone;
+	static struct frame data[10], ackf, out;
+	uint32_t qpn = S_QPN;
+	struct mrc_qp_tx *qt;
+
+	(void)state;
+	cc = &p;
+	ack_clock(1);
+	for (gone = 0; gone <= 1; gone++) {
+		window_filled(100, data);
+		qt = get_qp_tx();
+		assert_non_null(qt);
+		qt->clock_no_mrcd_only = 1;
+		assert_int_equal(bpf_map_update_elem(qfd, &qpn, qt, BPF_ANY),
+				 0);
+		pump_gone(gone);
+		assert_int_equal(run(rx_r, &data[0], &ackf), XDP_TX);
+		if (gone) {
+			assert_int_equal(run(rx_s, &ackf, &out), XDP_REDIRECT);
+			assert_int_equal(data_psn(&out), 104);
+		} else {
+			assert_int_equal(run(rx_s, &ackf, &out), XDP_DROP);
+			assert_int_equal(get_qp_tx()->next_psn, 104);
+		}
+	}
+	pump_gone(0);
+	ack_clock(0);
+	cc = NULL;
+}
+
+/*
  * With no mrcd, an ACK may be a QP's last: its window full behind a lost
  * una, an ACK that finds nothing to send resends una once it has waited
  * its probe time without the floor (TX_PROBE), not the probe timeout that
@@ -2117,6 +2159,7 @@ int main(void)
 		cmocka_unit_test(list_serves_qps_in_turn),
 		cmocka_unit_test(cwnd_gates_new_data),
 		cmocka_unit_test(ack_clocks_next_packet),
+		cmocka_unit_test(clocked_only_without_mrcd),
 		cmocka_unit_test(ack_clocked_channels),
 		cmocka_unit_test(stamp_ahead_is_no_timeout),
 		cmocka_unit_test(trim_nack_resent_from_its_frame),
