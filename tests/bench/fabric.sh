@@ -39,7 +39,7 @@ measure() {
 	"$FABGEN" --src-netns "$p-h1" --src-dev p0 --src-mac "$smac" \
 		--src-ip "${sip%/*}" --dst-netns "$p-h2" --dst-dev p0 \
 		--dst-mac "$dmac" --dst-ip "$dst_ip" --anchor-dev gen0 \
-		--size "$size" --flows 64 --ms "$MS"
+		--size "$size" --flows 64 --ms "$MS" || return $?
 	ip -n "$p-h1" link del gen0
 	: "$dip"
 }
