@@ -107,7 +107,7 @@ $(BUILD)/bpf/mrc_build_id.h: $(DEV_BPF_OBJS)
 	$(call msg,GEN,$@)
 	$(Q)printf '#define MRC_BUILD_ID "%s"\n' "$$(cat $^ | sha256sum | cut -c1-64)" >$@
 
-$(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/dev_lowlat.c daemon/pin.c \
+$(BUILD)/tests/mrc_xfer: tests/tools/mrc_xfer.c daemon/dev.c daemon/dev_lowlat.c daemon/pin.c lib/doorbell.c \
 		daemon/log.c daemon/clock.c daemon/nscc_params.c lib/common/cc_default.c \
 		daemon/dev.h daemon/log.h bpf/lib/nscc.h \
 		$(DEV_SKELS) $(wildcard include/mrc/*.h)
@@ -199,7 +199,7 @@ MRCD_SRCS := daemon/mrcd.c daemon/serve.c daemon/plane.c daemon/dev.c \
 	     daemon/notify.c daemon/books.c daemon/log.c daemon/loop.c \
 	     daemon/pump.c daemon/events.c daemon/clients.c daemon/objects.c \
 	     daemon/probe.c daemon/clock.c daemon/nscc_params.c daemon/peer.c \
-	     daemon/txthreads.c
+	     daemon/txthreads.c lib/doorbell.c
 $(BUILD)/daemon/mrcd: $(MRCD_SRCS) $(wildcard daemon/*.h) $(DEV_SKELS) \
 		$(BUILD)/bpf/mrc_tc_tx.skel.h $(BUILD)/libmrc-common.a \
 		$(wildcard include/mrc/*.h)
@@ -474,7 +474,7 @@ BPF_TEST_SKEL_test_health := $(DEV_SKELS)
 BPF_TEST_SKEL_test_dev_sq := $(DEV_SKELS)
 # Beyond the fixture library: the daemon's device layer, for test_dev_sq.
 BPF_TEST_SRC_test_dev_sq := daemon/dev.c daemon/pin.c daemon/log.c \
-	daemon/clock.c daemon/nscc_params.c
+	daemon/clock.c daemon/nscc_params.c lib/doorbell.c
 BPF_TEST_SKEL_test_dev_reuse := $(DEV_SKELS) $(BUILD)/bpf/mrc_tc_tx.skel.h
 BPF_TEST_SRC_test_dev_reuse := $(BPF_TEST_SRC_test_dev_sq)
 

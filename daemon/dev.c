@@ -34,6 +34,7 @@
 #include "mrc_pump_gone.skel.h"
 #include "mrc_xdp_ctl.skel.h"
 #include "mrc_build_id.h"
+#include "mrc/doorbell.h"
 
 /*
  * The largest frame the transmit program builds: DEV_PAYLOAD_MAX with
@@ -1730,27 +1731,19 @@ static int tx_call(struct dev *d, uint32_t k, uint32_t runs)
 
 int dev_tx_by_skb(struct dev *d)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET,
-				  .sin_port = htons(MRC_DOORBELL_PORT),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int one = 1, err;
 
 	if (d->tx_skb)
 		return 0;
-	/*
-	 * As an application's doorbell socket (lib/doorbell.c), connected,
-	 * without a UDP checksum (docs/lowlat.md); and a doorbell that
+	/* An application's doorbell socket (lib/doorbell.c); and a doorbell
 	 * mrc_tc_tx drops (the QP had nothing to send) fails its send with
 	 * ENOBUFS (IP_RECVERR), not silently: what counts as sent made a
-	 * packet.
-	 */
-	d->db_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	 * packet. */
+	d->db_fd = mrc_doorbell_socket();
 	if (d->db_fd < 0)
-		return err_msg(-errno, "opening", "a doorbell socket");
-	if (setsockopt(d->db_fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) ||
-	    setsockopt(d->db_fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one)) ||
-	    connect(d->db_fd, (const struct sockaddr *)&to, sizeof(to))) {
-		err = err_msg(-errno, "setting up", "the doorbell socket");
+		return err_msg(d->db_fd, "opening", "the doorbell socket");
+	if (setsockopt(d->db_fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one))) {
+		err = err_msg(-errno, "IP_RECVERR on", "the doorbell socket");
 		close(d->db_fd);
 		return err;
 	}
@@ -1777,27 +1770,24 @@ void dev_qp_db_token(struct dev *d, uint32_t qpn, uint64_t token)
  */
 static int tx_doorbells(struct dev *d, struct mrc_tx_entry *e)
 {
-	static __thread struct mrc_doorbell db[DEV_TX_SKB_BATCH];
-	static __thread struct mmsghdr mm[DEV_TX_SKB_BATCH];
-	static __thread struct iovec iov[DEV_TX_SKB_BATCH];
-	uint64_t token = e->qpn < MRC_MAX_QP ? d->db_token[e->qpn] : 0;
+	/* Every datagram of the call is the same doorbell. */
+	struct mrc_doorbell db = { .magic = htonl(MRC_DOORBELL_MAGIC),
+				   .qpn = e->qpn };
+	struct iovec iov = { &db, sizeof(db) };
+	struct mmsghdr mm[DEV_TX_SKB_BATCH];
 	uint32_t left = e->left, i, n;
 	int sent = 0, r;
 
-	if (!token)
+	db.token = e->qpn < MRC_MAX_QP ? d->db_token[e->qpn] : 0;
+	if (!db.token)
 		return -ENOKEY;
+	memset(mm, 0, sizeof(mm));
+	for (i = 0; i < DEV_TX_SKB_BATCH; i++) {
+		mm[i].msg_hdr.msg_iov = &iov;
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
 	while (left) {
 		n = left < DEV_TX_SKB_BATCH ? left : DEV_TX_SKB_BATCH;
-		for (i = 0; i < n; i++) {
-			db[i].magic = htonl(MRC_DOORBELL_MAGIC);
-			db[i].qpn = e->qpn;
-			db[i].token = token;
-			iov[i].iov_base = &db[i];
-			iov[i].iov_len = sizeof(db[i]);
-			memset(&mm[i], 0, sizeof(mm[i]));
-			mm[i].msg_hdr.msg_iov = &iov[i];
-			mm[i].msg_hdr.msg_iovlen = 1;
-		}
 		r = sendmmsg(d->db_fd, mm, n, 0);
 		if (r < 0 && errno != ENOBUFS)
 			return sent ? sent : -errno;
