@@ -47,6 +47,7 @@ static __always_inline int ctl_apply(struct mrc_qp_tx *qp, __u32 op, __u32 i,
 			evm_set(&qp->ev_use, e);
 			qp->ev_silent_ns[e] = 0; /* a fresh start */
 			qp->ev_silent_n[e] = 0;
+			evm_clear(&qp->ev_cool_silent, e);
 			changed = 1;
 		}
 		break;

@@ -767,7 +767,8 @@ static __always_inline int sack_bit(const struct ackin *a, __u32 i)
  * packets on it, and ends its silence (health.h).
  */
 static __always_inline void ev_delivered(struct mrc_qp_tx *qp,
-					 const struct mrc_tx_rec *rec)
+					 const struct mrc_tx_rec *rec,
+					 struct mrc_scratch *s)
 {
 	__u32 e = rec->ev_idx & (MRC_QP_EVS - 1);
 
@@ -789,6 +790,11 @@ static __always_inline void ev_delivered(struct mrc_qp_tx *qp,
 	if (rec->tx_ns >= qp->ev_silent_ns[e]) {
 		qp->ev_silent_ns[e] = 0;
 		qp->ev_silent_n[e] = 0;
+		/* Passed by for silence, and it delivers: alive. */
+		if (evm_has(&qp->ev_cool_silent, e)) {
+			evm_clear(&qp->ev_cool_silent, e);
+			s->silent_delivered++; /* counted after the lock */
+		}
 	}
 }
 
@@ -804,7 +810,7 @@ delivered(struct mrc_qp_tx *qp, struct mrc_tx_rec *rec, struct mrc_scratch *s)
 	/* counted per EV after the lock */
 	s->acked_n[rec->ev_idx & (MRC_QP_EVS - 1)]++;
 	evm_set(&s->acked_evs, rec->ev_idx);
-	ev_delivered(qp, rec);
+	ev_delivered(qp, rec, s);
 }
 
 /*
@@ -825,6 +831,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 
 	s->sack_high = 0;
 	s->lost = 0;
+	s->silent_delivered = 0;
 	s->retx_full = 0;
 	s->ack_ev = MRC_QP_EVS; /* none */
 	s->ack_rtt_ns = 0;
@@ -875,7 +882,7 @@ static __always_inline __u32 take_ack(struct mrc_qp_tx *qp, struct mrc_sq *sq,
 		if (rec->tries == 1)
 			s->ack_rtt_ns = (__u32)(s->now_ns - rec->tx_ns);
 		/* Its EV delivered it (a NACK too: the path works). */
-		ev_delivered(qp, rec);
+		ev_delivered(qp, rec, s);
 	}
 	/* An answer that says the queue it met is full: that queue took
 	 * whatever was sent about as it was. */
@@ -1337,6 +1344,8 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct rx *r,
 	s->ncqe = take_ack(qp, sq, r, &a, s);
 	if (s->retx_full)
 		mrc_count_tx(MRC_TX_RETX_Q_FULL, 1);
+	if (s->silent_delivered)
+		mrc_count_tx(MRC_TX_SILENT_DELIVERED, s->silent_delivered);
 	if (s->ack_drop) {
 		mrc_count_drop(s->ack_drop);
 		return XDP_DROP;

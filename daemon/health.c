@@ -116,9 +116,20 @@ void health_on_state(struct health *h, const struct mrc_ev_event *v)
 	uint64_t now = now_ns();
 
 	h->ev_state_events++;
-	log_debug("QP %u EV %u (port %u, %u): %s -> %s (%s)\n", v->qpn,
-		  v->ev_idx, v->port, v->ev, mrc_ev_state_name(v->old_state),
-		  mrc_ev_state_name(v->state), mrc_ev_reason_name(v->reason));
+	if (v->reason == MRC_EV_R_SILENT)
+		log_debug(
+			"QP %u EV %u (port %u, %u): %s -> %s (%s: silent %u us, a packet sent %u us later delivered, margin %u us)\n",
+			v->qpn, v->ev_idx, v->port, v->ev,
+			mrc_ev_state_name(v->old_state),
+			mrc_ev_state_name(v->state),
+			mrc_ev_reason_name(v->reason), v->silent_ns / 1000,
+			v->lead_ns / 1000, v->margin_ns / 1000);
+	else
+		log_debug("QP %u EV %u (port %u, %u): %s -> %s (%s)\n", v->qpn,
+			  v->ev_idx, v->port, v->ev,
+			  mrc_ev_state_name(v->old_state),
+			  mrc_ev_state_name(v->state),
+			  mrc_ev_reason_name(v->reason));
 	if (!e)
 		return;
 	{

@@ -111,9 +111,13 @@ static __always_inline __u32 health_next_ev(struct mrc_qp_tx *qp, __u32 nev,
 		i = evm_in_turn(&use, c);
 		if (evm_has(&qp->ev_cool, i) &&
 		    qp->acked_tx_ns >= qp->ev_cool_ns[i & (MRC_QP_EVS - 1)]) {
-			/* Warm again. It was cooled for answering, so it was
-			 * alive: what it sent before, while passed by, had no
-			 * later packet of its own to clear its silence. */
+			/* Warm again. Cooled for answering, it was alive:
+			 * what it sent before, while passed by, had no later
+			 * packet of its own to clear its silence. Passed by
+			 * for silence, it is given this turn's packet, and
+			 * blamed if that one is silent too (tx.h): its own
+			 * packets were resent meanwhile, and a late delivery
+			 * of one would name the resend's EV. */
 			evm_clear(&qp->ev_cool, i);
 			qp->ev_silent_ns[i & (MRC_QP_EVS - 1)] = 0;
 			qp->ev_silent_n[i & (MRC_QP_EVS - 1)] = 0;
@@ -357,6 +361,22 @@ static __always_inline __u64 health_silence_margin(const struct mrc_qp_tx *qp)
 	return 2ull * qp->reorder_ns + qp->rtt_hi_ns;
 }
 
+/*
+ * How long an EV found silent is passed by before it is given a packet
+ * again, to be blamed if that one is silent too: the QP's ACK timeout,
+ * the time the application gives a packet before it is lost, and at
+ * least twice the silence margin. A silent path may be holding packets
+ * up, not losing them: on the 2-core testbed a router's softirq deferred
+ * to ksoftirqd holds every packet of the EVs through it for 4-18 ms, and
+ * each one arrives (docs/health.md).
+ */
+static __always_inline __u64 health_silence_pass_ns(const struct mrc_qp_tx *qp)
+{
+	__u64 m = 2ull * health_silence_margin(qp);
+
+	return qp->timeout_ns > m ? qp->timeout_ns : m;
+}
+
 /* Under the QP lock: a packet leaves on EV i at now_ns, unanswered yet. */
 static __always_inline void health_silent_sent(struct mrc_qp_tx *qp, __u32 i,
 					       __u64 now_ns)
@@ -419,6 +439,7 @@ static __always_inline int health_mark_bad(struct mrc_qp_tx *qp, __u32 i,
 	if (i >= MRC_QP_EVS || qp->ev_state[e] != MRC_EV_GOOD)
 		return 0;
 	qp->ev_state[e] = MRC_EV_ASSUMED_BAD;
+	evm_clear(&qp->ev_cool_silent, e); /* judged */
 	if (evm_count(&qp->ev_use) - evm_has(&qp->ev_use, e) <
 	    qp->ev_min_active)
 		*kept = 1;
@@ -474,6 +495,36 @@ static __always_inline void health_event(__u32 qpn, struct mrc_qp_tx *qp,
 
 	e.ev = qp->ev[i & (MRC_QP_EVS - 1)];
 	e.port = qp->ev_port[i & (MRC_QP_EVS - 1)];
+	health_emit(&e);
+}
+
+/* Nanoseconds into an event's 32-bit field: at most 4.29 s. */
+static __always_inline __u32 health_ns32(__u64 ns)
+{
+	return ns > 0xffffffffull ? 0xffffffffu : (__u32)ns;
+}
+
+/* EV i GOOD -> ASSUMED_BAD by the silence rule, with its evidence. */
+static __always_inline void health_event_silent(__u32 qpn, struct mrc_qp_tx *qp,
+						__u32 i, __u8 reason,
+						__u32 silent_ns, __u32 lead_ns,
+						__u32 margin_ns)
+{
+	struct mrc_ev_event e = {
+		.ts_ns = bpf_ktime_get_ns(),
+		.qpn = qpn,
+		.ev_idx = (__u8)i,
+		.type = MRC_EVT_STATE,
+		.state = MRC_EV_ASSUMED_BAD,
+		.old_state = MRC_EV_GOOD,
+		.reason = reason,
+	};
+
+	e.ev = qp->ev[i & (MRC_QP_EVS - 1)];
+	e.port = qp->ev_port[i & (MRC_QP_EVS - 1)];
+	e.silent_ns = silent_ns;
+	e.lead_ns = lead_ns;
+	e.margin_ns = margin_ns;
 	health_emit(&e);
 }
 

@@ -299,6 +299,7 @@ struct mrc_scratch {
 	__u32 acked_bytes; /* payload this ACK newly delivered (NSCC) */
 	__u32 lost_bytes; /* ...and found lost (never UNSENT ones) */
 	__u32 trim_bytes; /* the packet a TRIMMED NACK names, in flight */
+	__u32 silent_delivered; /* EVs passed by for silence that delivered */
 	/* ...and holes sent before reo_before_ns may be resent for
 	 * reordering (health_reorder_before). */
 	__u64 reo_before_ns;

@@ -79,6 +79,10 @@ struct tx_pick {
 	__u8 silent_kept;
 	__u8 silent_idx;
 	__u8 cwnd_full; /* new data waited for the congestion window */
+	__u8 silent_passed; /* an EV was passed by for silence */
+	__u32 silent_ns; /* silent_idx's evidence (struct mrc_ev_event) */
+	__u32 silent_lead_ns;
+	__u32 silent_margin_ns;
 	__u64 err_wr_id;
 	__u32 err_seq;
 };
@@ -365,17 +369,40 @@ spray:
 			   p->lane_bits);
 	if (i >= MRC_QP_EVS)
 		goto idle; /* cannot be: checked under this lock above */
-	/* Its turn, but silent while later packets got through: dead. */
+	/*
+	 * Its turn, but silent while later packets got through. The first
+	 * time, it is passed by for health_silence_pass_ns (until a packet
+	 * sent that much later is delivered) and then given a packet again;
+	 * silent again, with nothing of its own delivered since, it is
+	 * dead. Passed by and in turn still (too few others are warm):
+	 * sent on, no verdict.
+	 */
 	if (health_silent_dead(qp, i)) {
+		__u32 e = i & (MRC_QP_EVS - 1);
+		__u64 t = qp->ev_silent_ns[e];
 		int kept;
 
-		p->silent_bad = (__u8)health_mark_bad(qp, i, &kept);
-		p->silent_kept = (__u8)kept;
-		p->silent_idx = (__u8)i;
-		if (p->silent_bad && !kept)
+		if (!evm_has(&qp->ev_cool_silent, e)) {
+			evm_set(&qp->ev_cool_silent, e);
+			health_cool(qp, i, t + health_silence_pass_ns(qp));
+			p->silent_passed = 1;
 			i = health_next_ev(qp, nev,
 					   p->retx ? rec->ev_idx : MRC_QP_EVS,
 					   p->lane_bits);
+		} else if (!evm_has(&qp->ev_cool, e)) {
+			p->silent_ns = health_ns32(p->tx_ns - t);
+			p->silent_lead_ns = health_ns32(qp->acked_tx_ns - t);
+			p->silent_margin_ns =
+				health_ns32(health_silence_margin(qp));
+			p->silent_bad = (__u8)health_mark_bad(qp, i, &kept);
+			p->silent_kept = (__u8)kept;
+			p->silent_idx = (__u8)i;
+			if (p->silent_bad && !kept)
+				i = health_next_ev(qp, nev,
+						   p->retx ? rec->ev_idx :
+							     MRC_QP_EVS,
+						   p->lane_bits);
+		}
 		if (i >= MRC_QP_EVS)
 			goto idle;
 	}
@@ -678,9 +705,15 @@ static __always_inline void tx_health_event(__u32 qpn, struct mrc_qp_tx *qp,
 	if (p->ev_bad)
 		tx_bad_event(qpn, qp, p->lost_ev_idx, p->ev_kept,
 			     MRC_EV_R_TIMEOUT);
-	if (p->silent_bad)
-		tx_bad_event(qpn, qp, p->silent_idx, p->silent_kept,
-			     MRC_EV_R_SILENT);
+	if (p->silent_passed)
+		mrc_count_tx(MRC_TX_SILENT_PASSED, 1);
+	if (p->silent_bad) {
+		mrc_count_tx(MRC_TX_EV_BAD, 1);
+		health_event_silent(
+			qpn, qp, p->silent_idx,
+			p->silent_kept ? MRC_EV_R_MIN_ACTIVE : MRC_EV_R_SILENT,
+			p->silent_ns, p->silent_lead_ns, p->silent_margin_ns);
+	}
 }
 
 #define TX_IDLE 1 /* nothing to send: counted as tx_idle */

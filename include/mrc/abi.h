@@ -517,6 +517,13 @@ struct mrc_qp_tx {
 	struct mrc_evmask ev_cool;
 	__u64 ev_cool_ns[MRC_QP_EVS];
 	/*
+	 * Bit i: ev[i] was found silent and passed by (ev_cool, for
+	 * health_silence_pass_ns), and has delivered nothing since: found
+	 * silent again, it is blamed. The bit goes when a packet sent on it
+	 * is delivered (it was held up, not dead) or when it is blamed.
+	 */
+	struct mrc_evmask ev_cool_silent;
+	/*
 	 * The congestion window (bpf/lib/nscc.h), with cc_slot; mrcd
 	 * starts it (nscc_init) when it makes the QP ready to send.
 	 */
@@ -631,9 +638,19 @@ struct mrc_ev_event {
 	__u8 state; /* new state (MRC_EV_*) */
 	__u8 old_state;
 	__u8 reason; /* enum mrc_ev_reason */
-	__u32 seq; /* probe: its sequence number */
-	__u32 rtt_ns; /* probe: round trip less the responder's time */
-	__u32 svc_ns; /* probe: the responder's time, subtracted */
+	union {
+		struct {
+			__u32 seq; /* probe: its sequence number */
+			__u32 rtt_ns; /* probe: round trip less the responder's time */
+			__u32 svc_ns; /* probe: the responder's time, subtracted */
+		};
+		/* A state change for MRC_EV_R_SILENT: the evidence. */
+		struct {
+			__u32 silent_ns; /* since its first unanswered packet left */
+			__u32 lead_ns; /* the newest delivered one left this later */
+			__u32 margin_ns; /* the lead the rule asked for */
+		};
+	};
 	__u32 ifindex; /* probe: the interface the answer came in on */
 };
 _Static_assert(sizeof(struct mrc_ev_event) == 40, "ev event layout");
@@ -880,35 +897,37 @@ struct mrc_tx_list {
 _Static_assert(sizeof(struct mrc_tx_list) % 64 == 0, "lines of its own");
 
 /* Send counters (mrc_tx_stats, per-CPU array indexed by counter). */
-#define MRC_TX_COUNTERS(X)                             \
-	X(PACKETS, "tx_packets")                       \
-	X(BYTES, "tx_payload_bytes")                   \
-	X(RETX, "retransmits")                         \
-	X(IDLE, "tx_idle")                             \
-	X(BUILD_FAILED, "tx_build_failed")             \
-	X(ACKS, "acks_received")                       \
-	X(NACKS, "nacks_received")                     \
-	X(COMPLETIONS, "send_completions")             \
-	X(LOST, "sack_losses")                         \
-	X(EV_BAD, "ev_assumed_bad")                    \
-	X(EV_EVENTS_DROPPED, "ev_events_dropped")      \
-	X(EV_STATE_DROPPED, "ev_state_events_dropped") \
-	X(CQ_FULL, "tx_send_cq_full")                  \
-	X(CWND_FULL, "tx_cwnd_full")                   \
-	X(CC_TRIMS, "cc_trims")                        \
-	X(CC_MD, "cc_decreases")                       \
-	X(CC_QA, "cc_quick_adapts")                    \
-	X(TIMEOUTS, "ack_timeouts")                    \
-	X(RETX_Q_FULL, "retx_queue_full")              \
-	X(OVERDUE, "overdue_resends")                  \
-	X(MRCD_FRAMES, "mrcd_frames_sent")             \
-	X(MRCD_FRAMES_FAILED, "mrcd_frames_failed")    \
-	X(NOT_CALLER, "tx_runs_not_caller")            \
-	X(SPARE, "tx_runs_spare")                      \
-	X(ACK_CLOCKED, "tx_ack_clocked")               \
-	X(ACK_CLOCK_SMALL, "tx_ack_clock_small_frame") \
-	X(PUMP_GONE, "mrcd_exits_seen")                \
-	X(ACK_CLOCKED_NO_MRCD, "tx_ack_clocked_no_mrcd")
+#define MRC_TX_COUNTERS(X)                               \
+	X(PACKETS, "tx_packets")                         \
+	X(BYTES, "tx_payload_bytes")                     \
+	X(RETX, "retransmits")                           \
+	X(IDLE, "tx_idle")                               \
+	X(BUILD_FAILED, "tx_build_failed")               \
+	X(ACKS, "acks_received")                         \
+	X(NACKS, "nacks_received")                       \
+	X(COMPLETIONS, "send_completions")               \
+	X(LOST, "sack_losses")                           \
+	X(EV_BAD, "ev_assumed_bad")                      \
+	X(EV_EVENTS_DROPPED, "ev_events_dropped")        \
+	X(EV_STATE_DROPPED, "ev_state_events_dropped")   \
+	X(CQ_FULL, "tx_send_cq_full")                    \
+	X(CWND_FULL, "tx_cwnd_full")                     \
+	X(CC_TRIMS, "cc_trims")                          \
+	X(CC_MD, "cc_decreases")                         \
+	X(CC_QA, "cc_quick_adapts")                      \
+	X(TIMEOUTS, "ack_timeouts")                      \
+	X(RETX_Q_FULL, "retx_queue_full")                \
+	X(OVERDUE, "overdue_resends")                    \
+	X(MRCD_FRAMES, "mrcd_frames_sent")               \
+	X(MRCD_FRAMES_FAILED, "mrcd_frames_failed")      \
+	X(NOT_CALLER, "tx_runs_not_caller")              \
+	X(SPARE, "tx_runs_spare")                        \
+	X(ACK_CLOCKED, "tx_ack_clocked")                 \
+	X(ACK_CLOCK_SMALL, "tx_ack_clock_small_frame")   \
+	X(PUMP_GONE, "mrcd_exits_seen")                  \
+	X(ACK_CLOCKED_NO_MRCD, "tx_ack_clocked_no_mrcd") \
+	X(SILENT_PASSED, "ev_silent_passed_by")          \
+	X(SILENT_DELIVERED, "ev_silent_delivered")
 
 #define MRC_X_TX_ENUM(name, str) MRC_TX_##name,
 enum mrc_tx_counter { MRC_TX_COUNTERS(MRC_X_TX_ENUM) MRC_TX_MAX };

@@ -791,6 +791,11 @@ static void ev_proven(struct mq *q, const struct mrec *r)
 	if (q->cur.ev_silent_ns[e] && r->tx_ns >= q->cur.ev_silent_ns[e]) {
 		q->cur.ev_silent_ns[e] = 0;
 		q->cur.ev_silent_n[e] = 0;
+		/* Passed by for silence, and it delivers: alive. */
+		if (m_has(&q->cur.ev_cool_silent, e)) {
+			m_clear(&q->cur.ev_cool_silent, e);
+			m_tx[MRC_TX_SILENT_DELIVERED]++;
+		}
 	}
 }
 
@@ -820,6 +825,7 @@ static int blame_kept(struct mq *q, uint32_t e, int *kept)
 	if (q->cur.ev_state[e] != MRC_EV_GOOD)
 		return 0;
 	q->cur.ev_state[e] = MRC_EV_ASSUMED_BAD;
+	m_clear(&q->cur.ev_cool_silent, e); /* judged */
 	m_clear(&rest, e);
 	if (m_count(&rest) >= q->cur.ev_min_active)
 		q->cur.ev_use = rest;
@@ -1650,6 +1656,7 @@ struct mpick {
 	uint32_t lost_e; /* the EV that lost it (timed_out, hole_lost) */
 	int lost_queue; /* ...when a queue had been full lately */
 	uint32_t nbad; /* EVs the pick moved to ASSUMED_BAD */
+	uint32_t npassed; /* EVs the pick passed by for silence */
 	uint32_t wait_ns; /* a timeout resend: the timeout it waited out */
 	int silent_set; /* ev_silent_ns[e] takes this run's clock */
 	uint32_t strikes; /* what health_strikes asked when it left */
@@ -1792,15 +1799,35 @@ static void pick(struct mq *q, int skb, struct mpick *p)
 		p->retx = 1;
 	}
 spray:
-	/* Spray; an EV silent while later packets got through is dead. */
+	/* Spray; an EV silent while later packets got through is passed
+	 * by for a timeout (at least twice the silence margin), and dead if
+	 * silent again with nothing of its own delivered since; passed by
+	 * and in turn all the same (too few warm): no verdict. */
 	avoid = p->retx ? r->ev_idx : MRC_QP_EVS;
 	i = next_ev(q, avoid);
 	if (i >= MRC_QP_EVS)
 		return; /* cannot be: not every EV is DENIED */
-	if (silent_dead(q, i) && blame_kept(q, i, &kept)) {
-		p->nbad++;
-		if (!kept)
+	if (silent_dead(q, i)) {
+		if (!m_has(&q->cur.ev_cool_silent, i)) {
+			uint64_t m = 2ull *
+				     (2ull * q->reorder_ns + q->cur.rtt_hi_ns),
+				 until = q->cur.ev_silent_ns[i] +
+					 (q->cur.timeout_ns > m ?
+						  q->cur.timeout_ns :
+						  m);
+
+			m_set(&q->cur.ev_cool_silent, i);
+			m_set(&q->cur.ev_cool, i);
+			if (until > q->cur.ev_cool_ns[i])
+				q->cur.ev_cool_ns[i] = until;
+			p->npassed++;
 			i = next_ev(q, avoid);
+		} else if (!m_has(&q->cur.ev_cool, i) &&
+			   blame_kept(q, i, &kept)) {
+			p->nbad++;
+			if (!kept)
+				i = next_ev(q, avoid);
+		}
 	}
 	/* The silence count and strike record follow once the send time is
 	 * known (silent_sent). */
@@ -1889,6 +1916,7 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 		q->err_wqe = r->wqe;
 		q->err_frames = below(4);
 		m_tx[MRC_TX_EV_BAD] += p->nbad;
+		m_tx[MRC_TX_SILENT_PASSED] += p->npassed;
 		m_tx[MRC_TX_IDLE]++;
 		cq_emit(q->cq, &c, 0, NULL);
 		st.retry_fails++;
@@ -1921,6 +1949,7 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 		st.unsent++;
 		/* What the pick found holds: every change an event. */
 		m_tx[MRC_TX_EV_BAD] += p->nbad;
+		m_tx[MRC_TX_SILENT_PASSED] += p->npassed;
 		return;
 	}
 	r->left = 1;
@@ -1929,6 +1958,7 @@ static void account(struct mq *q, const struct mpick *p, int skb)
 	m_tx[MRC_TX_PACKETS]++;
 	m_tx[MRC_TX_BYTES] += r->len;
 	m_tx[MRC_TX_EV_BAD] += p->nbad;
+	m_tx[MRC_TX_SILENT_PASSED] += p->npassed;
 	q->ev_sent[p->e]++;
 	if (p->retx) {
 		m_tx[MRC_TX_RETX]++;
@@ -2443,13 +2473,13 @@ static void one(struct frame *in)
 /* After a batch: each drop reason, the send counters, each EV's. */
 static void check_counters(void)
 {
-	static const int txc[] = { MRC_TX_PACKETS,	MRC_TX_BYTES,
-				   MRC_TX_RETX,		MRC_TX_IDLE,
-				   MRC_TX_BUILD_FAILED, MRC_TX_ACKS,
-				   MRC_TX_NACKS,	MRC_TX_COMPLETIONS,
-				   MRC_TX_LOST,		MRC_TX_EV_BAD,
-				   MRC_TX_TIMEOUTS,	MRC_TX_RETX_Q_FULL,
-				   MRC_TX_OVERDUE };
+	static const int txc[] = {
+		MRC_TX_PACKETS, MRC_TX_BYTES,	      MRC_TX_RETX,
+		MRC_TX_IDLE,	MRC_TX_BUILD_FAILED,  MRC_TX_ACKS,
+		MRC_TX_NACKS,	MRC_TX_COMPLETIONS,   MRC_TX_LOST,
+		MRC_TX_EV_BAD,	MRC_TX_TIMEOUTS,      MRC_TX_RETX_Q_FULL,
+		MRC_TX_OVERDUE, MRC_TX_SILENT_PASSED, MRC_TX_SILENT_DELIVERED
+	};
 	char why[300];
 	uint32_t i;
 
@@ -2661,7 +2691,7 @@ static void report(double secs, double cpu)
 				       (unsigned long long)st.verdict[c][a]);
 			printf("\n");
 		}
-		printf("  QPs made %llu (timeout QPs %llu); PSNs sent %llu, resent %llu; una moved %llu times; send completions %llu (errors %llu); EVs blamed %llu\n",
+		printf("  QPs made %llu (timeout QPs %llu); PSNs sent %llu, resent %llu; una moved %llu times; send completions %llu (errors %llu); EVs blamed %llu, passed by for silence %llu\n",
 		       (unsigned long long)st.qps_made,
 		       (unsigned long long)st.fast_qps,
 		       (unsigned long long)st.sent,
@@ -2669,7 +2699,8 @@ static void report(double secs, double cpu)
 		       (unsigned long long)st.una_moves,
 		       (unsigned long long)st.completions,
 		       (unsigned long long)st.errors,
-		       (unsigned long long)st.blamed);
+		       (unsigned long long)st.blamed,
+		       (unsigned long long)m_tx[MRC_TX_SILENT_PASSED]);
 		printf("  timeouts resent %llu (at 255 timeouts %llu); WQEs failed by retries %llu (never sent %llu); frames failed to build %llu; sent by doorbell %llu\n",
 		       (unsigned long long)st.timeouts,
 		       (unsigned long long)st.saturated,
