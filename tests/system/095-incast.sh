@@ -5,9 +5,10 @@
 # into one receiver whose 4 links are 200 Mbit/s queues that mark ECN
 # past the target's backlog, DCTCP's step (tests/bench/incast.sh builds
 # it; each case is a testbed of its own), every byte verified:
-#   - 2->1 and 4->1 into trimming queues, no fault: every flow finishes,
-#     no EV goes ASSUMED_BAD, and trims come back as NACKs the senders
-#     take and resend (never more than the queues made);
+#   - 2->1 and 4->1 into trimming queues, no fault (2->1 marking ECN,
+#     4->1 not marking): every flow finishes, no EV goes ASSUMED_BAD,
+#     and trims come back as NACKs the senders take and resend (never
+#     more than the queues made);
 #   - 2->1 and 4->1 into drop-tail queues: no EV blamed for congestion
 #     alone;
 #   - 2->1 into trimming queues with a spine of plane 1 blackholed 1.5 s
@@ -47,19 +48,23 @@ jqe() {
 		fail "$1: $2 is not true of: $(cat "$TMP/$1"/incast-[0-9]*.json) (blamed: $(cat "$TMP/$1/incast-blamed.txt"))"
 }
 
-# The trimming queues hold 8 KB (under three packets): four senders'
-# packets meet a full one however fast they send (with the default
-# 50 KB, senders that transmit by skb, marked from 2.5 KB on, kept every
-# queue below its buffer: no trim to test).
+# Two trimming switches: 2->1 into queues that mark ECN and hold 8 KB
+# (under three packets: with the default 50 KB, senders that transmit by
+# skb, marked from 2.5 KB on, kept every queue below its buffer), and
+# 4->1 into queues that do not mark at all and hold 50 KB (2 ms): full
+# queues and their trims are the only congestion signal, and the delay a
+# full one adds must not read as a dead path (docs/health.md, silence).
+INCAST_BUFFER=8192 incast trim2 2 trim 200mbit 4 nscc
+INCAST_ECN=off incast trim4 4 trim 200mbit 4 nscc
 for n in 2 4; do
-	INCAST_BUFFER=8192 incast trim$n "$n" trim 200mbit 4 nscc
 	jqe trim$n '.bad_bytes == 0 and .evs_blamed == 0'
 	# A trim the senders took is one the queues made, and was resent.
 	jqe trim$n '.cc_trims <= .queue_trimmed and .retransmits >= .cc_trims and
 		(.queue_trimmed == 0 or .cc_trims > 0)'
 done
-# Four windows at MaxWnd into four 50 KB buffers: trims are certain.
-jqe trim4 '.queue_trimmed > 0'
+# Four windows at MaxWnd into four 50 KB buffers that never mark: trims
+# are certain.
+jqe trim4 '.queue_trimmed > 0 and .queue_ecn_marked == 0'
 log "incast 2->1 and 4->1, trimming: byte-exact, no EV blamed, trims NACKed and resent ($(jq -r '"\(.cc_trims) of \(.queue_trimmed)"' "$TMP"/trim4/incast-[0-9]*.json) in 4->1)"
 
 for n in 2 4; do
