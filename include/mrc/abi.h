@@ -20,7 +20,7 @@
  * directory named after it (pin.c), so a daemon built for another layout
  * never misreads pinned state. Change it with any layout change.
  */
-#define MRC_ABI_VERSION 25
+#define MRC_ABI_VERSION 26
 
 /*
  * Limits of one device. QP numbers 0 and 1 are IB's special QPs and never
