@@ -788,10 +788,11 @@ static void ev_proven(struct mq *q, const struct mrec *r)
 		if (r->tx_ns > q->acked_tx_ns)
 			q->acked_tx_ns = r->tx_ns;
 	}
-	if (q->cur.ev_silent_ns[e] && r->tx_ns >= q->cur.ev_silent_ns[e]) {
+	if (r->tx_ns >= q->cur.ev_silent_ns[e]) {
 		q->cur.ev_silent_ns[e] = 0;
 		q->cur.ev_silent_n[e] = 0;
-		/* Passed by for silence, and it delivers: alive. */
+		/* Passed by for silence (its silence since forgiven, or
+		 * not), and it delivers: alive. */
 		if (m_has(&q->cur.ev_cool_silent, e)) {
 			m_clear(&q->cur.ev_cool_silent, e);
 			m_tx[MRC_TX_SILENT_DELIVERED]++;
